@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// Composes the one Session with its front-ends: the CLI verbs, the MCP server, the window.
+#include "clifrontend.h"
+#include "mainwindow.h"
+#include "session/session.h"
+
+#include <QApplication>
+#include <QCoroTask>
+#include <QTimer>
+
+#include <cstdio>
+#include <memory>
+
+using namespace hotkernel;
+
+namespace {
+
+struct GlobalOptions
+{
+    bool json = false;
+    bool quiet = false;
+    QStringList rest;
+};
+
+GlobalOptions takeGlobalOptions(const QStringList &arguments)
+{
+    GlobalOptions options;
+    for (const QString &a : arguments.mid(1)) {
+        if (a == QLatin1String("--json"))
+            options.json = true;
+        else if (a == QLatin1String("--quiet"))
+            options.quiet = true;
+        else
+            options.rest.append(a);
+    }
+    return options;
+}
+
+int runCoroutine(QCoreApplication &app, std::function<QCoro::Task<int>()> body)
+{
+    QTimer::singleShot(0, &app, [&app, body = std::move(body)] {
+        QCoro::connect(body(), &app, [&app](int code) { app.exit(code); });
+    });
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QStringList raw;
+    for (int i = 0; i < argc; ++i)
+        raw.append(QString::fromLocal8Bit(argv[i]));
+    const GlobalOptions options = takeGlobalOptions(raw);
+    const QString verb = options.rest.value(0);
+
+    if (verb == QLatin1String("--version")) {
+        std::printf("hotkernel %s\n", HOTKERNEL_VERSION);
+        return 0;
+    }
+
+    const bool wantsWindow = verb.isEmpty() || verb == QLatin1String("--demo");
+    if (!wantsWindow) {
+        QCoreApplication app(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("hotkernel"));
+        Session session;
+        if (verb == QLatin1String("help") || verb == QLatin1String("--help") || verb == QLatin1String("-h")) {
+            std::fputs(CliFrontend::help(session).toUtf8().constData(), stdout);
+            return 0;
+        }
+        const ToolSpec *spec = session.tools().findByCliVerb(verb);
+        if (!spec) {
+            std::fprintf(stderr, "hotkernel: unknown verb '%s'.\n\n%s", qPrintable(verb),
+                         CliFrontend::help(session).toUtf8().constData());
+            return 2;
+        }
+        CliFrontend cli(session, options.json, options.quiet);
+        return runCoroutine(app, [&] { return cli.run(*spec, options.rest.mid(1)); });
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("hotkernel"));
+    Session session;
+    MainWindow window(&session);
+    window.show();
+    return app.exec();
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "processrunner.h"
+
+#include "../base/logging.h"
+#include "../session/job.h"
+#include "processgroup.h"
+
+#include <QCoroSignal>
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTimer>
+
+#include <memory>
+
+namespace hotkernel {
+
+QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, QPointer<Job> job)
+{
+    ProcessResult result;
+    if (job && job->isCancelled()) {
+        result.status = ProcessResult::Status::Cancelled;
+        co_return result;
+    }
+
+    auto process = std::make_unique<QProcess>();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const QString &key : spec.extraEnvironment.keys())
+        env.insert(key, spec.extraEnvironment.value(key));
+    process->setProcessEnvironment(env);
+    if (!spec.workingDirectory.isEmpty())
+        process->setWorkingDirectory(spec.workingDirectory);
+    process->setProgram(spec.program);
+    process->setArguments(spec.arguments);
+    putInOwnProcessGroup(*process);
+
+    // Read as we go so a chatty child never blocks on a full pipe.
+    QObject::connect(process.get(), &QProcess::readyReadStandardOutput, process.get(),
+                     [&result, p = process.get()] { result.standardOutput += p->readAllStandardOutput(); });
+    QObject::connect(process.get(), &QProcess::readyReadStandardError, process.get(),
+                     [&result, p = process.get()] { result.standardError += p->readAllStandardError(); });
+
+    bool timedOut = false;
+    bool cancelled = false;
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    QObject::connect(&timeout, &QTimer::timeout, process.get(), [&timedOut, p = process.get()] {
+        timedOut = true;
+        killProcessGroup(*p);
+    });
+    QMetaObject::Connection cancelConnection;
+    if (job) {
+        cancelConnection = QObject::connect(job.data(), &Job::cancelRequested, process.get(),
+                                            [&cancelled, p = process.get()] {
+                                                cancelled = true;
+                                                killProcessGroup(*p);
+                                            });
+    }
+
+    qCDebug(lcProcess) << "starting" << spec.commandLine();
+    QElapsedTimer clock;
+    clock.start();
+    process->start();
+    // errorOccurred(FailedToStart) or started(), whichever comes first.
+    bool failedToStart = false;
+    QObject::connect(process.get(), &QProcess::errorOccurred, process.get(),
+                     [&failedToStart](QProcess::ProcessError e) {
+                         if (e == QProcess::FailedToStart)
+                             failedToStart = true;
+                     });
+    if (process->state() == QProcess::Starting)
+        co_await qCoro(process.get(), &QProcess::stateChanged);
+    if (failedToStart || process->state() == QProcess::NotRunning) {
+        if (failedToStart || process->error() == QProcess::FailedToStart) {
+            result.status = ProcessResult::Status::FailedToStart;
+            result.errorString = process->errorString();
+            co_return result;
+        }
+    }
+
+    const qint64 groupId = process->processId();
+    if (!spec.standardInput.isEmpty())
+        process->write(spec.standardInput);
+    process->closeWriteChannel();
+
+    if (spec.timeout.count() > 0)
+        timeout.start(spec.timeout);
+    if (process->state() != QProcess::NotRunning)
+        co_await qCoro(process.get(), &QProcess::finished);
+    timeout.stop();
+    // A killed group can leave grandchildren holding the pipes; make sure they are gone too.
+    killProcessGroup(groupId);
+    QObject::disconnect(cancelConnection);
+
+    result.standardOutput += process->readAllStandardOutput();
+    result.standardError += process->readAllStandardError();
+    result.wallSeconds = clock.nsecsElapsed() / 1e9;
+    result.exitCode = process->exitCode();
+    if (cancelled)
+        result.status = ProcessResult::Status::Cancelled;
+    else if (timedOut)
+        result.status = ProcessResult::Status::TimedOut;
+    else if (process->exitStatus() == QProcess::CrashExit)
+        result.status = ProcessResult::Status::Crashed;
+    else
+        result.status = ProcessResult::Status::Finished;
+    co_return result;
+}
+
+} // namespace hotkernel

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pythonlocator.h"
+
+#include "../base/usererror.h"
+#include "processrunner.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace hotkernel {
+
+PythonLocator::PythonLocator(QString override)
+    : m_override(std::move(override))
+{
+}
+
+QStringList PythonLocator::pathCandidates(const QString &pathVariable)
+{
+    QStringList candidates;
+    for (const QString &dir : pathVariable.split(QLatin1Char(':'), Qt::SkipEmptyParts)) {
+        for (const char *name : {"python3", "python"}) {
+            const QFileInfo info(QDir(dir).filePath(QLatin1String(name)));
+            if (info.isFile() && info.isExecutable() && !candidates.contains(info.absoluteFilePath()))
+                candidates.append(info.absoluteFilePath());
+        }
+    }
+    return candidates;
+}
+
+QCoro::Task<PythonInfo> PythonLocator::locate(QPointer<Job> job)
+{
+    if (m_cached)
+        co_return *m_cached;
+
+    QString explicitPath = m_override;
+    QString source = QStringLiteral("--python");
+    if (explicitPath.isEmpty()) {
+        explicitPath = qEnvironmentVariable("HOTKERNEL_PYTHON");
+        source = QStringLiteral("HOTKERNEL_PYTHON");
+    }
+
+    const auto probe = [job](const QString &path) -> QCoro::Task<std::pair<bool, QString>> {
+        ProcessSpec spec;
+        spec.program = path;
+        spec.arguments = QStringList{QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")};
+        spec.timeout = std::chrono::seconds(120);
+        const ProcessResult r = co_await ProcessRunner::run(spec, job);
+        if (r.succeeded())
+            co_return std::pair{true, QString::fromUtf8(r.standardOutput).trimmed()};
+        if (r.status == ProcessResult::Status::FailedToStart)
+            co_return std::pair{false, QStringLiteral("does not start: ") + r.errorString};
+        const QString tail = r.stderrTail(1);
+        co_return std::pair{false, tail.isEmpty() ? QStringLiteral("cannot import torch") : tail};
+    };
+
+    PythonInfo info;
+    if (!explicitPath.isEmpty()) {
+        const auto [ok, detail] = co_await probe(explicitPath);
+        if (!ok) {
+            throw UserError(QStringLiteral("%1=%2 cannot run 'import torch' (%3). Point %1 at the Python that "
+                                           "has your PyTorch, e.g. HOTKERNEL_PYTHON=$HOME/venvs/torch/bin/python.")
+                                .arg(source, explicitPath, detail));
+        }
+        info.path = QFileInfo(explicitPath).absoluteFilePath();
+        info.source = source;
+        info.torchVersion = detail;
+        m_cached = info;
+        co_return info;
+    }
+
+    const QStringList candidates = pathCandidates(qEnvironmentVariable("PATH"));
+    for (const QString &candidate : candidates) {
+        const auto [ok, detail] = co_await probe(candidate);
+        if (ok) {
+            info.path = candidate;
+            info.source = QStringLiteral("PATH");
+            info.torchVersion = detail;
+            m_cached = info;
+            co_return info;
+        }
+        info.tried.append(candidate + QStringLiteral(": ") + detail);
+    }
+    throw UserError(QStringLiteral("No Python with PyTorch found. Tried %1 on PATH%2. Set HOTKERNEL_PYTHON to the "
+                                   "interpreter that has your PyTorch (and Triton), e.g. "
+                                   "HOTKERNEL_PYTHON=$HOME/venvs/torch/bin/python.")
+                        .arg(candidates.size())
+                        .arg(info.tried.isEmpty() ? QString() : QStringLiteral(" (") + info.tried.join(QStringLiteral("; ")) + QLatin1Char(')')));
+}
+
+} // namespace hotkernel

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "session.h"
+
+#include "../base/logging.h"
+#include "../base/usererror.h"
+#include "../measure/workerpool.h"
+#include "schemavalidator.h"
+
+#include <QCoroSignal>
+#include <QCoroTimer>
+#include <QTimer>
+
+namespace hotkernel {
+
+Session::Session(SessionOptions options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+    , m_workDir(m_options.workDir.isEmpty() ? QDir::currentPath() : m_options.workDir)
+    , m_tools(ToolRegistry::builtin())
+    , m_python(m_options.python)
+    , m_workers(std::make_unique<WorkerPool>(this))
+{
+}
+
+Session::~Session()
+{
+    cancelAll();
+}
+
+WorkerPool &Session::workers()
+{
+    return *m_workers;
+}
+
+Job *Session::start(const QString &tool, Json arguments, const QString &client)
+{
+    auto *job = new Job(m_nextJobId++, tool, arguments, client, this);
+    m_jobs.emplace(job->id(), job);
+    Q_EMIT jobStarted(job);
+    runJob(job, m_tools.find(tool));
+    return job;
+}
+
+QCoro::Task<ToolResult> Session::call(const QString &tool, Json arguments, const QString &client)
+{
+    QPointer<Job> job = start(tool, std::move(arguments), client);
+    if (job && job->state() == Job::State::Running)
+        co_await qCoro(job.data(), &Job::finished);
+    co_return job ? job->result() : ToolResult::error(QStringLiteral("the session ended before the job finished"));
+}
+
+QCoro::Task<void> Session::runJob(QPointer<Job> job, const ToolSpec *spec)
+{
+    // Let the caller connect to the job before anything can finish it.
+    co_await QCoro::sleepFor(std::chrono::milliseconds(0));
+    if (!job)
+        co_return;
+
+    ToolResult result;
+    if (!spec) {
+        result = ToolResult::error(QStringLiteral("There is no tool '%1'. Tools: %2.").arg(job->tool(), [this] {
+            QStringList names;
+            for (const auto &s : m_tools.all())
+                names.append(s.name);
+            return names.join(QStringLiteral(", "));
+        }()));
+    } else if (const QString problem = SchemaValidator::validate(spec->inputSchema, job->arguments()); !problem.isEmpty()) {
+        result = ToolResult::error(QStringLiteral("%1: invalid arguments: %2. See the tool's input schema (tools/list) "
+                                                  "or `hotkernel %3 --help`.")
+                                       .arg(spec->name, problem, spec->cliVerb));
+    } else {
+        const Json arguments = SchemaValidator::withDefaults(spec->inputSchema, job->arguments());
+        bool holdsGpu = false;
+        if (spec->timesGpu) {
+            if (m_gpuLock.isHeld())
+                job->setProgress(0, std::nullopt, QStringLiteral("waiting for the GPU (another timing job runs)"));
+            holdsGpu = co_await m_gpuLock.acquire(job);
+        }
+        if (!job)
+            co_return;
+        if (job->isCancelled()) {
+            result = ToolResult::cancelledResult();
+        } else {
+            try {
+                result = co_await spec->handler(*this, arguments, *job);
+            } catch (const UserError &e) {
+                result = ToolResult::error(e.message());
+            } catch (const std::exception &e) {
+                qCWarning(lcSession) << spec->name << "failed:" << e.what();
+                result = ToolResult::error(QStringLiteral("%1 failed unexpectedly: %2. This is a bug in hotkernel; "
+                                                          "please report it with the arguments you used.")
+                                               .arg(spec->name, QString::fromUtf8(e.what())));
+            }
+        }
+        if (holdsGpu)
+            m_gpuLock.release();
+    }
+    if (!job)
+        co_return;
+    job->finish(std::move(result));
+    Q_EMIT jobFinished(job);
+    pruneFinished();
+}
+
+void Session::cancel(quint64 jobId)
+{
+    if (Job *j = job(jobId)) {
+        j->cancel();
+        m_gpuLock.poke();
+    }
+}
+
+void Session::cancelAll(const QString &client)
+{
+    for (Job *j : runningJobs()) {
+        if (client.isEmpty() || j->client() == client)
+            j->cancel();
+    }
+    m_gpuLock.poke();
+}
+
+Job *Session::job(quint64 id) const
+{
+    const auto it = m_jobs.find(id);
+    return it == m_jobs.end() ? nullptr : it->second.data();
+}
+
+QList<Job *> Session::runningJobs() const
+{
+    QList<Job *> list;
+    for (const auto &[id, j] : m_jobs) {
+        if (j && j->state() == Job::State::Running)
+            list.append(j);
+    }
+    return list;
+}
+
+QList<Job *> Session::jobs() const
+{
+    QList<Job *> list;
+    for (const auto &[id, j] : m_jobs) {
+        if (j)
+            list.append(j);
+    }
+    return list;
+}
+
+void Session::pruneFinished()
+{
+    qsizetype finished = 0;
+    for (const auto &[id, j] : m_jobs)
+        finished += (j && j->state() != Job::State::Running) ? 1 : 0;
+    for (auto it = m_jobs.begin(); it != m_jobs.end() && finished > m_options.keepFinishedJobs;) {
+        if (!it->second) {
+            it = m_jobs.erase(it);
+        } else if (it->second->state() != Job::State::Running) {
+            it->second->deleteLater();
+            it = m_jobs.erase(it);
+            --finished;
+        } else {
+            ++it;
+        }
+    }
+}
+
+} // namespace hotkernel

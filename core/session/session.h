@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one session every front-end drives: the CLI, the MCP server and the window all start tool
+// calls here and observe the same jobs. Lives on the main thread; never blocks it.
+#pragma once
+
+#include "../base/json.h"
+#include "../base/workdir.h"
+#include "../process/pythonlocator.h"
+#include "gpulock.h"
+#include "job.h"
+#include "toolregistry.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <map>
+#include <memory>
+
+namespace hotkernel {
+
+class WorkerPool;
+
+struct SessionOptions
+{
+    QString workDir;       // default: the current directory
+    QString python;        // explicit interpreter; default HOTKERNEL_PYTHON, then PATH
+    int keepFinishedJobs = 500;
+};
+
+class Session : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Session(SessionOptions options = {}, QObject *parent = nullptr);
+    ~Session() override;
+
+    const ToolRegistry &tools() const { return m_tools; }
+    const WorkDir &workDir() const { return m_workDir; }
+    PythonLocator &python() { return m_python; }
+    GpuLock &gpuLock() { return m_gpuLock; }
+    WorkerPool &workers();
+
+    // Starts a tool call and returns its job at once; the job finishes later (Job::finished,
+    // Session::jobFinished). Unknown tools and invalid arguments finish the job with an error.
+    Job *start(const QString &tool, Json arguments, const QString &client);
+    // Awaitable form of start(): the result once the job finishes.
+    QCoro::Task<ToolResult> call(const QString &tool, Json arguments, const QString &client);
+
+    void cancel(quint64 jobId);
+    // Ends every running job started by client (an agent that disconnected); all when client is empty.
+    void cancelAll(const QString &client = {});
+
+    Job *job(quint64 id) const;
+    QList<Job *> runningJobs() const;
+    QList<Job *> jobs() const; // running and kept finished ones, oldest first
+
+Q_SIGNALS:
+    void jobStarted(hotkernel::Job *job);
+    void jobFinished(hotkernel::Job *job);
+
+private:
+    QCoro::Task<void> runJob(QPointer<Job> job, const ToolSpec *spec);
+    void pruneFinished();
+
+    SessionOptions m_options;
+    WorkDir m_workDir;
+    ToolRegistry m_tools;
+    PythonLocator m_python;
+    GpuLock m_gpuLock;
+    std::unique_ptr<WorkerPool> m_workers;
+    quint64 m_nextJobId = 1;
+    std::map<quint64, QPointer<Job>> m_jobs;
+};
+
+} // namespace hotkernel

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one list of tools every front-end reads. Built once, read-only afterwards.
+#pragma once
+
+#include "toolspec.h"
+
+#include <vector>
+
+namespace hotkernel {
+
+class ToolRegistry
+{
+public:
+    void add(ToolSpec spec);
+    const ToolSpec *find(const QString &name) const;
+    const ToolSpec *findByCliVerb(const QString &verb) const;
+    const std::vector<ToolSpec> &all() const { return m_tools; }
+
+    // Every built-in tool (core/tools/).
+    static ToolRegistry builtin();
+
+private:
+    std::vector<ToolSpec> m_tools;
+};
+
+} // namespace hotkernel

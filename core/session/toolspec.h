@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// A tool is one record: name, title, description, schemas, annotations and handler side by side.
+// The MCP server, the CLI (verbs, flags and help) and the skill check all read the same record.
+#pragma once
+
+#include "../base/json.h"
+#include "toolresult.h"
+
+#include <QCoroTask>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace hotkernel {
+
+class Job;
+class Session;
+
+struct ToolAnnotations
+{
+    bool readOnly = false;
+    bool destructive = false;
+    bool idempotent = false;
+    bool openWorld = false;
+};
+
+struct ToolSpec
+{
+    using Handler = std::function<QCoro::Task<ToolResult>(Session &, Json arguments, Job &)>;
+
+    QString name;        // MCP name, ^[A-Za-z0-9._-]{1,128}$
+    QString title;
+    QString description; // what it does, when to use it, what it returns, how it fails
+    Json inputSchema;    // JSON Schema 2020-12, type object; every property has a description
+    Json outputSchema;   // JSON Schema 2020-12, type object
+    ToolAnnotations annotations;
+
+    QString cliVerb;            // e.g. "new" for new_target, "gpu-info" for gpu_info
+    QStringList cliPositionals; // input properties bound to positional CLI arguments, in order
+
+    // Jobs that time kernels on the GPU; the Session runs them one at a time per device.
+    bool timesGpu = false;
+
+    Handler handler;
+};
+
+} // namespace hotkernel

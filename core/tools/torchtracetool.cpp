@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "builtintools.h"
+
+#include "../session/toolregistry.h"
+
+namespace hotkernel {
+
+void registerTorchTraceTool(ToolRegistry &registry)
+{
+    ToolSpec spec;
+    spec.name = QStringLiteral("torch_trace");
+    spec.title = QStringLiteral("torch_trace");
+    spec.description = QStringLiteral("Not implemented yet.");
+    spec.inputSchema = Json{{"type", "object"}, {"properties", Json::object()}};
+    spec.outputSchema = Json{{"type", "object"}};
+    spec.cliVerb = QStringLiteral("torch-trace");
+    spec.handler = [](Session &, Json, Job &) -> QCoro::Task<ToolResult> {
+        co_return ToolResult::error(QStringLiteral("torch_trace is not implemented yet in this build of hotkernel."));
+    };
+    registry.add(std::move(spec));
+}
+
+} // namespace hotkernel
