@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the GPU is and what state it is in right now: NVML loaded at run time
+// (libnvidia-ml.so.1), nvidia-smi as fallback. Asynchronous; safe on machines without a GPU.
+#pragma once
+
+#include "../base/json.h"
+
+#include <QCoroTask>
+#include <QPointer>
+
+namespace hotkernel {
+
+class Job;
+
+class GpuProbe
+{
+public:
+    // One JSON object. Always has "available" (bool); when false, "reason" says why in words a
+    // user can act on. When true, per device index 0 (the device hotkernel times on):
+    //   name, uuid, driver, cuda_driver_version, memory_total_mib, power_limit_w,
+    //   compute_capability ("9.0"), max_sm_clock_mhz, sm_clock_mhz, mem_clock_mhz,
+    //   temperature_c, throttle_reasons (list of strings), l2_bytes, sm_count (where known),
+    //   source ("nvml" or "nvidia-smi"), busy_processes (other compute processes on the device)
+    static QCoro::Task<Json> snapshot(QPointer<Job> job = {});
+};
+
+} // namespace hotkernel
