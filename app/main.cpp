@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Composes the one Session with its front-ends: the CLI verbs, the MCP server, the window.
 #include "clifrontend.h"
+#include "inspect/calibraterunner.h"
+#include "apptheme.h"
+#include "demosession.h"
 #include "mainwindow.h"
+#include "session/sessionstore.h"
+#include "windowoptions.h"
+#include "record/leaderboardcommand.h"
+#include "mcp/mcpserver.h"
+#include "mcp/stdiotransport.h"
 #include "session/session.h"
 
 #include <QApplication>
@@ -59,7 +67,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    const bool wantsWindow = verb.isEmpty() || verb == QLatin1String("--demo");
+    const bool wantsWindow = verb.isEmpty() || WindowOptions::isWindowArgument(verb);
     if (!wantsWindow) {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("hotkernel"));
@@ -68,6 +76,16 @@ int main(int argc, char **argv)
             std::fputs(CliFrontend::help(session).toUtf8().constData(), stdout);
             return 0;
         }
+        if (verb == QLatin1String("mcp")) { // headless; attaching to a window's session comes with issue 6
+            StdioTransport transport;
+            McpServer server(session, &transport);
+            QObject::connect(&server, &McpServer::finished, &app, [&app] { app.exit(0); });
+            return app.exec();
+        }
+        if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool
+            return LeaderboardCommand::run(session.workDir().root(), options.rest.mid(1));
+        if (verb == QLatin1String("calibrate")) // a native helper, not one of the MCP tools
+            return runCoroutine(app, [&] { return CalibrateRunner::runCli(options.rest.mid(1), session.workDir().root(), options.json); });
         const ToolSpec *spec = session.tools().findByCliVerb(verb);
         if (!spec) {
             std::fprintf(stderr, "hotkernel: unknown verb '%s'.\n\n%s", qPrintable(verb),
@@ -80,8 +98,36 @@ int main(int argc, char **argv)
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("hotkernel"));
-    Session session;
-    MainWindow window(&session);
+    const WindowOptions windowOptions = WindowOptions::parse(options.rest);
+    if (!windowOptions.error.isEmpty()) {
+        std::fprintf(stderr, "hotkernel: %s\n", qPrintable(windowOptions.error));
+        return 2;
+    }
+    if (!windowOptions.theme.isEmpty())
+        AppTheme::apply(windowOptions.theme);
+    SessionOptions sessionOptions;
+    if (windowOptions.demo) {
+        QString error;
+        sessionOptions.workDir = DemoSession::extract(&error);
+        if (sessionOptions.workDir.isEmpty()) {
+            std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
+            return 1;
+        }
+    }
+    Session session(sessionOptions);
+    SessionStore store(session);
+    if (QString error; !store.load(&error))
+        std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
+    MainWindow window(&session, &store);
     window.show();
+    if (!windowOptions.screenshotDir.isEmpty()) {
+        QObject::connect(&window, &MainWindow::workspaceLoaded, &app, [&] {
+            QTimer::singleShot(300, &app, [&] {
+                const QStringList files = window.writeScreenshots(windowOptions.screenshotDir);
+                std::printf("%s\n", qPrintable(files.join(QLatin1Char('\n'))));
+                app.exit(files.isEmpty() ? 1 : 0);
+            });
+        });
+    }
     return app.exec();
 }

@@ -1,21 +1,109 @@
 // SPDX-License-Identifier: Apache-2.0
-// The workbench window over one Session (placeholder until the window issue lands).
+// The workbench window over one Session: targets, kernel table, roofline, SASS, verify history and
+// the live feed of every job (the window's and the agents'), as docks whose layout QSettings keeps.
+// Actions start tools through Session::start like the CLI and MCP do (client "window"). GUI thread.
 #pragma once
 
+#include "base/json.h"
+#include "workspace.h"
+
+#include <QFutureWatcher>
 #include <QMainWindow>
+
+class QLabel;
+class QDockWidget;
 
 namespace hotkernel {
 
+class AgentFeedModel;
+class AgentFeedView;
+class Job;
+class KernelTableView;
+class RooflineChartView;
+class SassView;
 class Session;
+class SessionStore;
+class SourceTextView;
+class TargetsModel;
+class TargetsView;
+class VerifyHistoryModel;
+class VerifyHistoryView;
 
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(Session *session, QWidget *parent = nullptr);
+    // store may be null (no persistence); its reloaded runs and history show at once.
+    explicit MainWindow(Session *session, SessionStore *store = nullptr, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Reads the working directory again on a worker thread; workspaceLoaded() follows.
+    void reloadWorkspace();
+    void setWorkspace(Workspace workspace);
+    const Workspace &workspace() const { return m_workspace; }
+    // Extra roofline points (e.g. kernels from roofline runs), keyed by kernel name.
+    void addRooflinePoints(const std::vector<RooflinePoint> &points);
+
+    // What the toolbar actions do once their dialog is accepted.
+    Job *startVerify(const QString &target, int n, int warmup);
+    Job *startBench(const QString &script);
+    Job *startTool(const QString &tool, const Json &arguments);
+
+    // Writes window.png and one PNG per pane into dir; returns the files written.
+    QStringList writeScreenshots(const QString &dir);
+
+    KernelTableView *kernelView() const { return m_kernelView; }
+    SassView *sassView() const { return m_sassView; }
+    RooflineChartView *rooflineView() const { return m_rooflineView; }
+    VerifyHistoryModel *historyModel() const { return m_historyModel; }
+    VerifyHistoryView *historyView() const { return m_historyView; }
+    AgentFeedModel *feedModel() const { return m_feedModel; }
+    AgentFeedView *feedView() const { return m_feedView; }
+    TargetsView *targetsView() const { return m_targetsView; }
+    TargetsModel *targetsModel() const { return m_targetsModel; }
+    QLabel *jobsLabel() const { return m_jobsLabel; }
+
+Q_SIGNALS:
+    void workspaceLoaded();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
 
 private:
+    QDockWidget *addDock(QWidget *widget, const QString &title, const QString &name, Qt::DockWidgetArea area);
+    void createActions();
+    void onJobFinished(Job *job);
+    void updateStatus();
+    void onKernelSelected(const QString &name);
+    void onTargetSelected(const QString &name);
+    void refreshRoofline();
+    void showTargetDiff();
+    void openScript(const QString &path);
+    // Keeps the wanted arguments the tool's schema knows (all when the schema lists none).
+    Json forTool(const QString &tool, const Json &wanted) const;
+    void runDialog(const QString &tool, const Json &initial);
+
     Session *m_session;
+    SessionStore *m_store;
+    Workspace m_workspace;
+    std::vector<VerifyRecord> m_sessionVerifies; // verified here or in a saved session, not recorded
+    std::vector<RooflinePoint> m_extraPoints;
+    QFutureWatcher<Workspace> m_loader;
+
+    TargetsModel *m_targetsModel;
+    VerifyHistoryModel *m_historyModel;
+    AgentFeedModel *m_feedModel;
+    TargetsView *m_targetsView;
+    KernelTableView *m_kernelView;
+    RooflineChartView *m_rooflineView;
+    SassView *m_sassView;
+    SourceTextView *m_sourceView;
+    VerifyHistoryView *m_historyView;
+    AgentFeedView *m_feedView;
+    QList<QDockWidget *> m_docks;
+    QLabel *m_cardLabel;
+    QLabel *m_pythonLabel;
+    QLabel *m_jobsLabel;
 };
 
 } // namespace hotkernel

@@ -11,7 +11,7 @@ import sys
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
+sys.path.insert(0, __file__.rsplit("/", 3)[0] + "/examples")
 import tuned_kernels as tk  # noqa: E402
 
 L2 = torch.cuda.get_device_properties(0).L2_cache_size

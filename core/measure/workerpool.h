@@ -1,16 +1,67 @@
 // SPDX-License-Identifier: Apache-2.0
-// Long-lived Python workers kept between verifies (filled in by the warm-worker work).
+// Long-lived Python workers kept between bench and verify calls of one Session, so that a verify
+// pays torch's and CUDA's start-up only when something changed. Lives on the Session's thread.
 #pragma once
 
+#include "scriptrunner.h"
+
+#include <QByteArray>
+#include <QDateTime>
 #include <QObject>
+#include <QTimer>
+
+#include <memory>
+#include <vector>
 
 namespace hotkernel {
+
+class WorkerScriptRunner;
+
+struct WorkerLease
+{
+    std::shared_ptr<WorkerScriptRunner> runner;
+    bool reused = false; // a live worker of an earlier call, not started for this one
+};
 
 class WorkerPool : public QObject
 {
     Q_OBJECT
 public:
-    using QObject::QObject;
+    explicit WorkerPool(QObject *parent = nullptr);
+    ~WorkerPool() override;
+
+    // A worker for options.script in a role ("baseline", "candidate"): the kept one when it is
+    // alive and key matches, else a new one (started, not yet ready). Baseline and candidate never
+    // share a process, even for the same file.
+    WorkerLease acquire(const QString &role, const ScriptRunnerOptions &options, const QByteArray &key);
+    // Kills a worker and forgets it (it failed, or the call that used it was cancelled).
+    void discard(const std::shared_ptr<WorkerScriptRunner> &runner);
+    void clear();
+    int size() const { return int(m_entries.size()); }
+    // Process groups of every kept worker (so that GPU "busy" warnings can leave our own out).
+    QList<long long> processGroups() const;
+
+    // What decides reuse: the interpreter (path and identity, e.g. its torch version), the script's
+    // bytes, the bytes of every sibling module it imports (a candidate imports its baseline's
+    // TARGET) and of the vendored contract next to it, and CUDA_VISIBLE_DEVICES.
+    static QByteArray contentKey(const QString &script, const QString &python, const QString &pythonIdentity);
+
+    static constexpr int kMaxWorkers = 4;
+    static constexpr std::chrono::minutes kIdleLimit{15};
+
+private:
+    struct Entry
+    {
+        QString role;
+        QString script;
+        QByteArray key;
+        std::shared_ptr<WorkerScriptRunner> runner;
+        QDateTime lastUsed;
+    };
+    void evictIdle();
+
+    std::vector<Entry> m_entries;
+    QTimer m_idleTimer;
 };
 
 } // namespace hotkernel

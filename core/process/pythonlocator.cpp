@@ -30,7 +30,7 @@ QStringList PythonLocator::pathCandidates(const QString &pathVariable)
 QCoro::Task<PythonInfo> PythonLocator::locate(QPointer<Job> job)
 {
     if (m_cached)
-        co_return *m_cached;
+        co_return PythonInfo(*m_cached); // a copy: QCoro 0.8's return_value(U &&) moves from lvalues
 
     QString explicitPath = m_override;
     QString source = QStringLiteral("--python");

@@ -35,6 +35,8 @@ public:
     ~Session() override;
 
     const ToolRegistry &tools() const { return m_tools; }
+    // Tests swap in fake tools (a verify that needs no GPU); front-ends only read tools().
+    ToolRegistry &mutableTools() { return m_tools; }
     const WorkDir &workDir() const { return m_workDir; }
     PythonLocator &python() { return m_python; }
     GpuLock &gpuLock() { return m_gpuLock; }

@@ -1,22 +1,158 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "builtintools.h"
 
+#include "../base/usererror.h"
+#include "../inspect/cudatools.h"
+#include "../inspect/inspectformat.h"
+#include "../inspect/profilerunner.h"
+#include "../session/job.h"
+#include "../session/session.h"
 #include "../session/toolregistry.h"
 
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+
 namespace hotkernel {
+
+namespace {
+
+// A file name from the command: "rmsnorm_baseline" for python rmsnorm_baseline.py.
+QString reportName(const QStringList &command)
+{
+    QString stem = command.isEmpty() ? QStringLiteral("profile") : QFileInfo(command.front()).completeBaseName();
+    for (const QString &part : command) {
+        if (part.endsWith(QLatin1String(".py"))) {
+            stem = QFileInfo(part).completeBaseName();
+            break;
+        }
+    }
+    stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]")), QStringLiteral("_"));
+    return stem + QLatin1Char('-') + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+}
+
+QCoro::Task<PythonInfo> noPython()
+{
+    co_return PythonInfo();
+}
+
+QCoro::Task<PythonInfo> locatePython(Session &session, bool needed, QPointer<Job> job)
+{
+    return needed ? session.python().locate(job) : noPython();
+}
+
+QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
+{
+    QPointer<Job> guard(&job);
+    ProfileRequest request;
+    request.command = toStringList(arguments.value("command", Json::array()));
+    request.tool = stringField(arguments, "tool", QStringLiteral("auto"));
+    if (request.tool == QLatin1String("auto"))
+        request.tool = CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty() ? QStringLiteral("trace")
+                                                                                                         : QStringLiteral("nsys");
+    request.kernelRegex = stringField(arguments, "kernel_regex");
+    request.launchCount = arguments.value("launch_count", 1);
+    request.launchSkip = arguments.value("launch_skip", 0);
+    request.set = stringField(arguments, "set");
+    request.sections = toStringList(arguments.value("sections", Json::array()));
+    request.clockControl = stringField(arguments, "clock_control", QStringLiteral("none"));
+    request.importSource = arguments.value("import_source", false);
+    request.timeoutSeconds = arguments.value("timeout_s", 600);
+    request.workingDirectory = session.workDir().root();
+    const int top = arguments.value("top", 10);
+
+    // A Python script runs in the user's torch interpreter. The co_await runs either way: g++ 12
+    // corrupts the heap when a coroutine skips a co_await (see DisasmRunner).
+    const bool pythonScript = !request.command.isEmpty() && request.command.front().endsWith(QLatin1String(".py"));
+    const PythonInfo python = co_await locatePython(session, pythonScript, guard);
+    if (!guard || guard->isCancelled())
+        co_return ToolResult::cancelledResult();
+    if (pythonScript)
+        request.command.prepend(python.path);
+    QString name = stringField(arguments, "name");
+    if (name.isEmpty())
+        name = reportName(request.command);
+    if (name.contains(QLatin1Char('/')))
+        throw UserError(QStringLiteral("name is a file name for the report, not a path: '%1'.").arg(name));
+    const QString dir = session.workDir().requireInside(QStringLiteral("profiles"), QStringLiteral("profiles directory"));
+    if (!QDir().mkpath(dir))
+        throw UserError(QStringLiteral("Cannot create %1.").arg(dir));
+    request.reportBase = session.workDir().requireInside(dir + QLatin1Char('/') + name, QStringLiteral("report name"));
+
+    const ProfileOutcome outcome = co_await ProfileRunner::run(request, guard);
+    if (!guard || guard->isCancelled())
+        co_return ToolResult::cancelledResult();
+
+    Json out = InspectFormat::kernelTable(outcome.table, top);
+    out["tool"] = toStd(outcome.tool);
+    out["report"] = toStd(outcome.report);
+    out["summary_csv"] = toStd(outcome.summaryCsv);
+    out["commands"] = toJson(outcome.commands);
+    out["exit_code"] = outcome.exitCode;
+    QString text = QStringLiteral("%1 report: %2\n").arg(outcome.tool, outcome.report);
+    if (!outcome.summaryCsv.isEmpty())
+        text += QStringLiteral("summary CSV: %1\n").arg(outcome.summaryCsv);
+    if (outcome.exitCode != 0) {
+        out["note"] = toStd(QStringLiteral("the profiled command exited with status %1").arg(outcome.exitCode));
+        text += QStringLiteral("note: the profiled command exited with status %1:\n%2\n").arg(outcome.exitCode).arg(outcome.stderrTail);
+    }
+    text += InspectFormat::kernelTableText(outcome.table, top);
+    co_return ToolResult::success(out, text);
+}
+
+} // namespace
 
 void registerProfileTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("profile");
-    spec.title = QStringLiteral("profile");
-    spec.description = QStringLiteral("Not implemented yet.");
-    spec.inputSchema = Json{{"type", "object"}, {"properties", Json::object()}};
-    spec.outputSchema = Json{{"type", "object"}};
+    spec.title = QStringLiteral("Profile a command with ncu, nsys or the kernel tracer");
+    spec.description = QStringLiteral(
+        "Runs a command under a profiler and returns the report path plus a parsed per-kernel summary (heaviest first, "
+        "with share, calls, times and a memory/compute/latency hint where ncu measured throughput). tool \"ncu\" (Nsight "
+        "Compute): per-kernel hardware metrics; slow, so target one kernel with kernel_regex and launch_count; set/"
+        "sections pick what it collects (set \"full\" with import_source for hot instructions in disasm); the details "
+        "page is exported as CSV beside the report. \"nsys\" (Nsight Systems): every kernel's time. \"trace\": hotkernel's "
+        "own CUPTI tracer (CUDA_INJECTION64_PATH) records every kernel's device time, grid, block, registers and shared "
+        "memory in any CUDA process, with no Nsight installed. Default: nsys when installed, else trace. A command "
+        "starting with a .py file runs in the torch interpreter. Reports go to profiles/ in the working directory. Fails "
+        "with what to do on ERR_NVGPUCTRPERM (counter permission), a missing ncu/nsys, or a tracer not built.");
+    spec.inputSchema = Json{
+        {"type", "object"},
+        {"properties",
+         {{"command", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}, {"description", "the program and its arguments, e.g. [\"rmsnorm_baseline.py\"] or [\"./app\", \"--n\", \"4096\"]"}}},
+          {"tool", {{"type", "string"}, {"enum", Json::array({"auto", "ncu", "nsys", "trace"})}, {"default", "auto"}, {"description", "profiler: auto = nsys when installed, else trace"}}},
+          {"kernel_regex", {{"type", "string"}, {"default", ""}, {"description", "ncu: profile only kernels whose name matches this regular expression"}}},
+          {"launch_count", {{"type", "integer"}, {"minimum", 0}, {"default", 1}, {"description", "ncu: how many matching launches to profile (0 = all)"}}},
+          {"launch_skip", {{"type", "integer"}, {"minimum", 0}, {"default", 0}, {"description", "ncu: matching launches to skip first (warm-up)"}}},
+          {"set", {{"type", "string"}, {"default", ""}, {"description", "ncu: section set (basic, detailed, full); empty = ncu's default"}}},
+          {"sections", {{"type", "array"}, {"items", {{"type", "string"}}}, {"default", Json::array()}, {"description", "ncu: extra sections (e.g. SpeedOfLight, Occupancy, MemoryWorkloadAnalysis)"}}},
+          {"clock_control", {{"type", "string"}, {"enum", Json::array({"none", "base"})}, {"default", "none"}, {"description", "ncu: none keeps the card's clocks (matches what users see); base locks them to base clocks"}}},
+          {"import_source", {{"type", "boolean"}, {"default", false}, {"description", "ncu: embed source and SASS for hot instructions (use with set full)"}}},
+          {"name", {{"type", "string"}, {"default", ""}, {"description", "report file name under profiles/ without extension; default: script name and time"}}},
+          {"top", {{"type", "integer"}, {"minimum", 1}, {"default", 10}, {"description", "kernels in the summary"}}},
+          {"timeout_s", {{"type", "integer"}, {"minimum", 1}, {"default", 600}, {"description", "stop the profiled command after this many seconds"}}}}},
+        {"required", Json::array({"command"})},
+        {"additionalProperties", false}};
+    Json outputProperties = Json{
+        {"tool", {{"type", "string"}, {"description", "the profiler that ran: ncu, nsys or trace"}}},
+        {"report", {{"type", "string"}, {"description", "the profiler's report (.ncu-rep, .nsys-rep or .trace.jsonl)"}}},
+        {"summary_csv", {{"type", "string"}, {"description", "the CSV the summary was parsed from (empty for trace)"}}},
+        {"commands", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "every command run"}}},
+        {"exit_code", {{"type", "integer"}, {"description", "the profiled command's exit status"}}},
+        {"note", {{"type", "string"}, {"description", "a warning, such as a non-zero exit of the profiled command"}}},
+        {"source", {{"type", "string"}, {"description", "summary format: ncu-details, nsys-kernsum or trace"}}},
+        {"path", {{"type", "string"}, {"description", "the file the summary was parsed from"}}},
+        {"total_ns", {{"type", "number"}, {"description", "kernel time over all profiled kernels, ns"}}},
+        {"kernel_count", {{"type", "integer"}, {"description", "distinct kernels"}}},
+        {"kernels", {{"type", "array"}, {"items", InspectFormat::kernelStatSchema()}, {"description", "the heaviest kernels"}}}};
+    spec.outputSchema = Json{{"type", "object"}, {"properties", outputProperties},
+                             {"required", Json::array({"tool", "report", "kernels"})}};
     spec.cliVerb = QStringLiteral("profile");
-    spec.handler = [](Session &, Json, Job &) -> QCoro::Task<ToolResult> {
-        co_return ToolResult::error(QStringLiteral("profile is not implemented yet in this build of hotkernel."));
-    };
+    spec.cliPositionals = {QStringLiteral("command")};
+    spec.timesGpu = true;
+    spec.handler = profile;
     registry.add(std::move(spec));
 }
 

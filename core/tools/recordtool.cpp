@@ -1,22 +1,256 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "builtintools.h"
 
+#include "../base/usererror.h"
+#include "../record/leaderboard.h"
+#include "../record/recorder.h"
+#include "../session/job.h"
+#include "../session/session.h"
 #include "../session/toolregistry.h"
 
+#include <QCoroFuture>
+#include <QFile>
+#include <QFileInfo>
+#include <QtConcurrent>
+
 namespace hotkernel {
+
+namespace {
+
+// What the worker thread hands back: exceptions do not cross QtConcurrent as UserError.
+struct RecordRun
+{
+    std::optional<RecordOutcome> outcome;
+    QString error;
+};
+
+Json loadVerifyResult(const Session &session, const Json &value)
+{
+    if (value.is_object())
+        return value;
+    const QString text = toQt(value.get<std::string>());
+    if (text.trimmed().startsWith(QLatin1Char('{'))) {
+        QString error;
+        if (auto parsed = parseJson(text.toUtf8(), &error))
+            return *parsed;
+        throw UserError(
+            QStringLiteral("verify_result looks like inline JSON but does not parse (%1): pass the verify "
+                           "result object or the path of a file holding it.")
+                .arg(error));
+    }
+    const QString path = session.workDir().absolute(text);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        throw UserError(
+            QStringLiteral("cannot read the verify result %1 (%2): save it first with "
+                           "`hotkernel --json verify BASELINE CANDIDATE > verify.json` and pass that path.")
+                .arg(path, file.errorString()));
+    }
+    QString error;
+    auto parsed = parseJson(file.readAll(), &error);
+    if (!parsed) {
+        throw UserError(
+            QStringLiteral("%1 is not JSON (%2): pass the file written by `hotkernel --json verify ...`.")
+                .arg(path, error));
+    }
+    return *parsed;
+}
+
+// Recording does blocking file I/O (and fsync), so it runs on the thread pool.
+QFuture<RecordRun> startRecord(RecordRequest request)
+{
+    return QtConcurrent::run([request = std::move(request)]() {
+        RecordRun r;
+        try {
+            r.outcome = Recorder::record(request);
+        } catch (const UserError &e) {
+            r.error = e.message();
+        }
+        return r;
+    });
+}
+
+QString uriFor(const QString &relativePath)
+{
+    return QStringLiteral("hotkernel://") + relativePath;
+}
+
+Json bestJson(const std::optional<ResultLog> &best)
+{
+    if (!best)
+        return nullptr;
+    const auto mean = best->candidateMean();
+    const auto speedup = best->speedup();
+    return Json{{"log", toStd(best->relativePath())},
+                {"recorded_at", toStd(best->recordedAt())},
+                {"candidate_mean_ms", mean ? Json(*mean) : Json(nullptr)},
+                {"speedup", speedup ? Json(*speedup) : Json(nullptr)},
+                {"who", toStd(best->who())},
+                {"note", toStd(best->note())}};
+}
+
+QString bestLine(const std::optional<ResultLog> &best)
+{
+    return QStringLiteral("%1 us (%2, %3)")
+        .arg(Leaderboard::timeCell(best->candidateMean(), best->candidateStd()),
+             Leaderboard::speedupCell(*best), best->relativePath());
+}
+
+QCoro::Task<ToolResult> recordHandler(Session &session, Json arguments, Job &job)
+{
+    RecordRequest request;
+    request.root = session.workDir().root();
+    request.target = toQt(arguments["target"].get<std::string>());
+    request.verify = loadVerifyResult(session, arguments["verify_result"]);
+    request.note = toQt(arguments.value("note", std::string()));
+    request.who = toQt(arguments.value("who", std::string()));
+
+    job.setProgress(0, 1, QStringLiteral("writing the log and regenerating LEADERBOARD.md"));
+    // A named future: g++ 12 destroys temporaries of a co_await full-expression twice.
+    QFuture<RecordRun> future = startRecord(std::move(request));
+    const RecordRun run = co_await future;
+    // The log is on disk once the worker returns; a late cancel does not undo it, so report it.
+    if (!run.outcome)
+        throw UserError(run.error);
+    const RecordOutcome &o = *run.outcome;
+    job.setProgress(1, 1, QStringLiteral("recorded"));
+
+    const auto mean = o.log.candidateMean();
+    const auto speedup = o.log.speedup();
+    const QString leaderboardRelative = QFileInfo(o.leaderboard.path).fileName();
+    Json structured = Json::object();
+    structured["log"] = toStd(o.logPath);
+    structured["log_uri"] = toStd(uriFor(o.logPath));
+    structured["target"] = toStd(o.log.target());
+    structured["card"] = toStd(o.log.card());
+    structured["verdict"] = toStd(o.log.verdict());
+    structured["speedup"] = speedup ? Json(*speedup) : Json(nullptr);
+    structured["candidate_mean_ms"] = mean ? Json(*mean) : Json(nullptr);
+    structured["beats_best"] = o.beatsBest;
+    structured["best_before"] = bestJson(o.bestBefore);
+    structured["best"] = bestJson(o.bestNow);
+    structured["leaderboard"] = toStd(leaderboardRelative);
+    structured["leaderboard_uri"] = toStd(uriFor(leaderboardRelative));
+    structured["results_count"] = o.leaderboard.logCount;
+    structured["warnings"] = toJson(o.leaderboard.warnings);
+
+    QString text = QStringLiteral("recorded %1\n  %2 on %3: %4, candidate %5 us\n")
+                       .arg(o.logPath, o.log.target(), o.log.card(), Leaderboard::speedupCell(o.log),
+                            Leaderboard::timeCell(mean, o.log.candidateStd()));
+    if (o.beatsBest) {
+        text += o.bestBefore
+                    ? QStringLiteral("  beats the best so far: was %1\n").arg(bestLine(o.bestBefore))
+                    : QStringLiteral(
+                          "  beats the best so far: the first faster result for this target and card\n");
+    } else {
+        text += o.bestBefore
+                    ? QStringLiteral("  does not beat the best so far: %1\n").arg(bestLine(o.bestBefore))
+                    : QStringLiteral(
+                          "  does not beat the best so far: no faster result for this target and card yet\n");
+    }
+    text += QStringLiteral("  %1 regenerated from %2 result(s)\n")
+                .arg(leaderboardRelative)
+                .arg(o.leaderboard.logCount);
+    for (const QString &w : o.leaderboard.warnings)
+        text += QStringLiteral("  warning: %1\n").arg(w);
+
+    ToolResult result = ToolResult::success(std::move(structured), text);
+    result.resourceLinks = QStringList{uriFor(o.logPath), uriFor(leaderboardRelative)};
+    co_return result;
+}
+
+Json bestSchema()
+{
+    return Json{{"type", Json::array({"object", "null"})},
+                {"description", "A faster result for this target and card, or null when there is none."},
+                {"properties",
+                 {{"log", {{"type", "string"}}},
+                  {"recorded_at", {{"type", "string"}}},
+                  {"candidate_mean_ms", {{"type", Json::array({"number", "null"})}}},
+                  {"speedup", {{"type", Json::array({"number", "null"})}}},
+                  {"who", {{"type", "string"}}},
+                  {"note", {{"type", "string"}}}}}};
+}
+
+} // namespace
 
 void registerRecordTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("record");
-    spec.title = QStringLiteral("record");
-    spec.description = QStringLiteral("Not implemented yet.");
-    spec.inputSchema = Json{{"type", "object"}, {"properties", Json::object()}};
-    spec.outputSchema = Json{{"type", "object"}};
+    spec.title = QStringLiteral("Record a verify result and regenerate the leaderboard");
+    spec.description = QStringLiteral(
+        "Records one verify result, win or lose, as results/<target>/<UTC time>-<id>.json in the working "
+        "directory: "
+        "the verify result as given, plus note, who, the time, both scripts' sources with their sha256, the "
+        "interpreter, torch/Triton/CUDA versions and the card's clocks, temperature and throttle reasons at "
+        "verify "
+        "time. The log is written atomically (temporary file + rename that never overwrites), so two records "
+        "at once "
+        "both survive. Then regenerates LEADERBOARD.md from every log under results/ and nothing else, and "
+        "says "
+        "whether this result beats the best so far for the target and card: the best is the result with "
+        "verdict "
+        "'faster' and the lowest candidate mean time among the logs for the same target on the same card; a "
+        "result "
+        "beats it when it is 'faster' and its candidate mean is lower (the first faster one always does). "
+        "Use it after every verify, including losses. Fails, recording nothing, when the target name has "
+        "'/', '..' "
+        "or control characters, the verify result cannot be read or is not one, note or who is missing, a "
+        "script "
+        "changed since verify (re-run verify), or results/ cannot be written.");
+    spec.inputSchema = Json{
+        {"type", "object"},
+        {"properties",
+         {{"target",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"description",
+             "Target name, as given to new (e.g. rmsnorm); no '/', '..' or control characters."}}},
+          {"verify_result",
+           {{"oneOf", Json::array({Json{{"type", "object"}}, Json{{"type", "string"}}})},
+            {"description",
+             "The verify result: the object verify returned, or the path of a JSON file holding it "
+             "(e.g. saved with `hotkernel --json verify B C > verify.json`)."}}},
+          {"note",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"description", "One line: what changed in the candidate."}}},
+          {"who",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"description",
+             "Who honestly made the candidate, e.g. \"agent: <model>\" or \"hand-written by <name>\"."}}}}},
+        {"required", Json::array({"target", "verify_result", "note", "who"})},
+        {"additionalProperties", false}};
+    spec.outputSchema = Json{
+        {"type", "object"},
+        {"properties",
+         {{"log",
+           {{"type", "string"}, {"description", "The log written, relative to the working directory."}}},
+          {"log_uri", {{"type", "string"}}},
+          {"target", {{"type", "string"}}},
+          {"card", {{"type", "string"}}},
+          {"verdict", {{"type", "string"}}},
+          {"speedup", {{"type", Json::array({"number", "null"})}}},
+          {"candidate_mean_ms", {{"type", Json::array({"number", "null"})}}},
+          {"beats_best",
+           {{"type", "boolean"},
+            {"description", "Whether this result is the new best for target and card."}}},
+          {"best_before", bestSchema()},
+          {"best", bestSchema()},
+          {"leaderboard", {{"type", "string"}}},
+          {"leaderboard_uri", {{"type", "string"}}},
+          {"results_count", {{"type", "integer"}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+        {"required", Json::array({"log", "log_uri", "target", "card", "verdict", "beats_best", "best_before",
+                                  "best", "leaderboard", "leaderboard_uri", "results_count", "warnings"})}};
+    spec.annotations.readOnly = false;
+    spec.annotations.destructive = false;
+    spec.annotations.idempotent = false;
     spec.cliVerb = QStringLiteral("record");
-    spec.handler = [](Session &, Json, Job &) -> QCoro::Task<ToolResult> {
-        co_return ToolResult::error(QStringLiteral("record is not implemented yet in this build of hotkernel."));
-    };
+    spec.cliPositionals = QStringList{QStringLiteral("target"), QStringLiteral("verify_result")};
+    spec.handler = recordHandler;
     registry.add(std::move(spec));
 }
 

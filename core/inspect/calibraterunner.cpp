@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "calibraterunner.h"
+
+#include "../base/usererror.h"
+#include "../process/processrunner.h"
+#include "calibrationstore.h"
+#include "nativehelpers.h"
+
+#include <cstdio>
+
+namespace hotkernel {
+
+QCoro::Task<Json> CalibrateRunner::run(QStringList helperArguments, QPointer<Job> job)
+{
+    const QString helper = NativeHelpers::locate(NativeHelpers::calibrateFileName());
+    if (helper.isEmpty())
+        throw UserError(QStringLiteral("hotkernel-calibrate was not found (looked in: %1). It is built with hotkernel "
+                                       "when the CUDA Toolkit is found; or build it alone with `cmake -S core/native -B "
+                                       "build-native && cmake --build build-native` and set HOTKERNEL_NATIVE_DIR.")
+                            .arg(NativeHelpers::searchDirectories().join(QStringLiteral(", "))));
+    ProcessSpec spec;
+    spec.program = helper;
+    spec.arguments = helperArguments;
+    spec.timeout = std::chrono::minutes(5);
+    const ProcessResult result = co_await ProcessRunner::run(spec, job);
+    if (result.status == ProcessResult::Status::Cancelled)
+        throw UserError(QStringLiteral("calibration cancelled"));
+    // The helper prints one JSON object also when it fails (ok: false, error: why).
+    Json data;
+    const QByteArray out = result.standardOutput.trimmed();
+    const int lastLine = out.lastIndexOf('\n');
+    if (auto parsed = parseJson(lastLine >= 0 ? out.mid(lastLine + 1) : out))
+        data = std::move(*parsed);
+    const QString why = CalibrationStore::validate(data);
+    if (!why.isEmpty() || !result.succeeded()) {
+        throw UserError(QStringLiteral("%1 failed (%2): %3")
+                            .arg(spec.commandLine(),
+                                 result.status == ProcessResult::Status::TimedOut ? QStringLiteral("timed out")
+                                                                                 : QStringLiteral("exit %1").arg(result.exitCode),
+                                 why.isEmpty() ? result.stderrTail() : QString(why + QLatin1Char('\n') + result.stderrTail())));
+    }
+    co_return data;
+}
+
+QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir, bool json)
+{
+    bool record = false;
+    QStringList helperArgs;
+    for (int i = 0; i < arguments.size(); ++i) {
+        const QString &a = arguments[i];
+        if (a == QLatin1String("--record")) {
+            record = true;
+        } else if (a == QLatin1String("--quick")) {
+            helperArgs.append(a);
+        } else if (a == QLatin1String("--device") && i + 1 < arguments.size()) {
+            helperArgs << a << arguments[++i];
+        } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+            std::fputs("usage: hotkernel calibrate [--record] [--quick] [--device N]\n"
+                       "Measures this card's streaming bandwidth (device copy, read-only and write-only kernels)\n"
+                       "and bf16/fp16 tensor-core GEMM peak, and stores them for roofline under the user's data\n"
+                       "directory; --record also writes results/calibration/<card>-<time>.json here.\n",
+                       stdout);
+            co_return 0;
+        } else {
+            std::fprintf(stderr, "hotkernel calibrate: unknown argument '%s' (try --help)\n", qPrintable(a));
+            co_return 2;
+        }
+    }
+    std::fputs("hotkernel calibrate: measuring (about half a minute)...\n", stderr);
+    Json data;
+    try {
+        data = co_await run(helperArgs);
+    } catch (const UserError &e) {
+        std::fprintf(stderr, "hotkernel calibrate: %s\n", qPrintable(e.message()));
+        co_return 1;
+    }
+    QString error;
+    const QString saved = CalibrationStore::save(data, &error);
+    if (saved.isEmpty()) {
+        std::fprintf(stderr, "hotkernel calibrate: %s\n", qPrintable(error));
+        co_return 1;
+    }
+    QString recorded;
+    if (record) {
+        recorded = CalibrationStore::saveRecord(data, workDir, &error);
+        if (recorded.isEmpty()) {
+            std::fprintf(stderr, "hotkernel calibrate: %s\n", qPrintable(error));
+            co_return 1;
+        }
+    }
+    if (json) {
+        Json out{{"calibration", data}, {"saved", toStd(saved)}, {"recorded", recorded.isEmpty() ? Json(nullptr) : Json(toStd(recorded))}};
+        std::printf("%s\n", out.dump().c_str());
+        co_return 0;
+    }
+    QString text = QStringLiteral("%1 (%2)\n").arg(stringField(data, "card"), stringField(data, "uuid"));
+    const Json figures = data.value("figures", Json::object());
+    for (auto it = figures.begin(); it != figures.end(); ++it) {
+        text += QStringLiteral("  %1 %2 %3  %4\n")
+                    .arg(toQt(it.key()), -16)
+                    .arg(it.value().value("value", 0.0), 9, 'f', 1)
+                    .arg(stringField(it.value(), "unit"), -8)
+                    .arg(stringField(it.value(), "method"));
+    }
+    text += QStringLiteral("saved %1\n").arg(saved);
+    if (!recorded.isEmpty())
+        text += QStringLiteral("recorded %1\n").arg(recorded);
+    std::fputs(text.toUtf8().constData(), stdout);
+    co_return 0;
+}
+
+} // namespace hotkernel

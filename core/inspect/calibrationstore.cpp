@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "calibrationstore.h"
+
+#include "cardtable.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+#include <functional>
+
+namespace hotkernel {
+
+namespace {
+
+QString safeFileStem(const QString &s)
+{
+    static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9._-]+"));
+    QString out = s;
+    out.replace(unsafe, QStringLiteral("-"));
+    out.replace(QLatin1String(".."), QLatin1String("-")); // no way out of the directory, no hidden files
+    while (out.startsWith(QLatin1Char('.')))
+        out.remove(0, 1);
+    return out.isEmpty() ? QStringLiteral("unknown") : out;
+}
+
+QString writeJson(const QString &path, const Json &data, QString *error)
+{
+    if (!QDir().mkpath(QFileInfo(path).absolutePath())) {
+        if (error)
+            *error = QStringLiteral("cannot create %1").arg(QFileInfo(path).absolutePath());
+        return {};
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        return {};
+    }
+    file.write(QByteArray::fromStdString(data.dump(2)));
+    file.write("\n");
+    if (!file.commit()) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+        return {};
+    }
+    return path;
+}
+
+std::optional<Json> readJson(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    auto j = parseJson(file.readAll());
+    if (!j || !CalibrationStore::validate(*j).isEmpty())
+        return std::nullopt;
+    return j;
+}
+
+// Newest first (by the measured_at stamp, then the file time) among *.json in dir that pass.
+std::optional<StoredCalibration> newestIn(const QString &dir, const std::function<bool(const Json &)> &accept)
+{
+    std::optional<StoredCalibration> best;
+    QString bestStamp;
+    const QFileInfoList files = QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files);
+    for (const QFileInfo &fi : files) {
+        auto j = readJson(fi.absoluteFilePath());
+        if (!j || !accept(*j))
+            continue;
+        const QString stamp = stringField(*j, "measured_at") + fi.lastModified().toUTC().toString(Qt::ISODate);
+        if (!best || stamp > bestStamp) {
+            best = StoredCalibration{std::move(*j), fi.absoluteFilePath()};
+            bestStamp = stamp;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+QString CalibrationStore::userDirectory()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/calibration");
+}
+
+QString CalibrationStore::userPath(const QString &uuid)
+{
+    return userDirectory() + QLatin1Char('/') + safeFileStem(uuid) + QStringLiteral(".json");
+}
+
+QString CalibrationStore::recordDirectory(const QString &workDir)
+{
+    return QDir(workDir).absoluteFilePath(QStringLiteral("results/calibration"));
+}
+
+QString CalibrationStore::validate(const Json &c)
+{
+    if (!c.is_object())
+        return QStringLiteral("not a JSON object");
+    if (stringField(c, "tool") != QLatin1String("hotkernel-calibrate"))
+        return QStringLiteral("not a hotkernel-calibrate result (no \"tool\": \"hotkernel-calibrate\")");
+    if (!c.value("ok", false))
+        return QStringLiteral("calibration failed: %1").arg(stringField(c, "error", QStringLiteral("no reason given")));
+    if (stringField(c, "uuid").isEmpty())
+        return QStringLiteral("no card uuid");
+    const Json figures = c.value("figures", Json::object());
+    const Json copy = figures.is_object() ? figures.value("copy_gbs", Json::object()) : Json::object();
+    if (!copy.is_object() || !copy.value("value", Json()).is_number() || copy["value"].get<double>() <= 0)
+        return QStringLiteral("no positive figures.copy_gbs.value");
+    return {};
+}
+
+QString CalibrationStore::save(const Json &calibration, QString *error)
+{
+    const QString why = validate(calibration);
+    if (!why.isEmpty()) {
+        if (error)
+            *error = why;
+        return {};
+    }
+    return writeJson(userPath(stringField(calibration, "uuid")), calibration, error);
+}
+
+QString CalibrationStore::saveRecord(const Json &calibration, const QString &workDir, QString *error)
+{
+    const QString why = validate(calibration);
+    if (!why.isEmpty()) {
+        if (error)
+            *error = why;
+        return {};
+    }
+    const QString cardName = stringField(calibration, "card");
+    const CardSpec *row = CardTable::builtin().find(cardName);
+    const QString stem = row ? row->id : safeFileStem(CardTable::normalizedName(cardName));
+    const QString time = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    // Never overwrite an earlier record (two calibrations within one second).
+    const QString base = recordDirectory(workDir) + QLatin1Char('/') + stem + QLatin1Char('-') + time;
+    QString path = base + QStringLiteral(".json");
+    for (int n = 2; QFileInfo::exists(path); ++n)
+        path = base + QLatin1Char('-') + QString::number(n) + QStringLiteral(".json");
+    return writeJson(path, calibration, error);
+}
+
+std::optional<StoredCalibration> CalibrationStore::load(const QString &uuid, const QString &workDir)
+{
+    if (uuid.isEmpty())
+        return std::nullopt;
+    auto sameCard = [&](const Json &j) { return stringField(j, "uuid").compare(uuid, Qt::CaseInsensitive) == 0; };
+    if (!workDir.isEmpty()) {
+        if (auto recorded = newestIn(recordDirectory(workDir), sameCard))
+            return recorded;
+    }
+    const QString path = userPath(uuid);
+    if (auto j = readJson(path); j && sameCard(*j))
+        return StoredCalibration{std::move(*j), path};
+    return std::nullopt;
+}
+
+std::optional<StoredCalibration> CalibrationStore::loadForCard(const QString &cardId, const QString &workDir)
+{
+    auto sameRow = [&](const Json &j) {
+        const CardSpec *row = CardTable::builtin().find(stringField(j, "card"));
+        return row && row->id == cardId;
+    };
+    if (!workDir.isEmpty()) {
+        if (auto recorded = newestIn(recordDirectory(workDir), sameRow))
+            return recorded;
+    }
+    return newestIn(userDirectory(), sameRow);
+}
+
+MeasuredCeilings CalibrationStore::ceilings(const StoredCalibration &c)
+{
+    MeasuredCeilings m;
+    m.origin = c.origin;
+    m.measuredAt = stringField(c.data, "measured_at");
+    m.uuid = stringField(c.data, "uuid");
+    m.card = stringField(c.data, "card");
+    const Json figures = c.data.value("figures", Json::object());
+    auto figure = [&](const char *key) -> std::optional<double> {
+        const Json f = figures.value(key, Json::object());
+        if (f.is_object() && f.value("value", Json()).is_number() && f["value"].get<double>() > 0)
+            return f["value"].get<double>();
+        return std::nullopt;
+    };
+    if (auto copy = figure("copy_gbs")) {
+        m.bandwidthBytesPerSecond = *copy * 1e9;
+        m.bandwidthMethod = stringField(figures.value("copy_gbs", Json::object()), "method");
+    }
+    for (const QString &dtype : CardTable::dtypes()) {
+        if (auto peak = figure((dtype + QStringLiteral("_tflops")).toLatin1().constData()))
+            m.peakFlopsPerSecond[dtype] = *peak * 1e12;
+    }
+    return m;
+}
+
+} // namespace hotkernel

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "disasmrunner.h"
+
+#include "../base/usererror.h"
+#include "../process/processrunner.h"
+#include "../session/job.h"
+#include "cudatools.h"
+#include "sassparser.h"
+
+#include <QCoroFuture>
+#include <QFile>
+#include <QFileInfo>
+#include <QtConcurrent>
+
+namespace hotkernel {
+
+namespace {
+
+QCoro::Task<QByteArray> runTool(QString program, QStringList arguments, QPointer<Job> job, QString *commandLine)
+{
+    ProcessSpec spec;
+    spec.program = program;
+    spec.arguments = arguments;
+    spec.timeout = std::chrono::minutes(5);
+    if (commandLine)
+        *commandLine = spec.commandLine();
+    const ProcessResult result = co_await ProcessRunner::run(spec, job);
+    if (result.status == ProcessResult::Status::Cancelled)
+        co_return QByteArray();
+    if (result.status == ProcessResult::Status::FailedToStart)
+        throw UserError(QStringLiteral("Could not start %1: %2.").arg(program, result.errorString));
+    if (result.status == ProcessResult::Status::TimedOut)
+        throw UserError(QStringLiteral("`%1` ran for over 5 minutes and was stopped; disassemble a smaller file "
+                                       "(a single .cubin) instead.").arg(spec.commandLine()));
+    if (!result.succeeded())
+        throw UserError(QStringLiteral("`%1` failed (exit %2): %3. Check that the file is a CUDA binary "
+                                       "(.cubin, .so or executable with device code) or PTX.")
+                            .arg(spec.commandLine())
+                            .arg(result.exitCode)
+                            .arg(result.stderrTail(6).trimmed()));
+    co_return result.standardOutput;
+}
+
+bool isCubin(const QString &path)
+{
+    return path.endsWith(QLatin1String(".cubin"));
+}
+
+} // namespace
+
+namespace {
+
+struct Parsed
+{
+    std::vector<SassFunction> functions;
+    QString error;
+};
+
+Parsed readAndParsePtx(const QString &path)
+{
+    Parsed out;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        out.error = QStringLiteral("Cannot read %1: %2.").arg(path, file.errorString());
+    else
+        out.functions = SassParser::parsePtx(file.readAll());
+    return out;
+}
+
+std::vector<SassFunction> parseListing(const QByteArray &output, bool ptx)
+{
+    return ptx ? SassParser::parsePtx(output) : SassParser::parseSass(output);
+}
+
+// g++ 12 destroys the temporaries of a co_await that a coroutine skipped (a branch not taken, an
+// early co_return) as if it had run, which corrupts the heap. So these coroutines await
+// unconditionally, and the choice of path is made by plain functions that return one of them.
+QCoro::Task<std::vector<SassFunction>> ptxFile(QString path)
+{
+    const Parsed parsed = co_await QtConcurrent::run(readAndParsePtx, path);
+    if (!parsed.error.isEmpty())
+        throw UserError(parsed.error);
+    co_return parsed.functions;
+}
+
+QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList arguments, bool ptx, QPointer<Job> job,
+                                                  QString *commandLine)
+{
+    const QByteArray output = co_await runTool(program, arguments, job, commandLine);
+    // Parsed also after a cancel (the output is then empty): no co_await may be skipped.
+    // A named function, not a capturing lambda: g++ 12 destroys a lambda temporary inside a
+    // co_await expression twice (its captured QByteArray was freed early).
+    std::vector<SassFunction> functions = co_await QtConcurrent::run(parseListing, output, ptx);
+    co_return functions;
+}
+
+QCoro::Task<std::map<QString, std::map<QString, QString>>> runResourceUsage(QString program, QString path, QPointer<Job> job)
+{
+    const QStringList arguments{QStringLiteral("-res-usage"), path};
+    const QByteArray output = co_await runTool(program, arguments, job, nullptr);
+    co_return DisasmRunner::parseResourceUsage(output);
+}
+
+QCoro::Task<std::map<QString, std::map<QString, QString>>> noResourceUsage()
+{
+    co_return std::map<QString, std::map<QString, QString>>();
+}
+
+} // namespace
+
+QCoro::Task<std::vector<SassFunction>> DisasmRunner::disassemble(QString path, QString level, QString tool,
+                                                                QPointer<Job> job, QString *commandLine)
+{
+    if (!QFileInfo(path).isFile())
+        throw UserError(QStringLiteral("%1 does not exist or is not a file. Give a .cubin, .ptx, .so or executable.").arg(path));
+    const bool ptx = level == QLatin1String("ptx");
+    if (path.endsWith(QLatin1String(".ptx"))) {
+        if (!ptx)
+            throw UserError(QStringLiteral("%1 is PTX text; ask for level \"ptx\", or give the compiled .cubin for SASS.").arg(path));
+        if (commandLine)
+            *commandLine = QStringLiteral("read %1").arg(path);
+        return ptxFile(path);
+    }
+    if (tool == QLatin1String("auto"))
+        tool = isCubin(path) && !ptx ? QStringLiteral("nvdisasm") : QStringLiteral("cuobjdump");
+    if (tool == QLatin1String("nvdisasm")) {
+        if (ptx || !isCubin(path))
+            throw UserError(QStringLiteral("nvdisasm reads SASS from a .cubin only; use tool \"cuobjdump\" for %1 (level %2).")
+                                .arg(path, level));
+        const QString program = CudaTools::require(QStringLiteral("nvdisasm"), QStringLiteral("HOTKERNEL_NVDISASM"));
+        return runAndParse(program, QStringList{QStringLiteral("-c"), path}, false, job, commandLine); // -c: code only
+    }
+    const QString program = CudaTools::require(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP"));
+    return runAndParse(program, QStringList{ptx ? QStringLiteral("-ptx") : QStringLiteral("-sass"), path}, ptx, job, commandLine);
+}
+
+QCoro::Task<std::map<QString, std::map<QString, QString>>> DisasmRunner::resourceUsage(QString path, QPointer<Job> job)
+{
+    if (path.isEmpty())
+        return noResourceUsage();
+    return runResourceUsage(CudaTools::require(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP")), path, job);
+}
+
+std::map<QString, std::map<QString, QString>> DisasmRunner::parseResourceUsage(QByteArrayView text)
+{
+    // " Function NAME:\n  REG:22 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:556 ..."
+    std::map<QString, std::map<QString, QString>> out;
+    QString current;
+    for (const QByteArrayView rawLine : QByteArray(text.toByteArray()).split('\n')) {
+        const QByteArrayView line = rawLine.trimmed();
+        if (line.startsWith("Function ") && line.endsWith(':')) {
+            current = QString::fromUtf8(line.sliced(9, line.size() - 10));
+            continue;
+        }
+        if (current.isEmpty() || !line.contains(':'))
+            continue;
+        for (const QByteArray &pair : line.toByteArray().split(' ')) {
+            const qsizetype colon = pair.lastIndexOf(':');
+            if (colon > 0)
+                out[current][QString::fromUtf8(pair.first(colon))] = QString::fromUtf8(pair.sliced(colon + 1));
+        }
+        current.clear();
+    }
+    return out;
+}
+
+} // namespace hotkernel

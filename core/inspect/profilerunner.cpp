@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "profilerunner.h"
+
+#include "../base/usererror.h"
+#include "../process/processrunner.h"
+#include "../session/job.h"
+#include "cudatools.h"
+#include "ncudetailsparser.h"
+#include "nsyskernsumparser.h"
+#include "traceparser.h"
+
+#include <QCoroFuture>
+#include <QFile>
+#include <QFileInfo>
+#include <QtConcurrent>
+
+namespace hotkernel {
+
+namespace {
+
+struct ParseResult
+{
+    KernelTable table;
+    QString error;
+};
+
+using Parser = KernelTable (*)(QByteArrayView, const QString &);
+
+// Parsers throw UserError; QtConcurrent only forwards QException, so the message travels back as a value.
+ParseResult parseCaught(Parser parse, const QByteArray &data, const QString &path)
+{
+    ParseResult out;
+    try {
+        out.table = parse(data, path);
+    } catch (const UserError &e) {
+        out.error = e.message();
+    }
+    return out;
+}
+
+// Named function arguments, no capturing lambda: g++ 12 destroys lambda temporaries inside a
+// co_await expression twice.
+QCoro::Task<KernelTable> parseOffThread(QByteArray data, QString path, Parser parse)
+{
+    const ParseResult r = co_await QtConcurrent::run(parseCaught, parse, data, path);
+    if (!r.error.isEmpty())
+        throw UserError(r.error);
+    co_return r.table;
+}
+
+void saveFile(const QString &path, const QByteArray &data)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(data) != data.size())
+        throw UserError(QStringLiteral("Cannot write %1: %2.").arg(path, file.errorString()));
+}
+
+// Common failure handling for the profiler process itself.
+void checkProfilerRun(const ProcessResult &r, const ProcessSpec &spec, int timeoutSeconds)
+{
+    const QByteArray all = r.standardOutput + r.standardError;
+    if (all.contains("ERR_NVGPUCTRPERM"))
+        throw UserError(ProfileRunner::counterPermissionAdvice());
+    if (r.status == ProcessResult::Status::FailedToStart)
+        throw UserError(QStringLiteral("Could not start %1: %2.").arg(spec.program, r.errorString));
+    if (r.status == ProcessResult::Status::TimedOut)
+        throw UserError(QStringLiteral("The profiled command ran past %1 s and was stopped. ncu replays each profiled "
+                                       "kernel many times: narrow it with kernel_regex and launch_count, or raise "
+                                       "timeout_s.").arg(timeoutSeconds));
+}
+
+QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, QPointer<Job> job)
+{
+    ProfileOutcome out;
+    out.tool = QStringLiteral("ncu");
+    const QString ncu = CudaTools::require(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU"));
+    ProcessSpec spec;
+    spec.program = ncu;
+    spec.workingDirectory = request.workingDirectory;
+    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    spec.arguments << QStringLiteral("--clock-control") << request.clockControl;
+    if (!request.kernelRegex.isEmpty())
+        spec.arguments << QStringLiteral("-k") << QStringLiteral("regex:") + request.kernelRegex;
+    if (request.launchSkip > 0)
+        spec.arguments << QStringLiteral("-s") << QString::number(request.launchSkip);
+    if (request.launchCount > 0)
+        spec.arguments << QStringLiteral("-c") << QString::number(request.launchCount);
+    if (!request.set.isEmpty())
+        spec.arguments << QStringLiteral("--set") << request.set;
+    for (const QString &section : request.sections)
+        spec.arguments << QStringLiteral("--section") << section;
+    if (request.importSource)
+        spec.arguments << QStringLiteral("--import-source") << QStringLiteral("yes");
+    spec.arguments << QStringLiteral("-o") << request.reportBase << QStringLiteral("-f");
+    spec.arguments << request.command;
+    out.commands << spec.commandLine();
+    if (job)
+        job->setProgress(0, 2, QStringLiteral("profiling with ncu (each kernel is replayed; this is slow)"));
+    const ProcessResult r = co_await ProcessRunner::run(spec, job);
+    if (!job || job->isCancelled())
+        co_return out;
+    checkProfilerRun(r, spec, request.timeoutSeconds);
+    out.exitCode = r.exitCode;
+    out.stderrTail = r.stderrTail(12);
+    out.report = request.reportBase + QStringLiteral(".ncu-rep");
+    if (!QFileInfo::exists(out.report)) {
+        const QByteArray all = r.standardOutput + r.standardError;
+        if (all.contains("No kernels were profiled"))
+            throw UserError(QStringLiteral("ncu profiled no kernel%1. Check kernel_regex against the kernel names "
+                                           "(torch_trace or profile --tool trace lists them) and that the command "
+                                           "launches kernels at all.\n%2")
+                                .arg(request.kernelRegex.isEmpty() ? QString() : QStringLiteral(" matching '%1'").arg(request.kernelRegex),
+                                     out.stderrTail));
+        throw UserError(QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r.exitCode).arg(out.stderrTail));
+    }
+
+    if (job)
+        job->setProgress(1, 2, QStringLiteral("exporting the details page"));
+    ProcessSpec exportSpec;
+    exportSpec.program = ncu;
+    exportSpec.workingDirectory = request.workingDirectory;
+    exportSpec.timeout = std::chrono::minutes(5);
+    exportSpec.arguments << QStringLiteral("--import") << out.report << QStringLiteral("--csv")
+                         << QStringLiteral("--page") << QStringLiteral("details");
+    out.commands << exportSpec.commandLine();
+    const ProcessResult e = co_await ProcessRunner::run(exportSpec, job);
+    if (!job || job->isCancelled())
+        co_return out;
+    if (!e.succeeded())
+        throw UserError(QStringLiteral("`%1` failed: %2").arg(exportSpec.commandLine(), e.stderrTail(6)));
+    out.summaryCsv = request.reportBase + QStringLiteral(".details.csv");
+    saveFile(out.summaryCsv, e.standardOutput);
+    out.table = co_await parseOffThread(e.standardOutput, out.summaryCsv, &NcuDetailsParser::parse);
+    co_return out;
+}
+
+QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, QPointer<Job> job)
+{
+    ProfileOutcome out;
+    out.tool = QStringLiteral("nsys");
+    const QString nsys = CudaTools::require(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS"));
+    ProcessSpec spec;
+    spec.program = nsys;
+    spec.workingDirectory = request.workingDirectory;
+    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    spec.arguments << QStringLiteral("profile") << QStringLiteral("--trace") << QStringLiteral("cuda")
+                   << QStringLiteral("--force-overwrite") << QStringLiteral("true")
+                   << QStringLiteral("-o") << request.reportBase << request.command;
+    out.commands << spec.commandLine();
+    if (job)
+        job->setProgress(0, 2, QStringLiteral("tracing with nsys"));
+    const ProcessResult r = co_await ProcessRunner::run(spec, job);
+    if (!job || job->isCancelled())
+        co_return out;
+    checkProfilerRun(r, spec, request.timeoutSeconds);
+    out.exitCode = r.exitCode;
+    out.stderrTail = r.stderrTail(12);
+    out.report = request.reportBase + QStringLiteral(".nsys-rep");
+    if (!QFileInfo::exists(out.report))
+        throw UserError(QStringLiteral("nsys wrote no report (exit %1):\n%2").arg(r.exitCode).arg(out.stderrTail));
+
+    if (job)
+        job->setProgress(1, 2, QStringLiteral("summarising kernels"));
+    // cuda_gpu_kern_sum since nsys 2023; gpukernsum before.
+    QByteArray csv;
+    const QStringList reportNames{QStringLiteral("cuda_gpu_kern_sum"), QStringLiteral("gpukernsum")};
+    ProcessSpec stats;
+    stats.program = nsys;
+    stats.workingDirectory = request.workingDirectory;
+    stats.timeout = std::chrono::minutes(5);
+    ProcessResult s;
+    for (const QString &report : reportNames) {
+        stats.arguments = QStringList{QStringLiteral("stats"), QStringLiteral("--report"), report, QStringLiteral("--format"),
+                                      QStringLiteral("csv"), QStringLiteral("--output"), QStringLiteral("-"), out.report};
+        s = co_await ProcessRunner::run(stats, job);
+        if (!job || job->isCancelled() || (s.succeeded() && s.standardOutput.contains("Total Time")))
+            break;
+    }
+    if (!job || job->isCancelled())
+        co_return out;
+    if (s.succeeded() && s.standardOutput.contains("Total Time")) {
+        out.commands << stats.commandLine();
+        csv = s.standardOutput;
+    }
+    if (csv.isEmpty())
+        throw UserError(QStringLiteral("`nsys stats --report cuda_gpu_kern_sum` found no kernels in %1: did the command "
+                                       "launch any CUDA kernel?").arg(out.report));
+    out.summaryCsv = request.reportBase + QStringLiteral(".kernsum.csv");
+    saveFile(out.summaryCsv, csv);
+    out.table = co_await parseOffThread(csv, out.summaryCsv, &NsysKernSumParser::parse);
+    co_return out;
+}
+
+QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, QPointer<Job> job)
+{
+    ProfileOutcome out;
+    out.tool = QStringLiteral("trace");
+    QStringList tried;
+    const QString library = CudaTools::tracerLibrary(&tried);
+    if (library.isEmpty())
+        throw UserError(QStringLiteral("hotkernel's kernel tracer (libhotkernel_tracer.so) is not here (looked at: %1). "
+                                       "It is built only when the CUDA Toolkit with CUPTI is found at build time: "
+                                       "rebuild hotkernel with the toolkit installed, set HOTKERNEL_TRACER to a built "
+                                       "library, or use tool \"ncu\".").arg(tried.join(QStringLiteral(", "))));
+    out.report = request.reportBase + QStringLiteral(".trace.jsonl");
+    QFile::remove(out.report); // the tracer appends (several processes share one file)
+    ProcessSpec spec;
+    spec.program = request.command.value(0);
+    spec.arguments = request.command.mid(1);
+    spec.workingDirectory = request.workingDirectory;
+    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    spec.extraEnvironment.insert(QStringLiteral("CUDA_INJECTION64_PATH"), library);
+    spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), out.report);
+    out.commands << QStringLiteral("CUDA_INJECTION64_PATH=%1 HOTKERNEL_TRACE_FILE=%2 %3")
+                        .arg(shellQuote(library), shellQuote(out.report), spec.commandLine());
+    if (job)
+        job->setProgress(0, 1, QStringLiteral("running under the kernel tracer"));
+    const ProcessResult r = co_await ProcessRunner::run(spec, job);
+    if (!job || job->isCancelled())
+        co_return out;
+    checkProfilerRun(r, spec, request.timeoutSeconds);
+    out.exitCode = r.exitCode;
+    out.stderrTail = r.stderrTail(12);
+    QFile file(out.report);
+    if (!file.open(QIODevice::ReadOnly))
+        throw UserError(QStringLiteral("The tracer wrote no trace (exit %1). Either the command never initialised CUDA, "
+                                       "or the driver did not load %2 (CUDA_INJECTION64_PATH).\n%3")
+                            .arg(r.exitCode).arg(library, out.stderrTail));
+    out.table = co_await parseOffThread(file.readAll(), out.report, &TraceParser::parse);
+    co_return out;
+}
+
+} // namespace
+
+QString ProfileRunner::counterPermissionAdvice()
+{
+    return QStringLiteral(
+        "ncu failed with ERR_NVGPUCTRPERM: this user may not read the GPU's performance counters (the driver restricts "
+        "them to administrators by default). Either run as root (sudo), or allow all users once: create "
+        "/etc/modprobe.d/nvidia-profiler.conf with `options nvidia NVreg_RestrictProfilingToAdminUsers=0`, then reload "
+        "the driver or reboot (see https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it with "
+        "--cap-add=SYS_ADMIN. Meanwhile `profile --tool trace` times kernels without counters.");
+}
+
+QCoro::Task<ProfileOutcome> ProfileRunner::run(ProfileRequest request, QPointer<Job> job)
+{
+    if (request.command.isEmpty())
+        throw UserError(QStringLiteral("Give the command to profile, e.g. [\"python\", \"rmsnorm_baseline.py\"]."));
+    if (request.tool == QLatin1String("ncu"))
+        co_return co_await runNcu(std::move(request), job);
+    if (request.tool == QLatin1String("nsys"))
+        co_return co_await runNsys(std::move(request), job);
+    if (request.tool == QLatin1String("trace"))
+        co_return co_await runTrace(std::move(request), job);
+    throw UserError(QStringLiteral("Unknown profiler '%1': use ncu, nsys or trace.").arg(request.tool));
+}
+
+} // namespace hotkernel

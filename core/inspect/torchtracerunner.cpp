@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "torchtracerunner.h"
+
+#include "../base/usererror.h"
+#include "../process/processrunner.h"
+#include "../session/job.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace hotkernel {
+
+std::optional<Json> TorchTraceRunner::lastJsonObject(const QByteArray &output)
+{
+    const QList<QByteArray> lines = output.split('\n');
+    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
+        const QByteArray line = it->trimmed();
+        if (!line.startsWith('{'))
+            continue;
+        if (auto parsed = parseJson(line); parsed && parsed->is_object())
+            return parsed;
+    }
+    return std::nullopt;
+}
+
+QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, QPointer<Job> job)
+{
+    // The wrapper ships inside the binary; the interpreter needs it as a file.
+    auto dir = std::make_unique<QTemporaryDir>();
+    if (!dir->isValid())
+        throw UserError(QStringLiteral("Cannot create a temporary directory: %1.").arg(dir->errorString()));
+    const QString wrapper = dir->filePath(QStringLiteral("torch_trace.py"));
+    if (!QFile::copy(QStringLiteral(":/hotkernel/scripts/torch_trace.py"), wrapper))
+        throw UserError(QStringLiteral("This hotkernel build lacks its torch_trace.py resource; rebuild hotkernel."));
+
+    ProcessSpec spec;
+    spec.program = request.python;
+    spec.arguments << wrapper << QStringLiteral("--top") << QString::number(request.top);
+    if (!request.chromeTrace.isEmpty())
+        spec.arguments << QStringLiteral("--chrome-trace") << request.chromeTrace;
+    spec.arguments << request.script << request.arguments;
+    spec.workingDirectory = request.workingDirectory;
+    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    spec.extraEnvironment.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
+    if (job)
+        job->setProgress(0, std::nullopt, QStringLiteral("running %1 under torch.profiler").arg(request.script));
+    const ProcessResult r = co_await ProcessRunner::run(spec, job);
+    if (!job || job->isCancelled())
+        co_return Json::object();
+    if (r.status == ProcessResult::Status::FailedToStart)
+        throw UserError(QStringLiteral("Could not start %1: %2. Set HOTKERNEL_PYTHON to an interpreter with torch.")
+                            .arg(request.python, r.errorString));
+    if (r.status == ProcessResult::Status::TimedOut)
+        throw UserError(QStringLiteral("%1 ran past %2 s under the profiler and was stopped; shorten the script (fewer "
+                                       "iterations) or raise timeout_s.").arg(request.script).arg(request.timeoutSeconds));
+    std::optional<Json> document = lastJsonObject(r.standardOutput);
+    if (!document)
+        throw UserError(QStringLiteral("The profiler wrapper printed no result (exit %1). Last lines of stderr:\n%2")
+                            .arg(r.exitCode).arg(r.stderrTail(12)));
+    if (document->contains("error")) {
+        QString message = QStringLiteral("torch_trace: %1").arg(toQt((*document)["error"].get<std::string>()));
+        if (document->contains("traceback"))
+            message += QStringLiteral(":\n") + toQt((*document)["traceback"].get<std::string>()).trimmed();
+        else
+            message += QStringLiteral(". Last lines of stderr:\n") + r.stderrTail(8);
+        throw UserError(message + QStringLiteral("\nFix the script so it runs on its own (`python %1`), then trace it again.")
+                                      .arg(request.script));
+    }
+    co_return *document;
+}
+
+} // namespace hotkernel

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "benchrun.h"
+
+#include "../base/usererror.h"
+#include "../session/job.h"
+#include "../session/session.h"
+#include "devicelock.h"
+#include "measuresetup.h"
+#include "statistics.h"
+#include "workerscriptrunner.h"
+
+#include <QElapsedTimer>
+
+namespace hotkernel {
+
+QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &jobRef)
+{
+    QPointer<Job> job(&jobRef);
+    const int n = arguments.value("n", 7);
+    const int warmup = arguments.value("warmup", 1);
+    const bool fresh = arguments.value("fresh", false);
+    const auto timeout = std::chrono::milliseconds(qint64(arguments.value("timeout", 300.0) * 1000.0));
+    if (n < 1)
+        throw UserError(QStringLiteral("n must be at least 1."));
+    const QString startedAt = MeasureSetup::utcNow();
+    QElapsedTimer wall;
+    wall.start();
+    const ScriptFile file = MeasureSetup::script(session, arguments, "script");
+    const QString shippedContract = MeasureSetup::shippedContractSha256();
+    QStringList warnings;
+
+    job->setProgress(0, std::nullopt, QStringLiteral("looking for the Python interpreter"));
+    const PythonInfo python = co_await session.python().locate(job);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+
+    PreparedRunner prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), file, python, fresh, timeout, job);
+    struct Cleanup
+    {
+        Session &session;
+        PreparedRunner *runner;
+        bool all = false; // dead workers (failed, timed out, cancelled) always leave the pool
+        ~Cleanup() { MeasureSetup::releaseWorkers(session, {runner}, all); }
+    } cleanup{session, &prepared};
+
+    job->setProgress(0, double(n + warmup),
+                     fresh ? QStringLiteral("fresh mode: one process per run")
+                           : (prepared.reused ? QStringLiteral("reusing the worker") : QStringLiteral("starting the worker")));
+    const Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, &warnings);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    const bool ready = co_await prepared.runner->waitReady();
+    if (!job || !ready || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+
+    DeviceLock deviceLock;
+    const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, [job](const QString &message) {
+        if (job)
+            job->setProgress(0, std::nullopt, message);
+    });
+    if (!job || !locked || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+
+    std::vector<double> samples;
+    Json runs = Json::array();
+    RunLine first;
+    for (int i = 0; i < warmup + n; ++i) {
+        const RunOutcome outcome = co_await prepared.runner->run(i);
+        if (!job || outcome.cancelled || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+        const RunLine &line = outcome.line;
+        if (const QString error = stringField(line.json, "error"); !error.isEmpty())
+            throw UserError(QStringLiteral("%1 run %2: the contract reported an error: %3").arg(file.given).arg(i).arg(error));
+        if (!line.ok)
+            throw UserError(QStringLiteral("%1 run %2: the output check failed (%3). bench times only scripts whose "
+                                           "output matches the reference; fix the function, or run verify to see "
+                                           "it as 'incorrect'.")
+                                .arg(file.given)
+                                .arg(i)
+                                .arg(line.mismatch.isEmpty() ? QStringLiteral("ok is false") : line.mismatch));
+        if (i == 0)
+            first = line;
+        job->setProgress(i + 1, double(n + warmup),
+                         QStringLiteral("run %1%2: %3 ms").arg(i).arg(i < warmup ? QStringLiteral(" (warm-up)") : QString()).arg(line.ms, 0, 'g', 5));
+        if (i < warmup)
+            continue;
+        samples.push_back(line.ms);
+        runs.push_back(Json{{"run", i}, {"ms", line.ms}, {"timer", toStd(line.timer)}, {"samples_ms", line.samplesMs},
+                            {"max_err", line.json.value("max_err", Json())}, {"wall_s", outcome.wallSeconds}});
+    }
+    deviceLock.release();
+
+    const QString ran = stringField(first.json, "contract_sha256");
+    if (!shippedContract.isEmpty() && ran != shippedContract)
+        warnings.append(QStringLiteral("the script ran a contract (%1) that differs from the one this hotkernel ships (%2); "
+                                       "verify will call it invalid. Re-vendor it with `hotkernel new --force`.")
+                            .arg(ran.isEmpty() ? QStringLiteral("none reported") : ran.left(12), shippedContract.left(12)));
+
+    const SampleStats s = Statistics::describe(samples);
+    Json r = Json::object();
+    r["tool"] = "bench";
+    r["hotkernel_version"] = HOTKERNEL_VERSION;
+    r["script"] = toStd(file.given);
+    r["script_path"] = toStd(file.path);
+    r["script_sha256"] = toStd(file.sha256);
+    r["target"] = first.json.value("target", Json());
+    r["n"] = s.n;
+    r["warmup"] = warmup;
+    r["mode"] = fresh ? "fresh" : "warm";
+    r["worker_reused"] = prepared.reused;
+    r["stats"] = Json{{"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
+    r["runs"] = runs;
+    const Json flops = first.json.value("flops", Json());
+    const Json bytes = first.json.value("bytes", Json());
+    r["roofline_inputs"] = Json{{"flops", flops}, {"bytes", bytes}};
+    // What the mean time achieves: the point the roofline view plots.
+    r["achieved"] = Json{{"tflops", flops.is_number() && s.mean > 0 ? Json(flops.get<double>() / (s.mean * 1e-3) / 1e12) : Json()},
+                         {"gbps", bytes.is_number() && s.mean > 0 ? Json(bytes.get<double>() / (s.mean * 1e-3) / 1e9) : Json()}};
+    r["contract"] = MeasureSetup::contractJson(first);
+    r["contract"]["shipped_contract_sha256"] = shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
+    r["versions"] = MeasureSetup::versionsJson(first);
+    r["interpreter"] = MeasureSetup::interpreterJson(python);
+    r["gpu"] = gpu;
+    r["commands"] = toJson(QStringList{prepared.runner->commandLine()});
+    r["warnings"] = toJson(warnings);
+    r["started_at"] = toStd(startedAt);
+    r["finished_at"] = toStd(MeasureSetup::utcNow());
+    r["wall_s"] = wall.nsecsElapsed() / 1e9;
+    co_return ToolResult::success(r, text(r));
+}
+
+namespace {
+QString num(const Json &v, int precision = 5)
+{
+    return v.is_number() ? QString::number(v.get<double>(), 'g', precision) : QStringLiteral("-");
+}
+QString str(const Json &o, const char *key)
+{
+    return o.contains(key) && o[key].is_string() ? toQt(o[key].get<std::string>()) : QStringLiteral("?");
+}
+} // namespace
+
+QString BenchRun::text(const Json &r)
+{
+    const Json &s = r["stats"];
+    const Json &c = r["contract"];
+    QString t;
+    t += QStringLiteral("bench %1 (target %2)\n").arg(str(r, "script"), str(r, "target"));
+    t += QStringLiteral("  mean %1 ms ± %2   min %3 ms   n %4 + %5 warm-up\n")
+             .arg(num(s["mean_ms"]), num(s["std_ms"], 3), num(s["min_ms"]))
+             .arg(r["n"].get<int>())
+             .arg(r["warmup"].get<int>());
+    QStringList samples;
+    for (const Json &v : s["samples_ms"])
+        samples.append(num(v));
+    t += QStringLiteral("  samples (ms): %1\n").arg(samples.join(QLatin1Char(' ')));
+    t += QStringLiteral("  roofline inputs: flops %1, bytes %2   achieved: %3 TFLOP/s, %4 GB/s\n")
+             .arg(num(r["roofline_inputs"]["flops"], 6), num(r["roofline_inputs"]["bytes"], 12),
+                  num(r["achieved"]["tflops"], 4), num(r["achieved"]["gbps"], 5));
+    t += QStringLiteral("  device %1 %2, timer %3, mode %4 (%5), wall %6 s\n")
+             .arg(str(c, "device"), str(c, "device_name"), str(c, "timer"), str(r, "mode"),
+                  r["worker_reused"].get<bool>() ? QStringLiteral("worker reused") : QStringLiteral("new worker"),
+                  num(r["wall_s"], 3));
+    for (const Json &w : r["warnings"])
+        t += QStringLiteral("  warning: %1\n").arg(toQt(w.get<std::string>()));
+    return t;
+}
+
+} // namespace hotkernel

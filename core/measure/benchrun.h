@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench SCRIPT: warm-up runs, then n runs of one script; mean, std, min, every raw sample and the
+// roofline inputs. Runs as a tool handler on the Session's thread; never blocks it.
+#pragma once
+
+#include "../base/json.h"
+#include "../session/toolresult.h"
+
+#include <QCoroTask>
+
+namespace hotkernel {
+
+class Job;
+class Session;
+
+class BenchRun
+{
+public:
+    static QCoro::Task<ToolResult> run(Session &session, Json arguments, Job &job);
+    static QString text(const Json &result);
+};
+
+} // namespace hotkernel

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "measuresetup.h"
+
+#include "../base/usererror.h"
+#include "../inspect/gpuprobe.h"
+#include "../session/session.h"
+#include "freshscriptrunner.h"
+#include "workerpool.h"
+#include "workerscriptrunner.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
+
+#include <unistd.h>
+
+namespace hotkernel::MeasureSetup {
+
+ScriptFile script(Session &session, const Json &arguments, const char *key)
+{
+    ScriptFile s;
+    s.given = stringField(arguments, key);
+    if (s.given.isEmpty())
+        throw UserError(QStringLiteral("%1 is empty: give the path of a target script made by `hotkernel new`.")
+                            .arg(QLatin1String(key)));
+    s.path = session.workDir().absolute(s.given);
+    const QFileInfo info(s.path);
+    if (!info.exists())
+        throw UserError(QStringLiteral("%1 %2 does not exist (looked for %3). Give the path of a script made by "
+                                       "`hotkernel new`, relative to %4 or absolute.")
+                            .arg(QLatin1String(key), s.given, s.path, session.workDir().root()));
+    if (!info.isFile())
+        throw UserError(QStringLiteral("%1 %2 is not a file; give the path of a NAME_baseline.py or NAME_candidate.py.")
+                            .arg(QLatin1String(key), s.given));
+    if (!info.isReadable())
+        throw UserError(QStringLiteral("%1 %2 is not readable; check its permissions.").arg(QLatin1String(key), s.given));
+    if (info.suffix() != QLatin1String("py"))
+        throw UserError(QStringLiteral("%1 %2 is not a Python script (.py); give a target script made by `hotkernel new`.")
+                            .arg(QLatin1String(key), s.given));
+    s.path = info.absoluteFilePath();
+    s.sha256 = sha256OfFile(s.path);
+    return s;
+}
+
+QString sha256OfFile(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(&f);
+    return QString::fromLatin1(hash.result().toHex());
+}
+
+QString shippedContractSha256()
+{
+    return sha256OfFile(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py"));
+}
+
+PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script, const PythonInfo &python,
+                       bool fresh, std::chrono::milliseconds timeout, QPointer<Job> job)
+{
+    ScriptRunnerOptions options;
+    options.python = python.path;
+    options.script = script.path;
+    options.displayName = script.given;
+    options.timeout = timeout;
+    PreparedRunner prepared;
+    if (fresh) {
+        prepared.runner = std::make_shared<FreshScriptRunner>(options);
+    } else {
+        const QByteArray key = WorkerPool::contentKey(script.path, python.path, python.torchVersion);
+        WorkerLease lease = session.workers().acquire(role, options, key);
+        prepared.worker = lease.runner;
+        prepared.runner = lease.runner;
+        prepared.reused = lease.reused;
+    }
+    prepared.runner->setJob(job);
+    prepared.runner->start();
+    return prepared;
+}
+
+void releaseWorkers(Session &session, const std::vector<PreparedRunner *> &runners, bool all)
+{
+    for (PreparedRunner *p : runners) {
+        if (!p || !p->worker)
+            continue;
+        p->worker->setJob({});
+        if (all || !p->worker->isAlive())
+            session.workers().discard(p->worker);
+    }
+}
+
+QCoro::Task<Json> gpuSnapshot(Session &session, QPointer<Job> job, QStringList *warnings)
+{
+    Json gpu = co_await GpuProbe::snapshot(job);
+    if (!gpu.is_object())
+        co_return Json::object();
+    const QList<long long> ours = session.workers().processGroups();
+    const long long self = ::getpid();
+    if (gpu.contains("busy_processes") && gpu["busy_processes"].is_array()) {
+        for (const Json &p : gpu["busy_processes"]) {
+            long long pid = 0;
+            QString name;
+            if (p.is_number_integer()) {
+                pid = p.get<long long>();
+            } else if (p.is_object()) {
+                if (p.contains("pid") && p["pid"].is_number_integer())
+                    pid = p["pid"].get<long long>();
+                name = stringField(p, "name");
+            }
+            // Our own kept workers lead their process groups: pid == group id.
+            if (pid == self || ours.contains(pid))
+                continue;
+            if (warnings)
+                warnings->append(QStringLiteral("another process is using the GPU: pid %1 %2; its work can slow either "
+                                                "side and blur the timings")
+                                     .arg(pid)
+                                     .arg(name.isEmpty() ? toQt(p.dump()) : name));
+        }
+    }
+    co_return gpu;
+}
+
+Json interpreterJson(const PythonInfo &python)
+{
+    return Json{{"path", toStd(python.path)}, {"source", toStd(python.source)}, {"torch", toStd(python.torchVersion)}};
+}
+
+Json contractJson(const RunLine &line)
+{
+    Json c = Json::object();
+    for (const char *key : {"protocol", "target", "shape", "dtype", "seed", "iters", "rotate", "rotate_k", "flops",
+                            "bytes", "device", "device_name", "l2_bytes", "timer", "timer_note", "target_sha256",
+                            "contract_sha256"}) {
+        c[key] = line.json.contains(key) ? line.json[key] : Json();
+    }
+    return c;
+}
+
+Json versionsJson(const RunLine &line)
+{
+    Json v = Json::object();
+    for (const char *key : {"python", "torch", "triton", "cuda"})
+        v[key] = line.json.contains(key) ? line.json[key] : Json();
+    return v;
+}
+
+QString utcNow()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+}
+
+} // namespace hotkernel::MeasureSetup

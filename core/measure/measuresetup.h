@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// What bench and verify share before and around the runs: resolving a script, its hash, the
+// contract hotkernel ships, the runner for a mode, the GPU snapshot and its warnings, the
+// cross-process device lock. Lives on the Session's thread.
+#pragma once
+
+#include "../base/json.h"
+#include "../process/pythonlocator.h"
+#include "runline.h"
+#include "scriptrunner.h"
+
+#include <QCoroTask>
+#include <QPointer>
+
+#include <memory>
+
+namespace hotkernel {
+
+class Job;
+class Session;
+class WorkerScriptRunner;
+
+struct ScriptFile
+{
+    QString given;    // as the user wrote it
+    QString path;     // absolute
+    QString sha256;   // of the bytes at call time
+};
+
+struct PreparedRunner
+{
+    std::shared_ptr<ScriptRunner> runner;
+    std::shared_ptr<WorkerScriptRunner> worker; // set in warm mode (the pool's worker)
+    bool reused = false;
+};
+
+namespace MeasureSetup {
+
+// The script as an absolute path inside the session's directory tree or anywhere readable;
+// throws UserError when it does not exist, is not a file, or is not a .py file.
+ScriptFile script(Session &session, const Json &arguments, const char *key);
+
+QString sha256OfFile(const QString &path);
+// sha256 of the contract this build ships (:/hotkernel/contract/_hotkernel_contract.py); empty if unreadable.
+QString shippedContractSha256();
+
+// A fresh runner, or the pool's worker for (role, script) in warm mode; started, not yet ready.
+PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script, const PythonInfo &python,
+                       bool fresh, std::chrono::milliseconds timeout, QPointer<Job> job);
+// After a failure or a cancel: workers that died (or every worker when all is set) leave the pool.
+void releaseWorkers(Session &session, const std::vector<PreparedRunner *> &runners, bool all);
+
+// The GPU snapshot plus warnings about other processes on it (our own workers are left out).
+QCoro::Task<Json> gpuSnapshot(Session &session, QPointer<Job> job, QStringList *warnings);
+
+Json interpreterJson(const PythonInfo &python);
+// The contract block of a result: identity fields and device facts from a result line.
+Json contractJson(const RunLine &line);
+Json versionsJson(const RunLine &line);
+QString utcNow();
+
+} // namespace MeasureSetup
+} // namespace hotkernel

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs a target script once per request and returns its parsed result line: the one interface
+// bench and verify talk to, whether a process starts per run (fresh) or a worker stays up (warm).
+// Lives on the Session's thread; never blocks it.
+#pragma once
+
+#include "runline.h"
+
+#include <QCoroTask>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+#include <chrono>
+
+namespace hotkernel {
+
+class Job;
+
+struct ScriptRunnerOptions
+{
+    QString python;           // the interpreter, absolute
+    QString script;           // absolute path of the target script
+    QString displayName;      // how messages name the script (as the user gave it)
+    QString workingDirectory; // default: the script's directory
+    std::chrono::milliseconds timeout{std::chrono::seconds(300)}; // per run (and for a worker's start)
+};
+
+struct RunOutcome
+{
+    RunLine line;
+    bool cancelled = false;   // the job was cancelled; line is empty
+    double wallSeconds = 0;   // from request to answer, including a fresh process's start-up
+};
+
+class ScriptRunner
+{
+public:
+    virtual ~ScriptRunner() = default;
+
+    // "fresh" or "warm".
+    virtual QString mode() const = 0;
+    // Begins whatever must happen before the first run (a worker's start) without waiting for it,
+    // so that two runners start in parallel. Idempotent.
+    virtual void start() = 0;
+    // Resolves true once the runner can take runs, false when the job was cancelled meanwhile.
+    // Throws UserError when it cannot start (naming the script and what it printed).
+    virtual QCoro::Task<bool> waitReady() = 0;
+    // One run with input data from seed + runIndex. Throws UserError (naming script and run) on a
+    // crash, a hang past the timeout, garbage on stdout or a line that breaks the contract.
+    virtual QCoro::Task<RunOutcome> run(int runIndex) = 0;
+    // Ends everything the runner started (its whole process group).
+    virtual void stop() = 0;
+    // The job whose cancellation ends the current and later requests.
+    virtual void setJob(QPointer<Job> job) = 0;
+    // The exact command (for results); fresh runners show "--run I".
+    virtual QString commandLine() const = 0;
+
+    const ScriptRunnerOptions &options() const { return m_options; }
+    // A kept worker serves later calls that may name the script differently or want another timeout.
+    void setTimeout(std::chrono::milliseconds timeout) { m_options.timeout = timeout; }
+    void setDisplayName(const QString &name) { m_options.displayName = name; }
+
+protected:
+    explicit ScriptRunner(ScriptRunnerOptions options) : m_options(std::move(options)) {}
+    ScriptRunnerOptions m_options;
+};
+
+} // namespace hotkernel

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "verifyrun.h"
+
+#include "../base/usererror.h"
+#include "../session/job.h"
+#include "../session/session.h"
+#include "devicelock.h"
+#include "measuresetup.h"
+#include "statistics.h"
+#include "workerscriptrunner.h"
+
+#include <QElapsedTimer>
+
+#include <cmath>
+
+namespace hotkernel {
+
+namespace {
+
+struct VerifyOptions
+{
+    std::optional<int> n; // fixed n; empty = adaptive
+    int warmup = 1;
+    std::chrono::milliseconds timeout{std::chrono::seconds(300)};
+    bool fresh = false;
+    ComparisonOptions comparison;
+    AdaptiveOptions adaptive;
+};
+
+VerifyOptions parseOptions(const Json &a)
+{
+    VerifyOptions o;
+    if (a.contains("n") && a["n"].is_number_integer())
+        o.n = a["n"].get<int>();
+    if (a.contains("warmup") && a["warmup"].is_number_integer())
+        o.warmup = a["warmup"].get<int>();
+    if (a.contains("timeout") && a["timeout"].is_number())
+        o.timeout = std::chrono::milliseconds(qint64(a["timeout"].get<double>() * 1000.0));
+    o.fresh = a.value("fresh", false);
+    const QString rule = stringField(a, "rule", QStringLiteral("welch"));
+    const auto parsed = Statistics::ruleFromName(rule);
+    if (!parsed)
+        throw UserError(QStringLiteral("rule %1 is not known; use welch (the default) or seed.").arg(rule));
+    o.comparison.rule = *parsed;
+    o.comparison.minEffect = a.value("min_effect", 0.01);
+    o.adaptive.ciWidth = a.value("ci_width", 0.01);
+    o.adaptive.maxPairs = a.value("max_pairs", 30);
+    o.adaptive.maxSeconds = a.value("max_seconds", 120.0);
+    if (o.n && *o.n < 2)
+        throw UserError(QStringLiteral("n must be at least 2 (the spread needs two runs per side); leave it out for adaptive n."));
+    if (o.adaptive.maxPairs < o.adaptive.minPairs)
+        o.adaptive.minPairs = std::max(2, o.adaptive.maxPairs);
+    return o;
+}
+
+Json statsJson(const SampleStats &s, const std::vector<double> &samples)
+{
+    if (s.n == 0)
+        return Json{{"n", 0}, {"mean_ms", nullptr}, {"std_ms", nullptr}, {"min_ms", nullptr}, {"samples_ms", Json::array()}};
+    return Json{{"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
+}
+
+Json intervalJson(const std::optional<Interval> &i)
+{
+    if (!i)
+        return nullptr;
+    return Json::array({i->low, i->high});
+}
+
+struct Side
+{
+    const char *name;
+    ScriptFile file;
+    PreparedRunner prepared;
+    std::vector<double> ms;
+    RunLine first;
+    bool haveFirst = false;
+};
+
+} // namespace
+
+QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
+{
+    QPointer<Job> job(&jobRef);
+    const VerifyOptions o = parseOptions(arguments);
+    const QString startedAt = MeasureSetup::utcNow();
+    QElapsedTimer wall;
+    wall.start();
+
+    Side b{"baseline", MeasureSetup::script(session, arguments, "baseline"), {}, {}, {}, false};
+    Side c{"candidate", MeasureSetup::script(session, arguments, "candidate"), {}, {}, {}, false};
+    const QString shippedContract = MeasureSetup::shippedContractSha256();
+    QStringList warnings;
+
+    job->setProgress(0, std::nullopt, QStringLiteral("looking for the Python interpreter"));
+    const PythonInfo python = co_await session.python().locate(job);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+
+    // Both start now and import torch in parallel; the GPU snapshot overlaps with that too.
+    b.prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh, o.timeout, job);
+    c.prepared = MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh, o.timeout, job);
+    const std::vector<PreparedRunner *> prepared{&b.prepared, &c.prepared};
+    struct Cleanup
+    {
+        Session &session;
+        std::vector<PreparedRunner *> runners;
+        bool all = false; // dead workers (failed, timed out, cancelled) always leave the pool
+        ~Cleanup() { MeasureSetup::releaseWorkers(session, runners, all); }
+    } cleanup{session, prepared};
+
+    const QString mode = o.fresh ? QStringLiteral("fresh") : QStringLiteral("warm");
+    job->setProgress(0, std::nullopt,
+                     o.fresh ? QStringLiteral("fresh mode: one process per run")
+                             : QStringLiteral("starting workers (baseline %1, candidate %2)")
+                                   .arg(b.prepared.reused ? QStringLiteral("reused") : QStringLiteral("new"),
+                                        c.prepared.reused ? QStringLiteral("reused") : QStringLiteral("new")));
+    Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, &warnings);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    for (Side *side : {&b, &c}) {
+        const bool ready = co_await side->prepared.runner->waitReady();
+        if (!job || !ready || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
+
+    DeviceLock deviceLock;
+    const int device = DeviceLock::currentDevice();
+    const bool locked = co_await deviceLock.acquire(device, job, [job](const QString &message) {
+        if (job)
+            job->setProgress(0, std::nullopt, message);
+    });
+    if (!job || !locked || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+
+    // --- the pairs ---
+    QString verdict;
+    QString reason;
+    QStringList mismatches;
+    Json failedRuns = Json::array();
+    const std::optional<double> total = o.n ? std::optional<double>(2.0 * (o.warmup + *o.n)) : std::nullopt;
+    QElapsedTimer measuring;
+    Comparison comparison;
+    int pair = 0;
+    int runsDone = 0;
+    while (true) {
+        const bool baselineFirst = pair % 2 == 0; // b c, c b, b c, ...: going second is nobody's bias
+        Side *order[2] = {baselineFirst ? &b : &c, baselineFirst ? &c : &b};
+        RunLine lines[2];
+        for (int k = 0; k < 2; ++k) {
+            Side *side = order[k];
+            const RunOutcome outcome = co_await side->prepared.runner->run(pair);
+            if (!job || outcome.cancelled || job->isCancelled())
+                co_return ToolResult::cancelledResult();
+            ++runsDone;
+            job->setProgress(runsDone, total,
+                             QStringLiteral("%1 run %2%3: %4 ms")
+                                 .arg(QLatin1String(side->name))
+                                 .arg(pair)
+                                 .arg(pair < o.warmup ? QStringLiteral(" (warm-up)") : QString())
+                                 .arg(outcome.line.ok ? QString::number(outcome.line.ms, 'g', 5) : QStringLiteral("check failed")));
+            // A contract-level failure (bad definition, reference raised, no GPU) measured nothing.
+            if (const QString error = stringField(outcome.line.json, "error"); !error.isEmpty())
+                throw UserError(QStringLiteral("%1 run %2: the contract reported an error: %3").arg(side->file.given).arg(pair).arg(error));
+            lines[side == &b ? 0 : 1] = outcome.line;
+            if (!side->haveFirst) {
+                side->first = outcome.line;
+                side->haveFirst = true;
+            }
+        }
+        const RunLine &lb = lines[0];
+        const RunLine &lc = lines[1];
+        // Invalid before incorrect: a changed contract usually also fails the check.
+        mismatches = RunLineParser::identityMismatches(lb.json, lc.json);
+        if (mismatches.isEmpty() && pair > 0)
+            mismatches = RunLineParser::identityMismatches(b.first.json, lb.json); // a side changed between runs
+        if (!shippedContract.isEmpty()) {
+            for (const RunLine *l : {&lb, &lc}) {
+                const QString ran = stringField(l->json, "contract_sha256");
+                if (ran != shippedContract && mismatches.isEmpty())
+                    mismatches.append(QStringLiteral("contract_sha256: the %1 ran a contract (%2) that differs from the one "
+                                                     "this hotkernel ships (%3); re-vendor it with `hotkernel new --force`")
+                                          .arg(l == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"),
+                                               ran.isEmpty() ? QStringLiteral("none reported") : ran.left(12),
+                                               shippedContract.left(12)));
+            }
+        }
+        if (!mismatches.isEmpty()) {
+            verdict = QStringLiteral("invalid");
+            reason = QStringLiteral("the two scripts do not measure the same thing: ") + mismatches.first();
+            break;
+        }
+        if (!lb.ok) {
+            verdict = QStringLiteral("invalid");
+            mismatches.append(QStringLiteral("baseline run %1 failed its own check: %2").arg(pair).arg(lb.mismatch));
+            reason = QStringLiteral("the baseline fails its own correctness check (run %1: %2)").arg(pair).arg(lb.mismatch);
+            break;
+        }
+        if (!lc.ok) {
+            verdict = QStringLiteral("incorrect");
+            failedRuns.push_back(Json{{"side", "candidate"}, {"run", pair}, {"mismatch", toStd(lc.mismatch)}});
+            reason = QStringLiteral("the candidate's output does not match the reference (run %1: %2)").arg(pair).arg(lc.mismatch);
+            break;
+        }
+        if (pair == o.warmup)
+            measuring.start();
+        if (pair >= o.warmup) {
+            b.ms.push_back(lb.ms);
+            c.ms.push_back(lc.ms);
+        }
+        ++pair;
+        const int measured = int(b.ms.size());
+        if (measured == 0)
+            continue;
+        comparison = Statistics::compare(b.ms, c.ms, o.comparison);
+        if (o.n) {
+            if (measured >= *o.n)
+                break;
+        } else if (!Statistics::needsMorePairs(comparison, measured, measuring.nsecsElapsed() / 1e9, o.adaptive)) {
+            break;
+        }
+    }
+    deviceLock.release();
+
+    if (verdict.isEmpty()) {
+        verdict = comparison.verdict;
+        reason = comparison.reason;
+        if (!o.n && Statistics::relativeHalfWidth(comparison) > o.adaptive.ciWidth)
+            warnings.append(QStringLiteral("adaptive n stopped at the %1 before the 99% interval reached +-%2%; the "
+                                           "timings are noisier than usual")
+                                .arg(int(b.ms.size()) >= o.adaptive.maxPairs ? QStringLiteral("pair budget (max_pairs)")
+                                                                             : QStringLiteral("time budget (max_seconds)"))
+                                .arg(o.adaptive.ciWidth * 100));
+    } else {
+        comparison = Statistics::compare(b.ms, c.ms, o.comparison);
+    }
+    const bool measuredVerdict = verdict != QLatin1String("invalid") && verdict != QLatin1String("incorrect");
+    if (b.haveFirst && c.haveFirst && b.first.timer != c.first.timer)
+        warnings.append(QStringLiteral("the baseline was timed with the %1 timer and the candidate with %2 (%3); "
+                                       "times from different timers are not directly comparable")
+                            .arg(b.first.timer, c.first.timer,
+                                 stringField(c.first.json, "timer_note", stringField(b.first.json, "timer_note"))));
+
+    Json r = Json::object();
+    r["tool"] = "verify";
+    r["hotkernel_version"] = HOTKERNEL_VERSION;
+    r["baseline"] = toStd(b.file.given);
+    r["candidate"] = toStd(c.file.given);
+    r["baseline_path"] = toStd(b.file.path);
+    r["candidate_path"] = toStd(c.file.path);
+    r["baseline_sha256"] = toStd(b.file.sha256);
+    r["candidate_sha256"] = toStd(c.file.sha256);
+    r["target"] = b.haveFirst ? b.first.json.value("target", Json()) : Json();
+    r["verdict"] = toStd(verdict);
+    r["reason"] = toStd(reason);
+    r["speedup"] = verdict == QLatin1String("faster") ? Json(comparison.speedup) : Json();
+    r["speedup_ci95"] = measuredVerdict ? intervalJson(comparison.ci95) : Json();
+    r["speedup_ci99"] = measuredVerdict ? intervalJson(comparison.ci99) : Json();
+    r["rule"] = toStd(Statistics::ruleName(o.comparison.rule));
+    r["min_effect"] = o.comparison.minEffect;
+    r["alpha"] = o.comparison.alpha;
+    r["n"] = int(b.ms.size());
+    r["warmup"] = o.warmup;
+    r["adaptive"] = !o.n.has_value();
+    r["adaptive_limits"] = Json{{"ci_width", o.adaptive.ciWidth}, {"min_pairs", o.adaptive.minPairs},
+                                {"max_pairs", o.adaptive.maxPairs}, {"max_seconds", o.adaptive.maxSeconds}};
+    r["mode"] = toStd(mode);
+    r["workers_reused"] = Json{{"baseline", b.prepared.reused}, {"candidate", c.prepared.reused}};
+    r["baseline_stats"] = statsJson(comparison.baseline, b.ms);
+    r["candidate_stats"] = statsJson(comparison.candidate, c.ms);
+    r["welch"] = comparison.baseline.n >= 2 && comparison.candidate.n >= 2
+        ? Json{{"t", std::isfinite(comparison.t) ? Json(comparison.t) : Json()}, {"df", comparison.df}, {"p_value", comparison.pValue}}
+        : Json();
+    r["contract"] = b.haveFirst ? MeasureSetup::contractJson(b.first) : Json::object();
+    r["contract"]["shipped_contract_sha256"] = shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
+    r["mismatches"] = toJson(mismatches);
+    r["failed_runs"] = failedRuns;
+    r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())}, {"bytes", r["contract"].value("bytes", Json())}};
+    r["versions"] = b.haveFirst ? MeasureSetup::versionsJson(b.first) : Json::object();
+    r["interpreter"] = MeasureSetup::interpreterJson(python);
+    r["gpu"] = gpu;
+    r["commands"] = toJson(QStringList{b.prepared.runner->commandLine(), c.prepared.runner->commandLine()});
+    r["warnings"] = toJson(warnings);
+    r["started_at"] = toStd(startedAt);
+    r["finished_at"] = toStd(MeasureSetup::utcNow());
+    r["wall_s"] = wall.nsecsElapsed() / 1e9;
+    co_return ToolResult::success(r, text(r));
+}
+
+namespace {
+QString num(const Json &v, int precision = 5)
+{
+    return v.is_number() ? QString::number(v.get<double>(), 'g', precision) : QStringLiteral("-");
+}
+QString interval(const Json &v)
+{
+    return v.is_array() && v.size() == 2 ? QStringLiteral("[%1, %2]").arg(num(v[0], 4), num(v[1], 4)) : QStringLiteral("-");
+}
+QString row(const QString &name, const Json &s)
+{
+    return QStringLiteral("  %1 %2 %3 %4 %5\n")
+        .arg(name.leftJustified(10), num(s["mean_ms"]).rightJustified(11), num(s["std_ms"], 3).rightJustified(10),
+             num(s["min_ms"]).rightJustified(11), QString::number(s.value("n", 0)).rightJustified(4));
+}
+QString yesNo(const Json &v)
+{
+    return v.is_boolean() && v.get<bool>() ? QStringLiteral("reused") : QStringLiteral("new");
+}
+} // namespace
+
+QString VerifyRun::text(const Json &r)
+{
+    QString t;
+    t += QStringLiteral("verify %1 vs %2 (target %3)\n")
+             .arg(toQt(r.value("baseline", std::string())), toQt(r.value("candidate", std::string())),
+                  r["target"].is_string() ? toQt(r["target"].get<std::string>()) : QStringLiteral("?"));
+    t += QStringLiteral("  %1 %2 %3 %4 %5\n")
+             .arg(QString().leftJustified(10), QStringLiteral("mean ms").rightJustified(11),
+                  QStringLiteral("± std").rightJustified(10), QStringLiteral("min ms").rightJustified(11),
+                  QStringLiteral("n").rightJustified(4));
+    t += row(QStringLiteral("baseline"), r["baseline_stats"]);
+    t += row(QStringLiteral("candidate"), r["candidate_stats"]);
+    t += QStringLiteral("verdict:  %1: %2\n").arg(toQt(r["verdict"].get<std::string>()).toUpper(), toQt(r["reason"].get<std::string>()));
+    t += QStringLiteral("speedup:  %1   95% %2   99% %3\n")
+             .arg(r["speedup"].is_number() ? num(r["speedup"], 4) + QLatin1Char('x') : QStringLiteral("- (only when faster)"),
+                  interval(r["speedup_ci95"]), interval(r["speedup_ci99"]));
+    t += QStringLiteral("rule:     %1 (alpha %2, min effect %3%)   n %4 %5 + %6 warm-up   mode %7 (workers: baseline %8, candidate %9)\n")
+             .arg(toQt(r["rule"].get<std::string>()), num(r["alpha"]), num(Json(r["min_effect"].get<double>() * 100)))
+             .arg(r["n"].get<int>())
+             .arg(r["adaptive"].get<bool>() ? QStringLiteral("(adaptive)") : QStringLiteral("(fixed)"))
+             .arg(r["warmup"].get<int>())
+             .arg(toQt(r["mode"].get<std::string>()), yesNo(r["workers_reused"]["baseline"]), yesNo(r["workers_reused"]["candidate"]));
+    const Json &contract = r["contract"];
+    t += QStringLiteral("device:   %1 %2, timer %3, wall %4 s\n")
+             .arg(contract.contains("device") && contract["device"].is_string() ? toQt(contract["device"].get<std::string>()) : QStringLiteral("?"),
+                  contract.contains("device_name") && contract["device_name"].is_string() ? toQt(contract["device_name"].get<std::string>()) : QString(),
+                  contract.contains("timer") && contract["timer"].is_string() ? toQt(contract["timer"].get<std::string>()) : QStringLiteral("?"),
+                  num(r["wall_s"], 3));
+    for (const Json &m : r["mismatches"])
+        t += QStringLiteral("mismatch: %1\n").arg(toQt(m.get<std::string>()));
+    for (const Json &f : r["failed_runs"])
+        t += QStringLiteral("failed:   %1 run %2: %3\n")
+                 .arg(toQt(f["side"].get<std::string>()))
+                 .arg(f["run"].get<int>())
+                 .arg(toQt(f["mismatch"].get<std::string>()));
+    for (const Json &w : r["warnings"])
+        t += QStringLiteral("warning:  %1\n").arg(toQt(w.get<std::string>()));
+    return t;
+}
+
+} // namespace hotkernel

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "workerpool.h"
+
+#include "../base/logging.h"
+#include "workerscriptrunner.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <set>
+
+namespace hotkernel {
+
+WorkerPool::WorkerPool(QObject *parent)
+    : QObject(parent)
+{
+    // Idle workers hold GPU memory and a CUDA context: let them go after a while.
+    m_idleTimer.setInterval(std::chrono::minutes(1));
+    connect(&m_idleTimer, &QTimer::timeout, this, &WorkerPool::evictIdle);
+}
+
+WorkerPool::~WorkerPool()
+{
+    clear();
+}
+
+QByteArray WorkerPool::contentKey(const QString &script, const QString &python, const QString &pythonIdentity)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    const auto addText = [&hash](const QString &text) {
+        hash.addData(text.toUtf8());
+        hash.addData(QByteArrayView("\0", 1));
+    };
+    const auto addFile = [&](const QString &path) {
+        QFile f(path);
+        addText(QFileInfo(path).fileName());
+        if (f.open(QIODevice::ReadOnly))
+            hash.addData(f.readAll());
+        else
+            addText(QStringLiteral("<missing>"));
+        hash.addData(QByteArrayView("\0", 1));
+    };
+    addText(python);
+    addText(pythonIdentity);
+    addText(qEnvironmentVariable("CUDA_VISIBLE_DEVICES"));
+    addFile(script);
+
+    const QDir dir = QFileInfo(script).absoluteDir();
+    std::set<QString> siblings{QStringLiteral("_hotkernel_contract")};
+    QFile f(script);
+    if (f.open(QIODevice::ReadOnly)) {
+        static const QRegularExpression importLine(
+            QStringLiteral(R"(^\s*(?:from\s+([A-Za-z_][A-Za-z0-9_]*)|import\s+([A-Za-z_][A-Za-z0-9_]*)))"),
+            QRegularExpression::MultilineOption);
+        const QString text = QString::fromUtf8(f.readAll());
+        for (auto it = importLine.globalMatch(text); it.hasNext();) {
+            const auto m = it.next();
+            siblings.insert(m.captured(1).isEmpty() ? m.captured(2) : m.captured(1));
+        }
+    }
+    for (const QString &module : siblings) {
+        const QString path = dir.filePath(module + QStringLiteral(".py"));
+        if (QFileInfo(path).isFile() && QFileInfo(path).absoluteFilePath() != QFileInfo(script).absoluteFilePath())
+            addFile(path);
+    }
+    return hash.result().toHex();
+}
+
+WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &options, const QByteArray &key)
+{
+    const QString script = QFileInfo(options.script).absoluteFilePath();
+    auto it = std::find_if(m_entries.begin(), m_entries.end(),
+                           [&](const Entry &e) { return e.role == role && e.script == script; });
+    if (it != m_entries.end()) {
+        // A busy worker (a concurrent call on the same script) is not taken either.
+        if (it->key == key && it->runner->isAlive() && it->runner.use_count() == 1) {
+            it->lastUsed = QDateTime::currentDateTimeUtc();
+            it->runner->setTimeout(options.timeout);
+            it->runner->setDisplayName(options.displayName);
+            qCDebug(lcMeasure) << "reusing" << role << "worker for" << script;
+            return WorkerLease{it->runner, true};
+        }
+        it->runner->stop();
+        m_entries.erase(it);
+    }
+    while (int(m_entries.size()) >= kMaxWorkers) {
+        auto oldest = std::min_element(m_entries.begin(), m_entries.end(),
+                                       [](const Entry &a, const Entry &b) { return a.lastUsed < b.lastUsed; });
+        oldest->runner->stop();
+        m_entries.erase(oldest);
+    }
+    auto runner = std::make_shared<WorkerScriptRunner>(options);
+    runner->start();
+    m_entries.push_back(Entry{role, script, key, runner, QDateTime::currentDateTimeUtc()});
+    if (!m_idleTimer.isActive())
+        m_idleTimer.start();
+    return WorkerLease{runner, false};
+}
+
+void WorkerPool::discard(const std::shared_ptr<WorkerScriptRunner> &runner)
+{
+    if (!runner)
+        return;
+    runner->stop();
+    std::erase_if(m_entries, [&](const Entry &e) { return e.runner == runner; });
+}
+
+void WorkerPool::clear()
+{
+    for (Entry &e : m_entries)
+        e.runner->stop();
+    m_entries.clear();
+}
+
+QList<long long> WorkerPool::processGroups() const
+{
+    QList<long long> groups;
+    for (const Entry &e : m_entries) {
+        if (e.runner->processGroup() > 0)
+            groups.append(e.runner->processGroup());
+    }
+    return groups;
+}
+
+void WorkerPool::evictIdle()
+{
+    const QDateTime limit = QDateTime::currentDateTimeUtc().addSecs(-std::chrono::seconds(kIdleLimit).count());
+    for (auto it = m_entries.begin(); it != m_entries.end();) {
+        const bool idle = it->runner.use_count() == 1 && it->lastUsed < limit;
+        if (idle || !it->runner->isAlive()) {
+            it->runner->stop();
+            it = m_entries.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    if (m_entries.empty())
+        m_idleTimer.stop();
+}
+
+} // namespace hotkernel

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "workerscriptrunner.h"
+
+#include "../base/logging.h"
+#include "../base/usererror.h"
+#include "../process/processgroup.h"
+#include "../process/processspec.h"
+#include "../session/job.h"
+
+#include <QCoroSignal>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QProcess>
+
+namespace hotkernel {
+
+namespace {
+constexpr qsizetype kStderrKeep = 64 * 1024;
+// A "line" this long without a newline is not a result line: stop buffering and call it garbage.
+constexpr qsizetype kMaxLine = 16 * 1024 * 1024;
+} // namespace
+
+WorkerScriptRunner::WorkerScriptRunner(ScriptRunnerOptions options, QObject *parent)
+    : QObject(parent)
+    , ScriptRunner(std::move(options))
+{
+    if (m_options.workingDirectory.isEmpty())
+        m_options.workingDirectory = QFileInfo(m_options.script).absolutePath();
+    if (m_options.displayName.isEmpty())
+        m_options.displayName = QFileInfo(m_options.script).fileName();
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, [this] {
+        m_timedOut = true;
+        Q_EMIT wakeUp();
+    });
+}
+
+WorkerScriptRunner::~WorkerScriptRunner()
+{
+    QObject::disconnect(m_cancelConnection);
+    if (m_process) {
+        m_process->disconnect(this);
+        killProcessGroup(m_group);
+        if (m_process->state() != QProcess::NotRunning) {
+            // Reap it later rather than wait here (QProcess's destructor would block until it exits).
+            QProcess *process = m_process.release();
+            QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
+        }
+    }
+}
+
+QString WorkerScriptRunner::commandLine() const
+{
+    return shellQuote(m_options.python) + QLatin1Char(' ') + shellQuote(m_options.script) + QStringLiteral(" --worker");
+}
+
+bool WorkerScriptRunner::isAlive() const
+{
+    return (m_state == State::Starting || m_state == State::Ready) && m_process
+        && m_process->state() != QProcess::NotRunning;
+}
+
+void WorkerScriptRunner::setJob(QPointer<Job> job)
+{
+    QObject::disconnect(m_cancelConnection);
+    m_job = job;
+    m_cancelled = job && job->isCancelled();
+    if (job) {
+        // Cancel ends the worker at once, also in the middle of a request.
+        m_cancelConnection = connect(job.data(), &Job::cancelRequested, this, [this] {
+            m_cancelled = true;
+            kill(QStringLiteral("cancelled"));
+        });
+    }
+}
+
+void WorkerScriptRunner::start()
+{
+    if (m_state != State::NotStarted)
+        return;
+    m_state = State::Starting;
+    m_process = std::make_unique<QProcess>();
+    m_process->setProgram(m_options.python);
+    m_process->setArguments(QStringList{m_options.script, QStringLiteral("--worker")});
+    m_process->setWorkingDirectory(m_options.workingDirectory);
+    putInOwnProcessGroup(*m_process);
+    connect(m_process.get(), &QProcess::readyReadStandardOutput, this, &WorkerScriptRunner::readStandardOutput);
+    connect(m_process.get(), &QProcess::readyReadStandardError, this, [this] {
+        m_stderrTail += m_process->readAllStandardError();
+        if (m_stderrTail.size() > kStderrKeep)
+            m_stderrTail = m_stderrTail.right(kStderrKeep);
+    });
+    connect(m_process.get(), &QProcess::started, this, [this] { m_group = m_process->processId(); });
+    connect(m_process.get(), &QProcess::finished, this, [this] {
+        readStandardOutput();
+        m_stderrTail += m_process->readAllStandardError();
+        if (!m_stdoutBuffer.trimmed().isEmpty())
+            m_lines.push_back(std::exchange(m_stdoutBuffer, {}));
+        // The group may still hold grandchildren (compiler workers) that keep GPU memory.
+        killProcessGroup(m_group);
+        if (m_state != State::Dead) {
+            m_state = State::Dead;
+            m_deathReason = exitDescription();
+        }
+        Q_EMIT wakeUp();
+    });
+    connect(m_process.get(), &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart) {
+            m_state = State::Dead;
+            m_deathReason = QStringLiteral("could not start %1 (%2)").arg(m_options.python, m_process->errorString());
+            Q_EMIT wakeUp();
+        }
+    });
+    qCDebug(lcMeasure) << "starting worker" << commandLine();
+    m_process->start();
+    if (m_process->processId() > 0)
+        m_group = m_process->processId();
+}
+
+void WorkerScriptRunner::readStandardOutput()
+{
+    if (!m_process)
+        return;
+    m_stdoutBuffer += m_process->readAllStandardOutput();
+    qsizetype newline;
+    bool any = false;
+    while ((newline = m_stdoutBuffer.indexOf('\n')) >= 0) {
+        QByteArray line = m_stdoutBuffer.left(newline);
+        m_stdoutBuffer.remove(0, newline + 1);
+        if (!line.trimmed().isEmpty()) {
+            m_lines.push_back(std::move(line));
+            any = true;
+        }
+    }
+    if (m_stdoutBuffer.size() > kMaxLine) {
+        m_lines.push_back(m_stdoutBuffer.left(200));
+        m_stdoutBuffer.clear();
+        any = true;
+    }
+    if (any)
+        Q_EMIT wakeUp();
+}
+
+void WorkerScriptRunner::kill(const QString &why)
+{
+    if (m_state != State::Dead) {
+        m_state = State::Dead;
+        m_deathReason = why;
+    }
+    if (m_process)
+        killProcessGroup(m_group > 0 ? m_group : m_process->processId());
+    Q_EMIT wakeUp();
+}
+
+void WorkerScriptRunner::stop()
+{
+    kill(QStringLiteral("stopped"));
+}
+
+QString WorkerScriptRunner::exitDescription() const
+{
+    if (!m_process)
+        return QStringLiteral("never started");
+    if (m_process->exitStatus() == QProcess::CrashExit)
+        return QStringLiteral("the worker crashed (killed by a signal)");
+    return QStringLiteral("the worker exited with code %1").arg(m_process->exitCode());
+}
+
+QString WorkerScriptRunner::stderrSuffix() const
+{
+    const QList<QByteArray> lines = m_stderrTail.trimmed().split('\n');
+    if (m_stderrTail.trimmed().isEmpty())
+        return {};
+    const QList<QByteArray> tail = lines.mid(std::max<qsizetype>(0, lines.size() - 12));
+    QStringList text;
+    for (const QByteArray &l : tail)
+        text.append(QString::fromUtf8(l));
+    return QStringLiteral("\nLast lines of its stderr:\n") + text.join(QLatin1Char('\n'));
+}
+
+QCoro::Task<WorkerScriptRunner::WaitEnd> WorkerScriptRunner::nextLine(QByteArray *line)
+{
+    m_timedOut = false;
+    if (m_options.timeout.count() > 0)
+        m_timer.start(m_options.timeout);
+    QPointer<WorkerScriptRunner> self(this);
+    while (true) {
+        if (m_cancelled || (m_job && m_job->isCancelled())) {
+            m_timer.stop();
+            co_return WaitEnd::Cancelled;
+        }
+        if (!m_lines.empty()) {
+            *line = std::move(m_lines.front());
+            m_lines.pop_front();
+            m_timer.stop();
+            co_return WaitEnd::Line;
+        }
+        if (m_state == State::Dead || !m_process || m_process->state() == QProcess::NotRunning) {
+            // Exited (or killed): wait for QProcess to say so, so that its last output is read.
+            if (m_process && m_process->state() != QProcess::NotRunning) {
+                co_await qCoro(this, &WorkerScriptRunner::wakeUp);
+                if (!self)
+                    co_return WaitEnd::Exited;
+                if (m_timedOut)
+                    break;
+                continue;
+            }
+            m_timer.stop();
+            co_return WaitEnd::Exited;
+        }
+        if (m_timedOut)
+            break;
+        co_await qCoro(this, &WorkerScriptRunner::wakeUp);
+        if (!self)
+            co_return WaitEnd::Exited;
+    }
+    co_return WaitEnd::TimedOut;
+}
+
+QCoro::Task<bool> WorkerScriptRunner::waitReady()
+{
+    start();
+    if (m_state == State::Ready)
+        co_return true;
+    const QString name = m_options.displayName;
+    if (m_state == State::Dead && m_lines.empty())
+        throw UserError(QStringLiteral("%1 --worker: %2.%3").arg(name, m_deathReason, stderrSuffix()));
+    QByteArray line;
+    const WaitEnd end = co_await nextLine(&line);
+    switch (end) {
+    case WaitEnd::Cancelled:
+        kill(QStringLiteral("cancelled"));
+        co_return false;
+    case WaitEnd::TimedOut:
+        kill(QStringLiteral("timed out"));
+        throw UserError(QStringLiteral("%1 --worker: not ready within %2 s; its process group was killed. Raise "
+                                       "--timeout if importing and compiling take that long.%3")
+                            .arg(name)
+                            .arg(double(m_options.timeout.count()) / 1000.0)
+                            .arg(stderrSuffix()));
+    case WaitEnd::Exited:
+        throw UserError(QStringLiteral("%1 --worker: %2 before it was ready.%3")
+                            .arg(name, m_deathReason.isEmpty() ? exitDescription() : m_deathReason, stderrSuffix()));
+    case WaitEnd::Line:
+        break;
+    }
+    QString error;
+    auto ready = RunLineParser::parseReady(line, name, &error);
+    if (!ready) {
+        kill(QStringLiteral("bad ready line"));
+        throw UserError(error + stderrSuffix());
+    }
+    m_ready = std::move(*ready);
+    m_state = State::Ready;
+    co_return true;
+}
+
+QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
+{
+    const QString name = m_options.displayName;
+    RunOutcome outcome;
+    if (m_cancelled || (m_job && m_job->isCancelled())) {
+        outcome.cancelled = true;
+        co_return outcome;
+    }
+    if (m_state != State::Ready || m_busy)
+        throw UserError(QStringLiteral("%1 run %2: the worker is not running (%3); start a new verify.")
+                            .arg(name)
+                            .arg(runIndex)
+                            .arg(m_busy ? QStringLiteral("busy with another request") : m_deathReason));
+    m_busy = true;
+    // Lines nobody asked for would be taken as this run's answer.
+    if (!m_lines.empty()) {
+        const QByteArray stray = m_lines.front();
+        m_busy = false;
+        kill(QStringLiteral("printed an unrequested line"));
+        throw UserError(QStringLiteral("%1: the worker printed a line nobody asked for before run %2: %3")
+                            .arg(name)
+                            .arg(runIndex)
+                            .arg(QString::fromUtf8(stray.left(160))));
+    }
+    QElapsedTimer clock;
+    clock.start();
+    const QByteArray request = QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex) + "}\n";
+    m_process->write(request);
+    QByteArray line;
+    QPointer<WorkerScriptRunner> self(this);
+    const WaitEnd end = co_await nextLine(&line);
+    if (!self)
+        throw UserError(QStringLiteral("%1 run %2: the worker was discarded mid-run").arg(name).arg(runIndex));
+    m_busy = false;
+    outcome.wallSeconds = clock.nsecsElapsed() / 1e9;
+    switch (end) {
+    case WaitEnd::Cancelled:
+        kill(QStringLiteral("cancelled"));
+        outcome.cancelled = true;
+        co_return outcome;
+    case WaitEnd::TimedOut:
+        kill(QStringLiteral("timed out"));
+        throw UserError(QStringLiteral("%1 run %2: no answer from the worker within %3 s; its process group was "
+                                       "killed. Raise --timeout if the kernel is that slow, or look for a hang.%4")
+                            .arg(name)
+                            .arg(runIndex)
+                            .arg(double(m_options.timeout.count()) / 1000.0)
+                            .arg(stderrSuffix()));
+    case WaitEnd::Exited:
+        throw UserError(QStringLiteral("%1 run %2: %3 during the run.%4")
+                            .arg(name)
+                            .arg(runIndex)
+                            .arg(m_deathReason.isEmpty() ? exitDescription() : m_deathReason, stderrSuffix()));
+    case WaitEnd::Line:
+        break;
+    }
+    QString error;
+    auto parsed = RunLineParser::parseLine(line, name, runIndex, &error);
+    if (!parsed) {
+        kill(QStringLiteral("broke the protocol"));
+        throw UserError(error + QStringLiteral(" The worker was killed.") + stderrSuffix());
+    }
+    ++m_runsServed;
+    outcome.line = std::move(*parsed);
+    co_return outcome;
+}
+
+} // namespace hotkernel

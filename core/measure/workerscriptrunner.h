@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// One long-lived `python SCRIPT --worker` process in its own process group: it imports torch and
+// builds its inputs once, then answers {"op": "run", "run": I} requests on stdin with one result
+// line each. A crash, a hang past the timeout or garbage on stdout kills the group and fails the
+// request with a message naming the run. Lives on the Session's thread; never blocks it.
+#pragma once
+
+#include "scriptrunner.h"
+
+#include "../base/json.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <deque>
+#include <memory>
+
+class QProcess;
+
+namespace hotkernel {
+
+class WorkerScriptRunner : public QObject, public ScriptRunner
+{
+    Q_OBJECT
+public:
+    explicit WorkerScriptRunner(ScriptRunnerOptions options, QObject *parent = nullptr);
+    ~WorkerScriptRunner() override;
+
+    QString mode() const override { return QStringLiteral("warm"); }
+    void start() override;
+    QCoro::Task<bool> waitReady() override;
+    QCoro::Task<RunOutcome> run(int runIndex) override;
+    void stop() override;
+    void setJob(QPointer<Job> job) override;
+    QString commandLine() const override;
+
+    // Started, answered ready (or still may) and not killed.
+    bool isAlive() const;
+    bool isReady() const { return m_state == State::Ready; }
+    long long processGroup() const { return m_group; }
+    const Json &readyLine() const { return m_ready; }
+    int runsServed() const { return m_runsServed; }
+
+Q_SIGNALS:
+    // Something a waiting request may care about happened: a line, an exit, a timeout, a cancel.
+    void wakeUp();
+
+private:
+    enum class State { NotStarted, Starting, Ready, Dead };
+    enum class WaitEnd { Line, Exited, TimedOut, Cancelled };
+
+    QCoro::Task<WaitEnd> nextLine(QByteArray *line);
+    void readStandardOutput();
+    void kill(const QString &why);
+    QString stderrSuffix() const;
+    QString exitDescription() const;
+
+    std::unique_ptr<QProcess> m_process;
+    State m_state = State::NotStarted;
+    long long m_group = 0;
+    QByteArray m_stdoutBuffer;
+    std::deque<QByteArray> m_lines;
+    QByteArray m_stderrTail;
+    Json m_ready;
+    QString m_deathReason;
+    QPointer<Job> m_job;
+    QMetaObject::Connection m_cancelConnection;
+    bool m_cancelled = false;
+    bool m_timedOut = false;
+    bool m_busy = false;
+    int m_runsServed = 0;
+    QTimer m_timer;
+};
+
+} // namespace hotkernel

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+// hotkernel's CUPTI kernel tracer: a shared library the CUDA driver loads into any CUDA process
+// when CUDA_INJECTION64_PATH names it. Records every kernel through the CUPTI activity API and
+// appends JSON lines to the file named by HOTKERNEL_TRACE_FILE (default hotkernel-trace.jsonl):
+//   {"type":"header","tool":"hotkernel-tracer","format":1,"pid":..,"cupti_api_version":..,"clock":"cupti_ns"}
+//   {"type":"kernel","name":..,"mangled":..,"start_ns":..,"end_ns":..,"duration_ns":..,
+//    "grid":[x,y,z],"block":[x,y,z],"registers_per_thread":..,"static_shared_bytes":..,
+//    "dynamic_shared_bytes":..,"local_bytes_per_thread":..,"device":..,"context":..,"stream":..,
+//    "correlation_id":..,"graph_id":..,"pid":..}
+//   {"type":"footer","pid":..,"kernels":..,"dropped":..}
+// Several processes (a Python script and its workers) may share one file: it is opened with
+// O_APPEND and each line goes out in one write(), so lines never interleave. Plain C++, no Qt.
+#include <cupti.h>
+
+#include <cxxabi.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace {
+
+#if CUPTI_API_VERSION >= 130000
+using KernelRecord = CUpti_ActivityKernel10;
+#else
+using KernelRecord = CUpti_ActivityKernel9;
+#endif
+
+constexpr size_t kBufferBytes = 8u << 20;
+constexpr size_t kBufferAlign = 8;
+
+std::mutex g_writeMutex;
+int g_fd = -1;
+std::atomic<uint64_t> g_kernels{0};
+std::atomic<uint64_t> g_dropped{0};
+std::atomic<bool> g_finished{false};
+
+void writeLine(const std::string &line)
+{
+    std::lock_guard<std::mutex> lock(g_writeMutex);
+    if (g_fd < 0)
+        return;
+    const char *p = line.data();
+    size_t left = line.size();
+    while (left > 0) {
+        const ssize_t n = ::write(g_fd, p, left);
+        if (n <= 0)
+            return;
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+}
+
+void appendEscaped(std::string &out, const char *s)
+{
+    out += '"';
+    for (const unsigned char *c = reinterpret_cast<const unsigned char *>(s); *c; ++c) {
+        switch (*c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+            if (*c < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", *c);
+                out += buf;
+            } else {
+                out += static_cast<char>(*c);
+            }
+        }
+    }
+    out += '"';
+}
+
+std::string demangle(const char *mangled)
+{
+    if (!mangled)
+        return "<unknown>";
+    int status = 0;
+    char *d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+    if (status == 0 && d) {
+        std::string result(d);
+        std::free(d);
+        return result;
+    }
+    std::free(d);
+    return mangled; // C names (extern "C" kernels, Triton) are not mangled
+}
+
+void appendField(std::string &out, const char *key, long long value)
+{
+    out += ",\"";
+    out += key;
+    out += "\":";
+    out += std::to_string(value);
+}
+
+void writeKernel(const KernelRecord &k)
+{
+    const std::string name = demangle(k.name);
+    std::string line;
+    line.reserve(256 + name.size() * 2);
+    line += "{\"type\":\"kernel\",\"name\":";
+    appendEscaped(line, name.c_str());
+    line += ",\"mangled\":";
+    appendEscaped(line, k.name ? k.name : "");
+    appendField(line, "start_ns", static_cast<long long>(k.start));
+    appendField(line, "end_ns", static_cast<long long>(k.end));
+    appendField(line, "duration_ns", static_cast<long long>(k.end - k.start));
+    line += ",\"grid\":[" + std::to_string(k.gridX) + "," + std::to_string(k.gridY) + "," + std::to_string(k.gridZ) + "]";
+    line += ",\"block\":[" + std::to_string(k.blockX) + "," + std::to_string(k.blockY) + "," + std::to_string(k.blockZ) + "]";
+    appendField(line, "registers_per_thread", k.registersPerThread);
+    appendField(line, "static_shared_bytes", k.staticSharedMemory);
+    appendField(line, "dynamic_shared_bytes", k.dynamicSharedMemory);
+    appendField(line, "local_bytes_per_thread", k.localMemoryPerThread);
+    appendField(line, "device", k.deviceId);
+    appendField(line, "context", k.contextId);
+    appendField(line, "stream", k.streamId);
+    appendField(line, "correlation_id", k.correlationId);
+    appendField(line, "graph_id", k.graphId);
+    appendField(line, "pid", static_cast<long long>(::getpid()));
+    line += "}\n";
+    writeLine(line);
+    g_kernels.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
+{
+    void *p = nullptr;
+    if (posix_memalign(&p, kBufferAlign, kBufferBytes) != 0)
+        p = nullptr;
+    *buffer = static_cast<uint8_t *>(p);
+    *size = p ? kBufferBytes : 0;
+    *maxNumRecords = 0; // as many as fit
+}
+
+void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buffer, size_t /*size*/,
+                              size_t validSize)
+{
+    CUpti_Activity *record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+        if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL)
+            writeKernel(*reinterpret_cast<const KernelRecord *>(record));
+    }
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS)
+        g_dropped.fetch_add(dropped, std::memory_order_relaxed);
+    std::free(buffer);
+}
+
+void reportError(const char *what, CUptiResult result)
+{
+    const char *text = nullptr;
+    cuptiGetResultString(result, &text);
+    std::fprintf(stderr, "hotkernel-tracer: %s failed: %s\n", what, text ? text : "unknown CUPTI error");
+}
+
+void finish()
+{
+    if (g_finished.exchange(true))
+        return;
+    // Forced flush: also hands over buffers of kernels that have not been collected yet.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    std::string line = "{\"type\":\"footer\"";
+    appendField(line, "pid", static_cast<long long>(::getpid()));
+    appendField(line, "kernels", static_cast<long long>(g_kernels.load()));
+    appendField(line, "dropped", static_cast<long long>(g_dropped.load()));
+    line += "}\n";
+    writeLine(line);
+    std::lock_guard<std::mutex> lock(g_writeMutex);
+    if (g_fd >= 0) {
+        ::close(g_fd);
+        g_fd = -1;
+    }
+}
+
+} // namespace
+
+// Called once by the CUDA driver during its initialisation, on the thread that first used CUDA.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
+{
+    static std::atomic<bool> initialised{false};
+    if (initialised.exchange(true))
+        return 1;
+
+    const char *path = std::getenv("HOTKERNEL_TRACE_FILE");
+    if (!path || !*path)
+        path = "hotkernel-trace.jsonl";
+    g_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (g_fd < 0) {
+        std::fprintf(stderr, "hotkernel-tracer: cannot open %s for writing: %s\n", path, std::strerror(errno));
+        return 0;
+    }
+
+    std::string header = "{\"type\":\"header\",\"tool\":\"hotkernel-tracer\",\"format\":1";
+    appendField(header, "pid", static_cast<long long>(::getpid()));
+    appendField(header, "cupti_api_version", CUPTI_API_VERSION);
+    header += ",\"clock\":\"cupti_ns\"}\n";
+    writeLine(header);
+
+    CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
+    if (r != CUPTI_SUCCESS) {
+        reportError("cuptiActivityRegisterCallbacks", r);
+        return 0;
+    }
+    r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (r != CUPTI_SUCCESS) {
+        reportError("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+        return 0;
+    }
+    std::atexit(finish);
+    return 1;
+}

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A stand-in for a hotkernel target script, for testing the runners without torch.
+
+Each fake_<behaviour>.py calls main(__file__); the behaviour comes from the file name. It speaks
+the protocol of docs/contract.md: `--run I` prints one result line, `--worker` answers requests.
+Environment: HOTKERNEL_FAKE_PIDFILE (write the process id there), HOTKERNEL_FAKE_CONTRACT_SHA256
+(the contract hash to report), HOTKERNEL_FAKE_SCALE (multiplies ms).
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+BASE_MS = 0.035
+
+
+def _write_pid():
+    path = os.environ.get("HOTKERNEL_FAKE_PIDFILE")
+    if path:
+        with open(path, "w") as f:
+            f.write(str(os.getpid()))
+
+
+def _hang():
+    _write_pid()
+    # A grandchild in the same process group: a timeout must end it too.
+    subprocess.Popen(["sleep", "300"])
+    time.sleep(300)
+
+
+def result(behaviour, run):
+    rng = random.Random(1000 + run)
+    scale = float(os.environ.get("HOTKERNEL_FAKE_SCALE", "1"))
+    if behaviour == "slow":
+        scale *= 1.10
+    elif behaviour == "fast":
+        scale /= 1.10
+    ms = BASE_MS * scale * (1 + 0.003 * rng.gauss(0, 1))
+    line = {
+        "protocol": 3, "ok": True, "ms": ms, "timer": "wall", "samples_ms": [ms, ms, ms], "run": run,
+        "target": "fake", "shape": [4, 8], "dtype": "fp32", "seed": 0, "iters": 10, "rotate": ["x"],
+        "rotate_k": 2, "flops": 64, "bytes": 256, "max_err": 0.0, "device": "cpu", "device_name": "fake cpu",
+        "l2_bytes": 1024, "target_sha256": "a" * 64,
+        "contract_sha256": os.environ.get("HOTKERNEL_FAKE_CONTRACT_SHA256", "c" * 64),
+        "torch": None, "triton": None, "cuda": None, "python": sys.version.split()[0],
+    }
+    if behaviour == "okfalse":
+        line.update(ok=False, mismatch="max abs err 0.5 > atol 0.01 + rtol * |ref|", max_err=0.5)
+    if behaviour == "shape":
+        line["shape"] = [4, 16]
+    return line
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def run_once(behaviour, run):
+    if behaviour == "exit":
+        sys.stderr.write("Traceback: something broke\n")
+        sys.exit(3)
+    if behaviour == "noline":
+        sys.stderr.write("printed nothing on stdout\n")
+        return
+    if behaviour == "malformed":
+        sys.stdout.write('{"protocol": 3, "ok": tru\n')
+        return
+    if behaviour == "hang":
+        _hang()
+    if behaviour == "crash" and run == 2:
+        sys.stderr.write("about to crash\n")
+        sys.stderr.flush()
+        os.kill(os.getpid(), 9)
+    if behaviour == "garbage":
+        sys.stdout.write("hello, this is not json\n")
+        sys.stdout.flush()
+        return
+    emit(result(behaviour, run))
+
+
+def worker(behaviour):
+    _write_pid()
+    if behaviour == "badready":
+        sys.stdout.write("loading...\n")
+        sys.stdout.flush()
+        time.sleep(300)
+    if behaviour == "hangstart":
+        _hang()
+    if behaviour == "startexit":
+        sys.stderr.write("ImportError: No module named 'triton'\n")
+        sys.exit(5)
+    emit({"event": "ready", "target": "fake", "protocol": 3})
+    for raw in sys.stdin:
+        request = json.loads(raw)
+        if request.get("op") == "quit":
+            return
+        if behaviour == "exit":
+            sys.exit(3)
+        run_once(behaviour, int(request["run"]))
+
+
+def main(path):
+    behaviour = os.path.basename(path)[len("fake_"):-len(".py")]
+    args = sys.argv[1:]
+    if "--worker" in args:
+        worker(behaviour)
+        return
+    run = int(args[args.index("--run") + 1]) if "--run" in args else 0
+    _write_pid()
+    run_once(behaviour, run)

@@ -1,0 +1,397 @@
+# SPDX-License-Identifier: Apache-2.0
+"""End to end: the real `hotkernel mcp` child process driven by the official MCP Python SDK
+(ClientSession over stdio_client), plus the bad-input cases over a raw pipe.
+
+Run from CTest (label mcp) with HOTKERNEL_BINARY set; exits non-zero when any case fails.
+The flow cases (new_target -> bench -> verify -> record, cancelled verify, stdin closed
+mid-verify) need CPU torch: HOTKERNEL_PYTHON=/usr/bin/python3.
+"""
+import inspect
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import anyio
+from jsonschema import Draft202012Validator
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+BINARY = os.path.abspath(os.environ["HOTKERNEL_BINARY"]) if "HOTKERNEL_BINARY" in os.environ else "hotkernel"
+TOOLS = ["gpu_info", "roofline", "torch_trace", "profile", "top_kernels", "disasm", "bench", "verify", "record",
+         "new_target"]
+
+
+def server_env():
+    env = dict(os.environ)
+    env.setdefault("HOTKERNEL_PYTHON", "/usr/bin/python3")
+    return env
+
+
+# ---------------------------------------------------------------- raw pipe client
+
+class RawServer:
+    """`hotkernel mcp` over pipes, speaking JSON lines by hand (for what an SDK refuses to send)."""
+
+    def __init__(self, workdir):
+        self.proc = subprocess.Popen([BINARY, "mcp"], cwd=workdir, env=server_env(), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.buffer = b""
+        self.messages = []
+
+    def send_line(self, data: bytes):
+        self.proc.stdin.write(data + b"\n")
+        self.proc.stdin.flush()
+
+    def send(self, message):
+        self.send_line(json.dumps(message).encode())
+
+    def request(self, id_, method, params=None):
+        message = {"jsonrpc": "2.0", "id": id_, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    def _read_some(self, timeout):
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            return False
+        chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+        if not chunk:
+            return False
+        self.buffer += chunk
+        while b"\n" in self.buffer:
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            self.messages.append(json.loads(line))  # every stdout line must be JSON
+        return True
+
+    def wait_for(self, predicate, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            for m in self.messages:
+                if predicate(m):
+                    return m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"timed out; got {self.messages[-5:]}")
+            self._read_some(min(left, 0.5))
+
+    def reply(self, id_, timeout=30.0):
+        return self.wait_for(lambda m: m.get("id") == id_ and "method" not in m, timeout)
+
+    def initialize(self):
+        self.request(0, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                       "clientInfo": {"name": "raw-test", "version": "1"}})
+        reply = self.reply(0)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return reply
+
+    def close_and_wait(self, timeout=5.0):
+        self.proc.stdin.close()
+        start = time.monotonic()
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise AssertionError(f"server still running {timeout}s after stdin closed")
+        return rc, time.monotonic() - start
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def descendants(pid):
+    """Every live process below pid (children's children too), from /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] != "Z":
+                parents[int(entry)] = int(fields[1])
+        except OSError:
+            continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - found
+        found |= frontier
+    return found
+
+
+def wait_for_children(server, timeout=60.0):
+    """The verify's processes, once it has started some (progress can come before the spawn)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        children = descendants(server.proc.pid)
+        if children:
+            time.sleep(0.5)  # let the worker start its own children too
+            return descendants(server.proc.pid)
+        if server.proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError(f"verify started no process; messages: {server.messages[-3:]}")
+
+
+def alive(pids):
+    living = set()
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    living.add(p)
+        except OSError:
+            pass
+    return living
+
+
+# ---------------------------------------------------------------- SDK helpers
+
+def sdk_params(workdir):
+    return StdioServerParameters(command=BINARY, args=["mcp"], cwd=workdir,
+                                 env={"HOTKERNEL_PYTHON": server_env()["HOTKERNEL_PYTHON"]})
+
+
+def make_target(workdir, name="scale"):
+    """new_target arguments for a tiny CPU target (torch relu on 256 floats)."""
+    return {"target": name, "from": "torch.nn.functional:relu", "shape": "256", "dtype": "fp32", "device": "cpu",
+            "iters": 2}
+
+
+def text_of(result):
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+# ---------------------------------------------------------------- cases
+
+async def case_initialize_and_list_tools(workdir):
+    async with stdio_client(sdk_params(workdir)) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.protocol_version == "2025-11-25", init.protocol_version
+            assert init.server_info.name == "hotkernel"
+            assert "skills/kernel-speedrun/SKILL.md" in (init.instructions or "")
+            listed = await session.list_tools()
+            names = [t.name for t in listed.tools]
+            assert names == TOOLS, names
+            for tool in listed.tools:
+                assert tool.description, tool.name
+                Draft202012Validator.check_schema(tool.input_schema)
+                assert tool.input_schema.get("type") == "object", tool.name
+                for prop, schema in tool.input_schema.get("properties", {}).items():
+                    assert schema.get("description"), f"{tool.name}.{prop} has no description"
+                assert tool.output_schema is not None, tool.name
+                Draft202012Validator.check_schema(tool.output_schema)
+                assert tool.output_schema.get("type") == "object", tool.name
+            await session.send_ping()
+
+
+async def case_cheap_tool_and_resources(workdir):
+    os.makedirs(os.path.join(workdir, "results", "demo"), exist_ok=True)
+    with open(os.path.join(workdir, "results", "demo", "r.json"), "w") as f:
+        f.write('{"ok": true}\n')
+    async with stdio_client(sdk_params(workdir)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("gpu_info", {})
+            # Without a GPU gpu_info may fail, but as a tool error with a message, never a protocol error.
+            assert text_of(result).strip(), "empty text content"
+            if not result.is_error:
+                assert isinstance(result.structured_content, dict)
+            bad = await session.call_tool("bench", {"script": 42})
+            assert bad.is_error, "wrong argument types must be an isError result"
+            assert "script" in text_of(bad), text_of(bad)
+            resources = await session.list_resources()
+            uris = [str(r.uri) for r in resources.resources]
+            assert "hotkernel://results/demo/r.json" in uris, uris
+            read_back = await session.read_resource("hotkernel://results/demo/r.json")
+            assert read_back.contents[0].text == '{"ok": true}\n'
+
+
+def case_bad_input_raw(workdir):
+    server = RawServer(workdir)
+    try:
+        server.initialize()
+        server.send_line(b"{this is not json")
+        e = server.wait_for(lambda m: m.get("error", {}).get("code") == -32700)
+        assert e["id"] is None
+        server.send_line(b"")  # ignored
+        server.send_line(b"   ")
+        server.request(1, "no/such/method")
+        assert server.reply(1)["error"]["code"] == -32601
+        server.request(2, "tools/call", {"name": "no_such_tool", "arguments": {}})
+        assert server.reply(2)["error"]["code"] == -32602
+        server.request(3, "tools/call", {"name": "bench", "arguments": "not an object"})
+        assert server.reply(3)["error"]["code"] == -32602
+        server.request(4, "tools/call", {"name": "verify", "arguments": {"baseline": 1, "candidate": ["x"], "n": "many"}})
+        r4 = server.reply(4)
+        assert r4["result"]["isError"] is True, r4
+        # 5 MB of garbage: a parse error, then business as usual.
+        before = len(server.messages)
+        server.send_line(b"{" + b"x" * (5 * 1024 * 1024))
+        e = server.wait_for(lambda m: m.get("error", {}).get("code") == -32700 and server.messages.index(m) >= before)
+        # A 5 MB valid request (a big ignored field) gets a proper answer.
+        server.send({"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"_meta": {"pad": "y" * (5 * 1024 * 1024)}}})
+        assert server.reply(5)["result"] == {}
+        server.request(6, "ping")
+        assert server.reply(6)["result"] == {}
+        rc, seconds = server.close_and_wait()
+        assert rc == 0, f"exit code {rc}"
+        assert seconds < 2.0, f"took {seconds:.2f}s to exit"
+        stray = server.proc.stdout.read()
+        assert stray == b"", f"unexpected output after close: {stray[:200]!r}"
+    finally:
+        server.kill()
+
+
+def case_stdin_closed_promptly(workdir):
+    server = RawServer(workdir)
+    try:
+        server.initialize()
+        server.request(1, "tools/call", {"name": "gpu_info", "arguments": {}})
+        rc, seconds = server.close_and_wait()
+        assert rc == 0 and seconds < 2.0, (rc, seconds)
+    finally:
+        server.kill()
+
+
+async def case_full_flow(workdir):
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append((value, total, message))
+
+    async with stdio_client(sdk_params(workdir)) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            made = await session.call_tool("new_target", make_target(workdir))
+            assert not made.is_error, text_of(made)
+            assert os.path.exists(os.path.join(workdir, "scale_baseline.py"))
+            assert os.path.exists(os.path.join(workdir, "scale_candidate.py"))
+            bench = await session.call_tool("bench", {"script": "scale_baseline.py", "n": 3},
+                                            read_timeout_seconds=240)
+            assert not bench.is_error, text_of(bench)
+            assert bench.structured_content["n"] == 3
+            verify = await session.call_tool("verify", {"baseline": "scale_baseline.py", "candidate": "scale_candidate.py",
+                                                        "n": 3}, read_timeout_seconds=240, progress_callback=on_progress)
+            assert not verify.is_error, text_of(verify)
+            assert progress, "verify sent no progress notifications"
+            values = [p[0] for p in progress]
+            assert values == sorted(values) and len(set(values)) == len(values), values
+            record = await session.call_tool("record", {"target": "scale", "verify_result": verify.structured_content,
+                                                        "note": "same function (e2e test)", "who": "hand-written by the test"})
+            assert not record.is_error, text_of(record)
+            resources = await session.list_resources()
+            uris = [str(r.uri) for r in resources.resources]
+            assert any(u.startswith("hotkernel://results/scale/") for u in uris), uris
+
+
+def start_long_verify(server, id_):
+    server.request(id_, "tools/call", {"name": "verify", "_meta": {"progressToken": "v"},
+                                        "arguments": {"baseline": "slow_baseline.py", "candidate": "slow_candidate.py",
+                                                      "n": 1000, "timeout": 600}})
+
+
+def prepare_slow_target(workdir):
+    """A target whose runs take a while, so there is time to cancel mid-verify."""
+    with open(os.path.join(workdir, "slowfn.py"), "w") as f:
+        f.write("import time\n\ndef slow(x):\n    time.sleep(0.2)\n    return x * 2\n")
+    server = RawServer(workdir)
+    try:
+        server.initialize()
+        server.request(1, "tools/call", {"name": "new_target", "arguments": {
+            "target": "slow", "from": "./slowfn.py:slow", "shape": "64", "dtype": "fp32", "device": "cpu", "iters": 1}})
+        r = server.reply(1, timeout=120)
+        assert not r["result"]["isError"], r["result"]["content"][0]["text"]
+        server.close_and_wait()
+    finally:
+        server.kill()
+
+
+def case_cancelled_verify(workdir):
+    prepare_slow_target(workdir)
+    server = RawServer(workdir)
+    try:
+        server.initialize()
+        start_long_verify(server, 7)
+        server.wait_for(lambda m: m.get("method") == "notifications/progress", timeout=120)
+        children = wait_for_children(server)
+        server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "test"}})
+        server.request(8, "ping")
+        server.reply(8)
+        deadline = time.monotonic() + 5
+        while alive(children) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(children), f"processes left after cancel: {alive(children)}"
+        time.sleep(0.5)
+        server._read_some(0.2)
+        assert not [m for m in server.messages if m.get("id") == 7], "a cancelled request was answered"
+        rc, _ = server.close_and_wait()
+        assert rc == 0
+    finally:
+        server.kill()
+
+
+def case_stdin_closed_mid_verify(workdir):
+    prepare_slow_target(workdir)
+    server = RawServer(workdir)
+    try:
+        server.initialize()
+        start_long_verify(server, 9)
+        server.wait_for(lambda m: m.get("method") == "notifications/progress", timeout=120)
+        children = wait_for_children(server)
+        rc, seconds = server.close_and_wait()
+        assert rc == 0, rc
+        assert seconds < 3.0, f"took {seconds:.2f}s to exit"
+        time.sleep(0.2)
+        assert not alive(children), f"processes left after stdin closed: {alive(children)}"
+    finally:
+        server.kill()
+
+
+CASES = [
+    ("initialize and list tools (schemas compile)", case_initialize_and_list_tools),
+    ("cheap tool, argument errors, resources", case_cheap_tool_and_resources),
+    ("bad input over a raw pipe", case_bad_input_raw),
+    ("stdin closed: prompt exit 0", case_stdin_closed_promptly),
+    ("new_target -> bench -> verify (progress) -> record", case_full_flow),
+    ("cancelled verify: no reply, processes gone", case_cancelled_verify),
+    ("stdin closed mid-verify: exit 0, processes gone", case_stdin_closed_mid_verify),
+]
+
+
+def main():
+    only = sys.argv[1:]
+    failed = []
+    for title, case in CASES:
+        if only and not any(o in title for o in only):
+            continue
+        with tempfile.TemporaryDirectory(prefix="hk-mcp-") as workdir:
+            start = time.monotonic()
+            try:
+                if inspect.iscoroutinefunction(case):
+                    anyio.run(case, workdir)
+                else:
+                    case(workdir)
+                print(f"PASSED  {title} ({time.monotonic() - start:.1f}s)", flush=True)
+            except BaseException as e:  # noqa: BLE001 - report every failure and go on
+                failed.append(title)
+                leaf = e
+                while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+                    leaf = leaf.exceptions[0]  # the SDK's task groups wrap the assertion
+                print(f"FAILED  {title} ({time.monotonic() - start:.1f}s): {type(leaf).__name__}: {leaf}", flush=True)
+                traceback.print_exception(leaf)
+    total = len([c for c in CASES if not only or any(o in c[0] for o in only)])
+    print(f"\n{total - len(failed)} passed, {len(failed)} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench and verify end to end on CPU torch through the Session: a gelu target made by
+// `hotkernel new`, the untouched candidate, a wrong one, one with a changed shape, warm reuse,
+// fresh mode, cancel. Needs HOTKERNEL_PYTHON pointing at a Python with torch (CMake sets it).
+#include "measure/workerpool.h"
+#include "measuretesthelpers.h"
+#include "process/processgroup.h"
+#include "session/session.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace hotkernel;
+using namespace hotkernel::test;
+
+class TestVerifyE2e : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    std::unique_ptr<Session> m_session;
+    bool m_haveTorch = false;
+
+    ToolResult call(const QString &tool, const Json &args, int timeoutMs = 240000)
+    {
+        auto r = capture(m_session->call(tool, args, QStringLiteral("test")));
+        (void)QTest::qWaitFor([&] { return r->done; }, timeoutMs);
+        if (!r->value)
+            return ToolResult::error(QStringLiteral("did not finish: ") + r->error);
+        return *r->value;
+    }
+
+    QString target(const QString &file) const { return QStringLiteral("targets/") + file; }
+
+    bool writeFile(const QString &relative, const QByteArray &bytes)
+    {
+        QFile f(m_tmp.filePath(relative));
+        return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+    }
+    QByteArray readFile(const QString &relative)
+    {
+        QFile f(m_tmp.filePath(relative));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        const QString python = qEnvironmentVariable("HOTKERNEL_PYTHON", QStringLiteral("/usr/bin/python3"));
+        m_haveTorch = QProcess::execute(python, {QStringLiteral("-c"), QStringLiteral("import torch")}) == 0;
+        if (!m_haveTorch)
+            QSKIP("no Python with torch (set HOTKERNEL_PYTHON; Debian: apt install python3-torch)");
+        qputenv("HOTKERNEL_LOCK_DIR", m_tmp.path().toUtf8());
+        QProcess p;
+        p.setWorkingDirectory(m_tmp.path());
+        p.start(QStringLiteral(HOTKERNEL_BINARY),
+                {QStringLiteral("new"), QStringLiteral("gelu"), QStringLiteral("--from"), QStringLiteral("torch.nn.functional:gelu"),
+                 QStringLiteral("--shape"), QStringLiteral("256x512"), QStringLiteral("--dtype"), QStringLiteral("fp32"),
+                 QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iters"), QStringLiteral("10"),
+                 QStringLiteral("--out-dir"), QStringLiteral("targets")});
+        QVERIFY(p.waitForFinished(180000));
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+
+        // A wrong candidate: the generated one with its result scaled.
+        QByteArray candidate = readFile(target(QStringLiteral("gelu_candidate.py")));
+        QVERIFY(candidate.contains("def fn("));
+        QByteArray wrong = candidate;
+        wrong.replace("if __name__ ==", "_right = fn\n\n\ndef fn(*args):\n    return _right(*args) * 1.5\n\n\nif __name__ ==");
+        QVERIFY(writeFile(target(QStringLiteral("gelu_wrong_candidate.py")), wrong));
+        // A candidate that changes the contract: its own TARGET with another shape.
+        QByteArray shape = readFile(target(QStringLiteral("gelu_baseline.py")));
+        QVERIFY(shape.contains("[256, 512]"));
+        shape.replace("[256, 512]", "[128, 512]");
+        QVERIFY(writeFile(target(QStringLiteral("gelu_shape_candidate.py")), shape));
+
+        SessionOptions options;
+        options.workDir = m_tmp.path();
+        m_session = std::make_unique<Session>(options);
+    }
+
+    void bench()
+    {
+        const ToolResult r = call(QStringLiteral("bench"), Json{{"script", toStd(target(QStringLiteral("gelu_baseline.py")))}, {"n", 3}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        const Json &s = r.structured;
+        QCOMPARE(s["n"].get<int>(), 3);
+        QCOMPARE(s["stats"]["samples_ms"].size(), size_t(3));
+        QVERIFY(s["stats"]["mean_ms"].get<double>() > 0);
+        QVERIFY(s["stats"]["min_ms"].get<double>() <= s["stats"]["mean_ms"].get<double>());
+        QCOMPARE(s["mode"].get<std::string>(), std::string("warm"));
+        QCOMPARE(s["contract"]["device"].get<std::string>(), std::string("cpu"));
+        QCOMPARE(s["contract"]["timer"].get<std::string>(), std::string("wall"));
+        QVERIFY(s["roofline_inputs"]["bytes"].get<double>() >= 2 * 256 * 512 * 4);
+        QVERIFY(r.text.contains(QStringLiteral("mean")));
+    }
+
+    void verifyUntouched()
+    {
+        int ticks = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });
+        ticker.start(20);
+        QElapsedTimer clock;
+        clock.start();
+        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                                                {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
+                                                                {"n", 4}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        const Json &s = r.structured;
+        const QString verdict = toQt(s["verdict"].get<std::string>());
+        QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") || verdict == QLatin1String("inconclusive"),
+                 qPrintable(r.text));
+        QCOMPARE(s["n"].get<int>(), 4);
+        QCOMPARE(s["baseline_stats"]["samples_ms"].size(), size_t(4));
+        QCOMPARE(s["mode"].get<std::string>(), std::string("warm"));
+        QCOMPARE(s["workers_reused"]["baseline"].get<bool>(), false);
+        QVERIFY(s["speedup_ci99"].is_array());
+        QVERIFY(s["mismatches"].empty());
+        QCOMPARE(s["baseline_sha256"].get<std::string>().size(), size_t(64));
+        QVERIFY(s["contract"]["contract_sha256"] == s["contract"]["shipped_contract_sha256"]);
+        // The event loop kept turning: ~one tick per 20 ms of the verify.
+        QVERIFY2(ticks > clock.elapsed() / 20 / 4, qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(clock.elapsed())));
+    }
+
+    void verifyReusesBaselineWorker()
+    {
+        const QList<long long> before = m_session->workers().processGroups();
+        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                                                {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
+                                                                {"n", 3}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["workers_reused"]["baseline"].get<bool>(), true);
+        QCOMPARE(r.structured["workers_reused"]["candidate"].get<bool>(), true);
+        QCOMPARE(m_session->workers().processGroups(), before);
+        QVERIFY(r.text.contains(QStringLiteral("baseline reused")));
+    }
+
+    void verifyWrongCandidate()
+    {
+        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                                                {"candidate", toStd(target(QStringLiteral("gelu_wrong_candidate.py")))},
+                                                                {"n", 3}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("incorrect"));
+        QVERIFY(r.structured["speedup"].is_null());
+        QVERIFY(!r.structured["failed_runs"].empty());
+        QCOMPARE(r.structured["workers_reused"]["baseline"].get<bool>(), true);
+    }
+
+    void verifyChangedShape()
+    {
+        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                                                {"candidate", toStd(target(QStringLiteral("gelu_shape_candidate.py")))},
+                                                                {"n", 3}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("invalid"));
+        QVERIFY2(toQt(r.structured["mismatches"].dump()).contains(QStringLiteral("shape")), qPrintable(r.text));
+        QVERIFY(r.structured["speedup"].is_null());
+    }
+
+    void verifyFresh()
+    {
+        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                                                {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
+                                                                {"n", 2}, {"warmup", 0}, {"fresh", true}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["mode"].get<std::string>(), std::string("fresh"));
+        QCOMPARE(r.structured["n"].get<int>(), 2);
+        QVERIFY(toQt(r.structured["commands"][0].get<std::string>()).endsWith(QStringLiteral("--run I")));
+    }
+
+    void missingScript()
+    {
+        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", "targets/nope_baseline.py"},
+                                                                {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))}});
+        QVERIFY(r.isError);
+        QVERIFY2(r.text.contains(QStringLiteral("does not exist")), qPrintable(r.text));
+    }
+
+    void cancelKillsWorkers()
+    {
+        m_session->workers().clear(); // only this verify's two workers in the pool
+        Job *job = m_session->start(QStringLiteral("verify"),
+                                    Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                         {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
+                                         {"n", 500}},
+                                    QStringLiteral("test"));
+        QPointer<Job> watched(job);
+        QTRY_VERIFY_WITH_TIMEOUT(watched && watched->progress() >= 4, 120000);
+        const QList<long long> groups = m_session->workers().processGroups();
+        QCOMPARE(groups.size(), 2);
+        m_session->cancel(job->id());
+        QTRY_VERIFY_WITH_TIMEOUT(watched && watched->state() != Job::State::Running, 10000);
+        QVERIFY(watched->result().cancelled);
+        for (long long g : groups)
+            QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(g), 5000);
+        QCOMPARE(m_session->workers().size(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVerifyE2e)
+#include "tst_verifye2e.moc"

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// verify's pairing, verdicts and worker handling on fake scripts (tests/data/measure/fake_*.py),
+// whose timings are known: fake_slow is 10% slower than fake_ok on the same per-run noise.
+// The Session still looks for a Python with torch (its interpreter rule), hence HOTKERNEL_PYTHON.
+#include "measure/measuresetup.h"
+#include "measure/workerpool.h"
+#include "measuretesthelpers.h"
+#include "process/processgroup.h"
+#include "session/session.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace hotkernel;
+using namespace hotkernel::test;
+
+class TestVerifyFake : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    std::unique_ptr<Session> m_session;
+
+    ToolResult call(const QString &tool, const Json &args)
+    {
+        auto r = capture(m_session->call(tool, args, QStringLiteral("test")));
+        (void)QTest::qWaitFor([&] { return r->done; }, 120000);
+        return r->value ? *r->value : ToolResult::error(QStringLiteral("did not finish: ") + r->error);
+    }
+    static std::string fake(const char *behaviour) { return std::string("fake_") + behaviour + ".py"; }
+    ToolResult verify(const char *b, const char *c, Json extra = Json::object())
+    {
+        Json args{{"baseline", fake(b)}, {"candidate", fake(c)}};
+        args.update(extra);
+        return call(QStringLiteral("verify"), args);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        const QString python = qEnvironmentVariable("HOTKERNEL_PYTHON", QStringLiteral("/usr/bin/python3"));
+        if (QProcess::execute(python, {QStringLiteral("-c"), QStringLiteral("import torch")}) != 0)
+            QSKIP("no Python with torch for the Session's interpreter rule (set HOTKERNEL_PYTHON)");
+        QVERIFY(m_tmp.isValid());
+        qputenv("HOTKERNEL_LOCK_DIR", m_tmp.path().toUtf8());
+        qputenv("HOTKERNEL_FAKE_PIDFILE", m_tmp.filePath(QStringLiteral("pid")).toUtf8());
+        const QString shipped = MeasureSetup::shippedContractSha256();
+        QCOMPARE(shipped.size(), 64); // the contract is compiled in as a resource
+        qputenv("HOTKERNEL_FAKE_CONTRACT_SHA256", shipped.toUtf8());
+        SessionOptions options;
+        options.workDir = QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/measure");
+        m_session = std::make_unique<Session>(options);
+    }
+
+    void slowerAdaptive()
+    {
+        Job *job = m_session->start(QStringLiteral("verify"), Json{{"baseline", fake("ok")}, {"candidate", fake("slow")}},
+                                    QStringLiteral("test"));
+        QList<double> progress;
+        connect(job, &Job::progressChanged, this, [&progress](double done, std::optional<double>, const QString &) { progress.append(done); });
+        QTRY_VERIFY_WITH_TIMEOUT(job->state() != Job::State::Running, 60000);
+        const ToolResult &r = job->result();
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        const Json &s = r.structured;
+        QCOMPARE(s["verdict"].get<std::string>(), std::string("slower"));
+        QVERIFY(s["speedup"].is_null());
+        QVERIFY(s["speedup_ci99"][1].get<double>() < 1.0);
+        QVERIFY(std::fabs(s["candidate_stats"]["mean_ms"].get<double>() / s["baseline_stats"]["mean_ms"].get<double>() - 1.10) < 0.01);
+        // 0.3% noise: the 99% interval is within +-1% at the 5-pair minimum.
+        QCOMPARE(s["n"].get<int>(), 5);
+        QCOMPARE(s["adaptive"].get<bool>(), true);
+        QCOMPARE(s["mode"].get<std::string>(), std::string("warm"));
+        QVERIFY(progress.contains(12.0)); // every run of the 6 pairs reported
+        QVERIFY(r.text.contains(QStringLiteral("SLOWER")));
+    }
+
+    void fasterIsTheMirror()
+    {
+        const ToolResult r = verify("slow", "ok", Json{{"n", 4}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("faster"));
+        QVERIFY(std::fabs(r.structured["speedup"].get<double>() - 1.10) < 0.01);
+        QCOMPARE(r.structured["n"].get<int>(), 4);
+        QCOMPARE(r.structured["adaptive"].get<bool>(), false);
+        // fake_slow was the candidate before: as a baseline it is another role, another worker.
+        QCOMPARE(r.structured["workers_reused"]["baseline"].get<bool>(), false);
+        QCOMPARE(r.structured["workers_reused"]["candidate"].get<bool>(), false);
+    }
+
+    void sameScriptIsInconclusiveAndReused()
+    {
+        const ToolResult first = verify("ok", "ok", Json{{"rule", "seed"}});
+        QVERIFY2(!first.isError, qPrintable(first.text));
+        QCOMPARE(first.structured["verdict"].get<std::string>(), std::string("inconclusive"));
+        QCOMPARE(first.structured["rule"].get<std::string>(), std::string("seed"));
+        QCOMPARE(first.structured["workers_reused"]["baseline"].get<bool>(), true); // from slowerAdaptive
+        const ToolResult second = verify("ok", "ok");
+        QCOMPARE(second.structured["workers_reused"]["candidate"].get<bool>(), true);
+    }
+
+    void incorrectAndInvalid()
+    {
+        const ToolResult incorrect = verify("ok", "okfalse", Json{{"n", 3}});
+        QVERIFY2(!incorrect.isError, qPrintable(incorrect.text));
+        QCOMPARE(incorrect.structured["verdict"].get<std::string>(), std::string("incorrect"));
+        QCOMPARE(incorrect.structured["failed_runs"][0]["run"].get<int>(), 0);
+        QVERIFY(incorrect.structured["speedup_ci99"].is_null());
+
+        const ToolResult invalid = verify("ok", "shape", Json{{"n", 3}});
+        QCOMPARE(invalid.structured["verdict"].get<std::string>(), std::string("invalid"));
+        QVERIFY(toQt(invalid.structured["mismatches"][0].get<std::string>()).startsWith(QStringLiteral("shape: baseline [4,8], candidate [4,16]")));
+
+        const ToolResult baselineFails = verify("okfalse", "ok", Json{{"n", 3}});
+        QCOMPARE(baselineFails.structured["verdict"].get<std::string>(), std::string("invalid"));
+        QVERIFY(baselineFails.text.contains(QStringLiteral("baseline fails its own")));
+    }
+
+    void otherContractIsInvalid()
+    {
+        qputenv("HOTKERNEL_FAKE_CONTRACT_SHA256", QByteArray(64, 'c'));
+        m_session->workers().clear(); // workers keep the environment they started with
+        const ToolResult r = verify("ok", "fast", Json{{"n", 2}});
+        qputenv("HOTKERNEL_FAKE_CONTRACT_SHA256", MeasureSetup::shippedContractSha256().toUtf8());
+        m_session->workers().clear();
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("invalid"));
+        QVERIFY(toQt(r.structured["mismatches"].dump()).contains(QStringLiteral("differs from the one this hotkernel ships")));
+    }
+
+    void crashMidRunIsAnErrorNamingTheRun()
+    {
+        const ToolResult r = verify("ok", "crash", Json{{"n", 5}});
+        QVERIFY(r.isError);
+        QVERIFY2(r.text.contains(QStringLiteral("fake_crash.py run 2: the worker crashed")), qPrintable(r.text));
+        QCOMPARE(m_session->workers().size(), 1); // the dead candidate left the pool, the baseline stays
+    }
+
+    void freshMode()
+    {
+        const ToolResult r = verify("ok", "fast", Json{{"n", 2}, {"warmup", 0}, {"fresh", true}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["mode"].get<std::string>(), std::string("fresh"));
+        QCOMPARE(r.structured["n"].get<int>(), 2);
+    }
+
+    void benchFake()
+    {
+        const ToolResult r = call(QStringLiteral("bench"), Json{{"script", fake("ok")}, {"n", 4}, {"warmup", 2}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["stats"]["samples_ms"].size(), size_t(4));
+        QCOMPARE(r.structured["runs"][0]["run"].get<int>(), 2); // warm-up runs 0 and 1 dropped
+        QVERIFY(std::fabs(r.structured["achieved"]["gbps"].get<double>() - 256 / (r.structured["stats"]["mean_ms"].get<double>() * 1e-3) / 1e9) < 1e-9);
+        const ToolResult bad = call(QStringLiteral("bench"), Json{{"script", fake("okfalse")}, {"n", 2}});
+        QVERIFY(bad.isError);
+        QVERIFY2(bad.text.contains(QStringLiteral("fake_okfalse.py run 0: the output check failed")), qPrintable(bad.text));
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_session)
+            m_session->workers().clear();
+        QTest::qWait(200); // let finished coroutines and deferred deletes run before the Session goes
+        m_session.reset();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVerifyFake)
+#include "tst_verifyfake.moc"

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+// The worker pool keeps a worker while its inputs are unchanged and replaces it when they change;
+// the device lock admits one timing job per GPU across processes.
+#include "measure/devicelock.h"
+#include "measure/workerpool.h"
+#include "measure/workerscriptrunner.h"
+#include "measuretesthelpers.h"
+#include "process/processgroup.h"
+#include "session/job.h"
+
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace hotkernel;
+using namespace hotkernel::test;
+
+class TestWorkerPool : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    QString m_python;
+
+    QString copyFake(const QString &name)
+    {
+        const QString dir = QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/measure/");
+        for (const QString &f : {QStringLiteral("fakecontract.py"), QStringLiteral("fake_ok.py")}) {
+            QFile::remove(m_tmp.filePath(f == QLatin1String("fake_ok.py") ? name : f));
+            if (!QFile::copy(dir + f, m_tmp.filePath(f == QLatin1String("fake_ok.py") ? name : f)))
+                return {};
+        }
+        return m_tmp.filePath(name);
+    }
+
+    ScriptRunnerOptions options(const QString &script)
+    {
+        ScriptRunnerOptions o;
+        o.python = m_python;
+        o.script = script;
+        o.timeout = std::chrono::seconds(20);
+        return o;
+    }
+
+    bool becomesReady(WorkerScriptRunner &w)
+    {
+        auto ready = capture(w.waitReady());
+        (void)QTest::qWaitFor([&] { return ready->done; }, 20000);
+        return ready->value && *ready->value;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        m_python = QFileInfo::exists(QStringLiteral("/usr/bin/python3")) ? QStringLiteral("/usr/bin/python3")
+                                                                         : QStandardPaths::findExecutable(QStringLiteral("python3"));
+        QVERIFY(!m_python.isEmpty());
+        qputenv("HOTKERNEL_LOCK_DIR", m_tmp.path().toUtf8());
+    }
+
+    void keyFollowsContent()
+    {
+        const QString script = copyFake(QStringLiteral("fake_ok.py"));
+        QVERIFY(!script.isEmpty());
+        const QByteArray k1 = WorkerPool::contentKey(script, m_python, QStringLiteral("2.11"));
+        QCOMPARE(WorkerPool::contentKey(script, m_python, QStringLiteral("2.11")), k1);
+        QVERIFY(WorkerPool::contentKey(script, m_python, QStringLiteral("2.10")) != k1); // interpreter identity
+        QVERIFY(WorkerPool::contentKey(script, QStringLiteral("/other/python"), QStringLiteral("2.11")) != k1);
+        // The module it imports (fakecontract, as a candidate imports its baseline) is part of the key.
+        QFile f(m_tmp.filePath(QStringLiteral("fakecontract.py")));
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("\n# changed\n");
+        f.close();
+        QVERIFY(WorkerPool::contentKey(script, m_python, QStringLiteral("2.11")) != k1);
+    }
+
+    void reusesUntilTheFileChanges()
+    {
+        const QString script = copyFake(QStringLiteral("fake_ok.py"));
+        WorkerPool pool;
+        const auto key = [&] { return WorkerPool::contentKey(script, m_python, {}); };
+        WorkerLease first = pool.acquire(QStringLiteral("baseline"), options(script), key());
+        QVERIFY(!first.reused);
+        QVERIFY(becomesReady(*first.runner));
+        const long long group = first.runner->processGroup();
+        auto firstRunner = first.runner;
+        first = {};
+        firstRunner.reset();
+
+        WorkerLease second = pool.acquire(QStringLiteral("baseline"), options(script), key());
+        QVERIFY(second.reused);
+        QCOMPARE(second.runner->processGroup(), group);
+
+        // Same file in the other role: never the same process.
+        WorkerLease candidate = pool.acquire(QStringLiteral("candidate"), options(script), key());
+        QVERIFY(!candidate.reused);
+        QVERIFY(becomesReady(*candidate.runner));
+        QVERIFY(candidate.runner->processGroup() != group);
+        QCOMPARE(pool.size(), 2);
+        second = {};
+        candidate = {};
+
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::Append));
+        f.write("\n# edited\n");
+        f.close();
+        WorkerLease third = pool.acquire(QStringLiteral("baseline"), options(script), key());
+        QVERIFY(!third.reused);
+        QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), 5000); // the stale worker is gone
+        QVERIFY(becomesReady(*third.runner));
+        const long long newGroup = third.runner->processGroup();
+        third = {};
+        pool.clear();
+        QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(newGroup), 5000);
+    }
+
+    void deadWorkerIsReplaced()
+    {
+        const QString script = copyFake(QStringLiteral("fake_ok.py"));
+        WorkerPool pool;
+        const QByteArray key = WorkerPool::contentKey(script, m_python, {});
+        WorkerLease lease = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        QVERIFY(becomesReady(*lease.runner));
+        const long long group = lease.runner->processGroup();
+        killProcessGroup(group);
+        QTRY_VERIFY_WITH_TIMEOUT(!lease.runner->isAlive(), 5000);
+        lease = {};
+        WorkerLease again = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        QVERIFY(!again.reused);
+        QVERIFY(becomesReady(*again.runner));
+        QVERIFY(again.runner->processGroup() != group);
+    }
+
+    void deviceLockExcludes()
+    {
+        DeviceLock a;
+        DeviceLock b;
+        QVERIFY(a.tryAcquire(3));
+        QVERIFY(QFile::exists(DeviceLock::lockPath(3)));
+        QVERIFY(!b.tryAcquire(3)); // another open file description: what another process sees
+        QVERIFY(b.tryAcquire(4));  // other devices are independent
+        b.release();
+
+        Job job(1, QStringLiteral("verify"), Json::object(), QStringLiteral("test"));
+        QStringList waits;
+        auto got = capture(b.acquire(3, &job, [&waits](const QString &m) { waits.append(m); }, std::chrono::milliseconds(20)));
+        int ticks = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });
+        ticker.start(5);
+        QTest::qWait(150);
+        QVERIFY(!got->done);
+        QVERIFY(ticks > 5); // waiting does not block the thread
+        QCOMPARE(waits.size(), 1);
+        QVERIFY(waits.first().contains(QStringLiteral("another hotkernel process")));
+        a.release();
+        QTRY_VERIFY_WITH_TIMEOUT(got->done, 5000);
+        QVERIFY(got->value && *got->value);
+        QVERIFY(b.isHeld());
+        QVERIFY(!a.tryAcquire(3));
+    }
+
+    void deviceLockWaitIsCancellable()
+    {
+        DeviceLock holder;
+        QVERIFY(holder.tryAcquire(5));
+        DeviceLock waiter;
+        Job job(2, QStringLiteral("bench"), Json::object(), QStringLiteral("test"));
+        auto got = capture(waiter.acquire(5, &job, {}, std::chrono::milliseconds(20)));
+        QTest::qWait(60);
+        job.cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(got->done, 5000);
+        QVERIFY(got->value && !*got->value);
+        QVERIFY(!waiter.isHeld());
+    }
+
+    void deviceFromEnvironment()
+    {
+        qputenv("CUDA_VISIBLE_DEVICES", "2,3");
+        QCOMPARE(DeviceLock::currentDevice(), 2);
+        qputenv("CUDA_VISIBLE_DEVICES", "GPU-uuid");
+        QCOMPARE(DeviceLock::currentDevice(), 0);
+        qunsetenv("CUDA_VISIBLE_DEVICES");
+        QCOMPARE(DeviceLock::currentDevice(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkerPool)
+#include "tst_workerpool.moc"

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+// The window over a real Session (offscreen): kernel selection drives the SASS view and the
+// roofline, a verify started from the window shows progress and lands in the history, Cancel
+// cancels, an agent's job shows in the feed, the saved session comes back, screenshots have content.
+#include "agentfeedmodel.h"
+#include "agentfeedview.h"
+#include "apptheme.h"
+#include "faketools.h"
+#include "inspect/sassparser.h"
+#include "kerneltableview.h"
+#include "mainwindow.h"
+#include "rooflinechartview.h"
+#include "sassmodel.h"
+#include "sassview.h"
+#include "session/sessionstore.h"
+#include "sourcetextview.h"
+#include "verifyhistorymodel.h"
+#include "verifyhistoryview.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QPushButton>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace hotkernel;
+
+namespace {
+
+SassFunction realFunction()
+{
+    QFile f(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/ui/rmsnorm.cuobjdump.sass"));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    auto functions = SassParser::parseSass(f.readAll());
+    return functions.empty() ? SassFunction{} : functions.front();
+}
+
+int distinctColours(const QString &path)
+{
+    const QImage image(path);
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 2) {
+        for (int x = 0; x < image.width(); x += 2)
+            colours.insert(image.pixel(x, y));
+    }
+    return int(colours.size());
+}
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("hotkernel-tests"));
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    void kernelSelectionDrivesSassAndRoofline()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        MainWindow window(&session);
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(5000));
+
+        Workspace w;
+        w.root = dir.path();
+        const SassFunction f = realFunction();
+        QVERIFY(!f.instructions.empty());
+        w.functions = {f};
+        KernelTable table;
+        KernelStat k;
+        k.name = f.name; // the kernel the listing belongs to
+        k.calls = 1;
+        k.avgNs = k.totalNs = 1000;
+        k.share = 0.8;
+        KernelStat other = k;
+        other.name = QStringLiteral("other_kernel");
+        other.share = 0.2;
+        table.kernels = {k, other};
+        w.kernelTables = {table};
+        window.setWorkspace(w);
+        window.addRooflinePoints({RooflinePoint{k.name, QStringLiteral("kernel"), 2.0, 1e12, k.name},
+                                  RooflinePoint{other.name, QStringLiteral("kernel"), 4.0, 2e12, other.name},
+                                  // Qt Charts would blank the whole series for this one.
+                                  RooflinePoint{QStringLiteral("bad"), QStringLiteral("kernel"), 0.0, 1e12, QStringLiteral("bad")}});
+        QCOMPARE(window.rooflineView()->rejected().size(), 1);
+
+        QVERIFY(window.kernelView()->selectKernel(other.name));
+        QCOMPARE(window.rooflineView()->selectedKey(), other.name);
+        QCOMPARE(window.sassView()->model()->rowCount(), 0); // no listing for it
+
+        QVERIFY(window.kernelView()->selectKernel(k.name));
+        QCOMPARE(window.sassView()->model()->function().name, f.name);
+        QCOMPARE(window.sassView()->model()->rowCount(), int(f.instructions.size()));
+        QCOMPARE(window.rooflineView()->selectedKey(), k.name);
+
+        // And back: a point picked on the chart selects its kernel.
+        Q_EMIT window.rooflineView()->pointSelected(other.name);
+        QCOMPARE(window.kernelView()->selectedKernel(), other.name);
+    }
+
+    void sassViewSearchJumpDiffTheme()
+    {
+        SassView view;
+        const SassFunction f = realFunction();
+        view.setFunction(f);
+        const int row = view.findNext(QStringLiteral("BAR.SYNC"));
+        QVERIFY(row > 0);
+        QCOMPARE(view.table()->currentIndex().row(), row);
+        QVERIFY(view.jumpToAddress(0x10));
+        QCOMPARE(view.table()->currentIndex().data(SassModel::AddressRole).toULongLong(), 0x10u);
+        SassFunction candidate = f;
+        candidate.instructions.erase(candidate.instructions.begin() + 3);
+        view.setDiff(f, candidate);
+        QVERIFY(view.isDiffShown());
+        // The highlighting follows the palette: a coloured token (a register) changes colour.
+        const auto colourOf = [&view] {
+            for (const auto &range : view.model()->layout(1, view.font())->formats()) {
+                if (range.format.foreground().style() != Qt::NoBrush)
+                    return range.format.foreground().color();
+            }
+            return QColor();
+        };
+        view.setFunction(f);
+        const QColor lightColour = colourOf();
+        QVERIFY(lightColour.isValid());
+        view.setPalette(AppTheme::palette(QStringLiteral("dark")));
+        const QColor darkColour = colourOf();
+        QVERIFY(darkColour.isValid());
+        QVERIFY2(lightColour != darkColour, qPrintable(lightColour.name()));
+    }
+
+    void sourceView()
+    {
+        SourceTextView view;
+        view.setSource(QStringLiteral("def f(x):\n    return x\n"), QStringLiteral("t_baseline.py"));
+        QCOMPARE(view.definitionName(), QStringLiteral("Python"));
+        view.setSource(QStringLiteral(".reg .b32 %r<5>;\n"), QStringLiteral("k.ptx"));
+        QCOMPARE(view.definitionName(), QStringLiteral("NVIDIA PTX"));
+    }
+
+    void verifyFromWindowShowsProgressAndEndsInHistory()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        test::installFakeVerify(session);
+        MainWindow window(&session);
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(5000));
+        window.historyModel()->setTarget(QStringLiteral("t"));
+        // The event loop keeps turning while the verify runs.
+        int ticks = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });
+        ticker.start(10);
+
+        Job *job = window.startVerify(QStringLiteral("t"), 4, 1);
+        QVERIFY(job);
+        QCOMPARE(job->client(), QStringLiteral("window"));
+        QCOMPARE(job->arguments().value("n", 0), 4);
+        QCOMPARE(job->arguments().value("warmup", -1), 1);
+        AgentFeedModel *feed = window.feedModel();
+        const int row = feed->rowForJob(job->id());
+        QVERIFY(row >= 0);
+        QTRY_VERIFY_WITH_TIMEOUT(feed->index(row, 0).data(AgentFeedModel::ProgressRole).toDouble() > 0.2, 5000);
+        QVERIFY(feed->index(row, 0).data(AgentFeedModel::RunningRole).toBool());
+        QVERIFY(window.jobsLabel()->text().contains(QLatin1String("verify")));
+        QTRY_COMPARE_WITH_TIMEOUT(window.historyModel()->rowCount(), 1, 5000);
+        QCOMPARE(window.historyModel()->index(0, VerifyHistoryModel::VerdictColumn).data(VerifyHistoryModel::VerdictRole).toString(),
+                 QStringLiteral("faster"));
+        QVERIFY(!feed->index(row, 0).data(AgentFeedModel::RunningRole).toBool());
+        QVERIFY(window.historyView()->seriesCount() >= 3);
+        QVERIFY(ticks > 10);
+    }
+
+    void cancelFromFeed()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        test::installFakeVerify(session);
+        MainWindow window(&session);
+        window.show();
+        Job *job = session.start(QStringLiteral("verify"), Json{{"n", 100}, {"pause_ms", 50}}, QStringLiteral("agent"));
+        const int row = window.feedModel()->rowForJob(job->id());
+        QVERIFY(row >= 0);
+        QCOMPARE(window.feedModel()->index(row, 0).data(AgentFeedModel::ClientRole).toString(), QStringLiteral("agent"));
+        QTableView *table = window.feedView()->table();
+        table->selectionModel()->setCurrentIndex(window.feedModel()->index(row, 0),
+                                                 QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(window.feedView()->cancelButton()->isEnabled());
+        QTest::mouseClick(window.feedView()->cancelButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(job->state(), Job::State::Cancelled, 5000);
+        QTRY_COMPARE(window.feedModel()->index(row, 0).data(AgentFeedModel::StateRole).toString(), QStringLiteral("cancelled"));
+        QVERIFY(!window.feedView()->cancelButton()->isEnabled());
+    }
+
+    void savedSessionComesBack()
+    {
+        QTemporaryDir dir;
+        {
+            Session session(test::optionsFor(dir.path()));
+            test::installFakeVerify(session);
+            SessionStore store(session);
+            QVERIFY(store.load());
+            Job *job = session.start(QStringLiteral("verify"), Json{{"n", 1}, {"pause_ms", 1}}, QStringLiteral("agent"));
+            QTRY_VERIFY(job->state() != Job::State::Running);
+            QTRY_COMPARE(store.runs().size(), 1);
+        }
+        Session session(test::optionsFor(dir.path()));
+        SessionStore store(session);
+        QVERIFY(store.load());
+        MainWindow window(&session, &store);
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(5000));
+        QCOMPARE(window.feedModel()->rowCount(), 1);
+        QCOMPARE(window.feedModel()->index(0, AgentFeedModel::ToolColumn).data().toString(), QStringLiteral("verify"));
+        window.historyModel()->setTarget({});
+        QCOMPARE(window.historyModel()->rowCount(), 1); // the unrecorded verify of the earlier session
+    }
+
+    void screenshotsHaveContent_data()
+    {
+        QTest::addColumn<QString>("theme");
+        QTest::newRow("light") << QStringLiteral("light");
+        QTest::newRow("dark") << QStringLiteral("dark");
+    }
+
+    void screenshotsHaveContent()
+    {
+        QFETCH(QString, theme);
+        QVERIFY(AppTheme::apply(theme));
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        MainWindow window(&session);
+        window.show();
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(5000));
+        const QStringList files = window.writeScreenshots(dir.filePath(QStringLiteral("shots")));
+        QCOMPARE(files.size(), 8); // the window and seven panes
+        for (const QString &file : files)
+            QVERIFY2(distinctColours(file) > 8, qPrintable(file));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every job of the session as it happens, whoever started it (window, cli, an agent), in order,
+// after the runs reloaded from the saved session. GUI thread.
+#pragma once
+
+#include "session/sessionstore.h"
+
+#include <QAbstractTableModel>
+#include <QPointer>
+#include <QTimer>
+
+#include <optional>
+
+namespace hotkernel {
+
+class Job;
+class Session;
+
+class AgentFeedModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { TimeColumn, ClientColumn, ToolColumn, ArgumentsColumn, DurationColumn, ProgressColumn,
+                  ResultColumn, ColumnCount };
+    enum Role {
+        JobIdRole = Qt::UserRole + 1, // qulonglong; 0 for reloaded runs
+        RunningRole,                  // bool
+        ProgressRole,                 // 0..1, or -1 when indeterminate
+        StateRole,                    // "running", "finished", "failed", "cancelled"
+        ClientRole,
+    };
+
+    explicit AgentFeedModel(Session *session, QObject *parent = nullptr);
+
+    void setReloadedRuns(const QList<RunSummary> &runs);
+    Job *jobAt(int row) const;
+    int rowForJob(quint64 id) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    struct Entry
+    {
+        RunSummary run;
+        QPointer<Job> job; // null once finished jobs are pruned; run keeps the summary
+        std::optional<double> progress;
+    };
+    void onJobStarted(Job *job);
+    void refreshRow(quint64 id, bool finished);
+    void tick();
+
+    Session *m_session;
+    QList<Entry> m_entries;
+    int m_reloadedCount = 0;
+    QTimer m_ticker; // running durations
+};
+
+} // namespace hotkernel

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "agentfeedview.h"
+
+#include "agentfeedmodel.h"
+#include "progressdelegate.h"
+#include "session/session.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace hotkernel {
+
+AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *parent)
+    : QWidget(parent)
+    , m_session(session)
+    , m_model(model)
+    , m_table(new QTableView(this))
+    , m_cancel(new QPushButton(tr("Cancel job"), this))
+{
+    m_table->setModel(model);
+    m_table->setItemDelegateForColumn(AgentFeedModel::ProgressColumn, new ProgressDelegate(m_table));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
+    m_table->setColumnWidth(AgentFeedModel::ArgumentsColumn, 260);
+    m_table->setColumnWidth(AgentFeedModel::ProgressColumn, 130);
+    m_cancel->setToolTip(tr("Cancel the selected running job (kills its processes), as an agent's "
+                            "notifications/cancelled does"));
+    connect(m_cancel, &QPushButton::clicked, this, &AgentFeedView::cancelSelected);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &AgentFeedView::updateButtons);
+    connect(model, &QAbstractItemModel::dataChanged, this, &AgentFeedView::updateButtons);
+    // Follow the feed: new jobs scroll into view.
+    connect(model, &QAbstractItemModel::rowsInserted, m_table, [this] { m_table->scrollToBottom(); });
+
+    auto *hint = new QLabel(tr("Every tool call in this session, from the window, the CLI and agents, in order."), this);
+    hint->setWordWrap(true);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(hint, 1);
+    bar->addWidget(m_cancel);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(bar);
+    layout->addWidget(m_table, 1);
+    updateButtons();
+}
+
+bool AgentFeedView::cancelSelected()
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    if (!current.isValid() || !current.data(AgentFeedModel::RunningRole).toBool())
+        return false;
+    m_session->cancel(current.data(AgentFeedModel::JobIdRole).toULongLong());
+    return true;
+}
+
+void AgentFeedView::updateButtons()
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    m_cancel->setEnabled(current.isValid() && current.data(AgentFeedModel::RunningRole).toBool());
+}
+
+} // namespace hotkernel

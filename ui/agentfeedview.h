@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// The session's jobs as they happen (the agent's requests and the window's own), a progress bar per
+// running job, and Cancel, which goes through Session::cancel like MCP's notifications/cancelled.
+// GUI thread.
+#pragma once
+
+#include <QWidget>
+
+class QPushButton;
+class QTableView;
+
+namespace hotkernel {
+
+class AgentFeedModel;
+class Session;
+
+class AgentFeedView : public QWidget
+{
+    Q_OBJECT
+public:
+    AgentFeedView(Session *session, AgentFeedModel *model, QWidget *parent = nullptr);
+    QTableView *table() const { return m_table; }
+    QPushButton *cancelButton() const { return m_cancel; }
+    // Cancels the selected job; false when none is selected or it is not running.
+    bool cancelSelected();
+
+private:
+    void updateButtons();
+
+    Session *m_session;
+    AgentFeedModel *m_model;
+    QTableView *m_table;
+    QPushButton *m_cancel;
+};
+
+} // namespace hotkernel

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+// `hotkernel --demo`: copies the bundled demo working directory (resources/demo, real recorded data
+// and its manifest) to a temporary directory the session then opens. GUI thread, before the Session.
+#pragma once
+
+#include <QString>
+
+namespace hotkernel::DemoSession {
+
+// The directory to open, or empty with the reason in *error. The directory lives until exit.
+QString extract(QString *error = nullptr);
+// How many files the demo bundles besides its manifest (0 until real data is recorded).
+int dataFileCount();
+
+} // namespace hotkernel::DemoSession

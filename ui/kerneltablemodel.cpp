@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "kerneltablemodel.h"
+
+#include <QHash>
+#include <QLocale>
+
+#include <cmath>
+
+namespace hotkernel {
+
+namespace {
+
+QString formatNs(double ns)
+{
+    if (ns >= 1e6)
+        return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'f', 3);
+    if (ns >= 1e3)
+        return QStringLiteral("%1 us").arg(ns / 1e3, 0, 'f', 2);
+    return QStringLiteral("%1 ns").arg(ns, 0, 'f', 0);
+}
+
+QString percent(const std::optional<double> &v)
+{
+    return v ? QStringLiteral("%1 %").arg(*v, 0, 'f', 1) : QString();
+}
+
+} // namespace
+
+KernelTableModel::KernelTableModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void KernelTableModel::setTable(KernelTable table)
+{
+    beginResetModel();
+    m_after = std::move(table);
+    m_before = {};
+    m_delta = false;
+    m_rows.clear();
+    m_rows.reserve(m_after.kernels.size());
+    for (const KernelStat &k : m_after.kernels)
+        m_rows.push_back(Row{&k, nullptr});
+    buildSortNames();
+    endResetModel();
+}
+
+void KernelTableModel::setDelta(KernelTable before, KernelTable after)
+{
+    beginResetModel();
+    m_before = std::move(before);
+    m_after = std::move(after);
+    m_delta = true;
+    m_rows.clear();
+    QHash<QString, const KernelStat *> beforeByName;
+    for (const KernelStat &k : m_before.kernels)
+        beforeByName.insert(k.name, &k);
+    for (const KernelStat &k : m_after.kernels)
+        m_rows.push_back(Row{&k, beforeByName.take(k.name)});
+    // Kernels that went away stay visible: often the point of a change.
+    for (const KernelStat &k : m_before.kernels) {
+        if (beforeByName.contains(k.name))
+            m_rows.push_back(Row{nullptr, &k});
+    }
+    buildSortNames();
+    endResetModel();
+}
+
+void KernelTableModel::buildSortNames()
+{
+    m_sortNames.clear();
+    m_sortNames.reserve(m_rows.size());
+    for (const Row &r : m_rows)
+        m_sortNames.push_back(stat(r).name.toCaseFolded());
+}
+
+std::optional<double> KernelTableModel::delta(const Row &row) const
+{
+    if (!row.after || !row.before || row.before->avgNs <= 0)
+        return std::nullopt;
+    return row.after->avgNs / row.before->avgNs - 1.0;
+}
+
+QString KernelTableModel::kernelName(int row) const
+{
+    return row >= 0 && size_t(row) < m_rows.size() ? stat(m_rows[size_t(row)]).name : QString();
+}
+
+int KernelTableModel::rowForKernel(const QString &name) const
+{
+    for (size_t r = 0; r < m_rows.size(); ++r) {
+        if (stat(m_rows[r]).name == name)
+            return int(r);
+    }
+    return -1;
+}
+
+double KernelTableModel::sortValue(int row, int column) const
+{
+    const Row &r = m_rows[size_t(row)];
+    const KernelStat &k = stat(r);
+    const bool gone = !r.after;
+    switch (column) {
+    case CallsColumn:
+        return gone ? 0 : k.calls;
+    case TotalColumn:
+        return gone ? 0 : k.totalNs;
+    case AverageColumn:
+        return gone ? 0 : k.avgNs;
+    case ShareColumn:
+        return gone ? 0 : k.share;
+    case RegistersColumn:
+        return k.registersPerThread.value_or(-1);
+    case OccupancyColumn:
+        return k.achievedOccupancyPct.value_or(-1);
+    case DramColumn:
+        return k.dramThroughputPct.value_or(-1);
+    case SmColumn:
+        return k.smThroughputPct.value_or(-1);
+    case BeforeAverageColumn:
+        return r.before ? r.before->avgNs : -1;
+    case DeltaColumn:
+        return delta(r).value_or(std::nan(""));
+    }
+    return 0;
+}
+
+int KernelTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int KernelTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant KernelTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &r = m_rows[size_t(index.row())];
+    const KernelStat &k = stat(r);
+    const bool gone = !r.after;
+    switch (role) {
+    case KernelNameRole:
+        return k.name;
+    case ShareRole:
+        return gone ? 0.0 : k.share;
+    case DeltaRole:
+        if (const auto d = delta(r))
+            return *d;
+        return {};
+    case SortRole:
+        if (index.column() == NameColumn || index.column() == GridColumn || index.column() == BlockColumn
+            || index.column() == BoundColumn)
+            return data(index, Qt::DisplayRole);
+        return sortValue(index.row(), index.column());
+    case Qt::ToolTipRole:
+        if (index.column() == NameColumn)
+            return k.mangledName.isEmpty() || k.mangledName == k.name ? k.name : k.name + QLatin1Char('\n') + k.mangledName;
+        if (index.column() == BoundColumn)
+            return k.hintReason.isEmpty() ? QVariant() : QVariant(k.hintReason);
+        return {};
+    case Qt::TextAlignmentRole:
+        return index.column() == NameColumn || index.column() == BoundColumn ? QVariant()
+                                                                             : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::DisplayRole:
+        break;
+    default:
+        return {};
+    }
+    switch (index.column()) {
+    case NameColumn:
+        return gone ? tr("%1 (gone)").arg(k.name) : k.name;
+    case CallsColumn:
+        return gone ? QVariant() : QVariant(k.calls);
+    case TotalColumn:
+        return gone ? QString() : formatNs(k.totalNs);
+    case AverageColumn:
+        return gone ? QString() : formatNs(k.avgNs);
+    case ShareColumn:
+        return gone ? QString() : QStringLiteral("%1 %").arg(k.share * 100, 0, 'f', 1);
+    case GridColumn:
+        return k.grid;
+    case BlockColumn:
+        return k.block;
+    case RegistersColumn:
+        return k.registersPerThread ? QVariant(*k.registersPerThread) : QVariant();
+    case OccupancyColumn:
+        return percent(k.achievedOccupancyPct);
+    case DramColumn:
+        return percent(k.dramThroughputPct);
+    case SmColumn:
+        return percent(k.smThroughputPct);
+    case BoundColumn:
+        return k.boundHint;
+    case BeforeAverageColumn:
+        return r.before ? formatNs(r.before->avgNs) : QString();
+    case DeltaColumn:
+        if (const auto d = delta(r))
+            return QStringLiteral("%1%2 %").arg(*d >= 0 ? QStringLiteral("+") : QString()).arg(*d * 100, 0, 'f', 1);
+        return r.before ? QString() : tr("new");
+    }
+    return {};
+}
+
+QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn: return tr("Kernel");
+    case CallsColumn: return tr("Calls");
+    case TotalColumn: return tr("Total");
+    case AverageColumn: return m_delta ? tr("Average (after)") : tr("Average");
+    case ShareColumn: return tr("Share");
+    case GridColumn: return tr("Grid");
+    case BlockColumn: return tr("Block");
+    case RegistersColumn: return tr("Registers");
+    case OccupancyColumn: return tr("Occupancy");
+    case DramColumn: return tr("DRAM");
+    case SmColumn: return tr("SM");
+    case BoundColumn: return tr("Bound");
+    case BeforeAverageColumn: return tr("Average (before)");
+    case DeltaColumn: return tr("Delta");
+    }
+    return {};
+}
+
+} // namespace hotkernel

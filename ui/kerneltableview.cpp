@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "kerneltableview.h"
+
+#include "kernelfilterproxy.h"
+#include "kerneltablemodel.h"
+#include "sharebardelegate.h"
+
+#include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace hotkernel {
+
+KernelTableView::KernelTableView(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new KernelTableModel(this))
+    , m_proxy(new KernelFilterProxy(this))
+    , m_table(new QTableView(this))
+    , m_filter(new QLineEdit(this))
+    , m_report(new QComboBox(this))
+    , m_before(new QComboBox(this))
+    , m_empty(new QLabel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(KernelTableModel::TotalColumn, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->setItemDelegateForColumn(KernelTableModel::ShareColumn,
+                                      new ShareBarDelegate(KernelTableModel::ShareRole, m_table));
+    m_table->setColumnWidth(KernelTableModel::NameColumn, 320);
+    m_filter->setPlaceholderText(tr("Filter kernels by name"));
+    m_filter->setClearButtonEnabled(true);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        if (current.isValid())
+            Q_EMIT kernelSelected(current.data(KernelTableModel::KernelNameRole).toString());
+    });
+    m_report->setToolTip(tr("Report"));
+    m_before->setToolTip(tr("Compare with an earlier report: a before/after delta per kernel"));
+    auto refresh = [this] { showReports(m_report->currentIndex(), m_before->currentIndex() - 1); };
+    connect(m_report, &QComboBox::activated, this, refresh);
+    connect(m_before, &QComboBox::activated, this, refresh);
+
+    m_empty->setWordWrap(true);
+    m_empty->setText(tr("No kernel report yet. Run profile, trace or torch_trace (or put ncu/nsys CSV exports "
+                        "under profiles/) to fill this table."));
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(m_filter, 2);
+    bar->addWidget(m_report, 1);
+    bar->addWidget(new QLabel(tr("vs"), this));
+    bar->addWidget(m_before, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(bar);
+    layout->addWidget(m_empty);
+    layout->addWidget(m_table, 1);
+    setTables({});
+}
+
+void KernelTableView::setTables(std::vector<KernelTable> tables)
+{
+    m_tables = std::move(tables);
+    m_report->clear();
+    m_before->clear();
+    m_before->addItem(tr("(no comparison)"));
+    for (const KernelTable &t : m_tables) {
+        const QString label = QStringLiteral("%1 (%2)").arg(QFileInfo(t.path).fileName(), t.source);
+        m_report->addItem(label);
+        m_before->addItem(label);
+    }
+    m_empty->setVisible(m_tables.empty());
+    m_report->setEnabled(!m_tables.empty());
+    m_before->setEnabled(m_tables.size() > 1);
+    showReports(m_tables.empty() ? -1 : 0);
+}
+
+void KernelTableView::showReports(int after, int before)
+{
+    if (after < 0 || size_t(after) >= m_tables.size()) {
+        m_model->setTable({});
+    } else if (before >= 0 && size_t(before) < m_tables.size() && before != after) {
+        m_model->setDelta(m_tables[size_t(before)], m_tables[size_t(after)]);
+    } else {
+        m_model->setTable(m_tables[size_t(after)]);
+    }
+    if (after >= 0)
+        m_report->setCurrentIndex(after);
+    m_before->setCurrentIndex(before + 1);
+    updateColumns();
+}
+
+void KernelTableView::updateColumns()
+{
+    m_table->setColumnHidden(KernelTableModel::BeforeAverageColumn, !m_model->isDelta());
+    m_table->setColumnHidden(KernelTableModel::DeltaColumn, !m_model->isDelta());
+}
+
+bool KernelTableView::selectKernel(const QString &name)
+{
+    const int sourceRow = m_model->rowForKernel(name);
+    if (sourceRow < 0)
+        return false;
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+    if (!index.isValid())
+        return false;
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_table->scrollTo(index);
+    return true;
+}
+
+QString KernelTableView::selectedKernel() const
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    return current.isValid() ? current.data(KernelTableModel::KernelNameRole).toString() : QString();
+}
+
+} // namespace hotkernel

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// The log-log roofline of one card: a two-point line per ceiling, scatter points per kind, the
+// selected point synced with the kernel table, a hover callout, PNG/SVG export. GUI thread.
+// Qt Charts stays inside this view (the module is deprecated upstream).
+#pragma once
+
+#include "inspect/rooflinemodel.h"
+
+#include <QWidget>
+
+class QChart;
+class QChartView;
+class QGraphicsSimpleTextItem;
+class QLabel;
+class QScatterSeries;
+
+namespace hotkernel {
+
+class RooflineChartView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RooflineChartView(QWidget *parent = nullptr);
+
+    // Drops (and reports in rejected()) every value <= 0 or not finite: Qt Charts blanks a whole
+    // log-axis series when one point is <= 0.
+    void setData(const RooflineData &data);
+    const RooflineData &data() const { return m_data; }
+    QStringList rejected() const { return m_rejected; }
+    // The key of the selected point, or empty.
+    QString selectedKey() const { return m_selectedKey; }
+    void selectKey(const QString &key);
+
+    bool exportPng(const QString &path) const;
+    bool exportSvg(const QString &path) const;
+
+    QChart *chart() const;
+    static RooflineData validated(const RooflineData &data, QStringList *rejected);
+
+Q_SIGNALS:
+    void pointSelected(const QString &key);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void rebuild();
+    void showCallout(const QPointF &value, bool show);
+    const RooflinePoint *pointNear(const QPointF &value) const;
+
+    RooflineData m_data;
+    QStringList m_rejected;
+    QString m_selectedKey;
+    QChartView *m_view;
+    QLabel *m_status;
+    QScatterSeries *m_selectedSeries = nullptr;
+    QGraphicsSimpleTextItem *m_callout = nullptr;
+};
+
+} // namespace hotkernel

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sassmodel.h"
+
+#include "highlighting.h"
+
+#include <KSyntaxHighlighting/Repository>
+
+#include <QBrush>
+#include <QColor>
+
+#include <algorithm>
+
+namespace hotkernel {
+
+namespace {
+
+// The lines a reader should look at first: the few that hold most of the stall samples.
+constexpr int kHotLineCount = 5;
+constexpr double kHotShare = 0.05;
+
+QString instructionText(const SassInstruction &in)
+{
+    if (!in.label.isEmpty() && in.text.isEmpty())
+        return in.label + QLatin1Char(':');
+    return in.text;
+}
+
+} // namespace
+
+SassModel::SassModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+SassModel::~SassModel() = default;
+
+void SassModel::setFunction(SassFunction function)
+{
+    std::vector<Row> rows(function.instructions.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+        rows[i].instruction = int(i);
+    setFunction(std::move(function), std::move(rows));
+}
+
+void SassModel::setFunction(SassFunction function, std::vector<Row> rows)
+{
+    beginResetModel();
+    m_function = std::move(function);
+    m_rows = std::move(rows);
+    m_layouts.clear();
+    m_layouts.resize(m_rows.size());
+
+    qint64 total = 0;
+    m_maxSamples = 0;
+    std::vector<std::pair<qint64, size_t>> bySamples;
+    for (size_t i = 0; i < m_function.instructions.size(); ++i) {
+        const qint64 s = m_function.instructions[i].stallSamples.value_or(0);
+        total += s;
+        m_maxSamples = std::max(m_maxSamples, s);
+        if (s > 0)
+            bySamples.emplace_back(s, i);
+    }
+    std::sort(bySamples.begin(), bySamples.end(), std::greater<>());
+    m_hot.assign(m_function.instructions.size(), false);
+    for (size_t k = 0; k < bySamples.size(); ++k) {
+        if (k < size_t(kHotLineCount) || double(bySamples[k].first) >= kHotShare * double(total))
+            m_hot[bySamples[k].second] = true;
+    }
+    rehighlight();
+    endResetModel();
+}
+
+void SassModel::setTheme(const KSyntaxHighlighting::Theme &theme)
+{
+    m_theme = theme;
+    if (m_function.instructions.empty())
+        return;
+    rehighlight();
+    m_layouts.clear();
+    m_layouts.resize(m_rows.size());
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
+void SassModel::rehighlight()
+{
+    const auto definition = m_function.level == QLatin1String("ptx") ? Highlighting::ptxDefinition()
+                                                                      : Highlighting::sassDefinition();
+    if (!m_theme.isValid())
+        m_theme = Highlighting::repository().defaultTheme();
+    m_highlighter = std::make_unique<LineHighlighter>(definition, m_theme);
+    QStringList lines;
+    lines.reserve(qsizetype(m_function.instructions.size()));
+    for (const SassInstruction &in : m_function.instructions)
+        lines.append(instructionText(in));
+    m_spans = m_highlighter->highlightLines(lines);
+}
+
+QTextLayout *SassModel::layout(int row, const QFont &font) const
+{
+    if (row < 0 || size_t(row) >= m_rows.size())
+        return nullptr;
+    if (font != m_layoutFont) {
+        for (auto &l : m_layouts)
+            l.reset();
+        m_layoutFont = font;
+    }
+    auto &cached = m_layouts[size_t(row)];
+    if (!cached) {
+        cached = std::make_unique<QTextLayout>(lineText(row), font);
+        const int in = m_rows[size_t(row)].instruction;
+        if (in >= 0 && m_highlighter)
+            cached->setFormats(m_highlighter->formatRanges(m_spans.value(in)));
+        cached->beginLayout();
+        cached->createLine();
+        cached->endLayout();
+    }
+    return cached.get();
+}
+
+QString SassModel::lineText(int row) const
+{
+    if (row < 0 || size_t(row) >= m_rows.size() || m_rows[size_t(row)].instruction < 0)
+        return {};
+    return instructionText(m_function.instructions[size_t(m_rows[size_t(row)].instruction)]);
+}
+
+int SassModel::find(const QString &needle, int from) const
+{
+    const int n = rowCount();
+    if (needle.isEmpty() || n == 0)
+        return -1;
+    for (int k = 0; k < n; ++k) {
+        const int row = (std::max(from, 0) + k) % n;
+        if (lineText(row).contains(needle, Qt::CaseInsensitive))
+            return row;
+    }
+    return -1;
+}
+
+int SassModel::rowForAddress(quint64 address) const
+{
+    int best = -1;
+    for (size_t r = 0; r < m_rows.size(); ++r) {
+        const int in = m_rows[r].instruction;
+        if (in < 0)
+            continue;
+        const auto &a = m_function.instructions[size_t(in)].address;
+        if (a && *a <= address)
+            best = int(r);
+        if (a && *a >= address)
+            break;
+    }
+    return best;
+}
+
+int SassModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int SassModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SassModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &row = m_rows[size_t(index.row())];
+    if (role == DiffStatusRole)
+        return row.status;
+    if (row.instruction < 0)
+        return {};
+    const SassInstruction &in = m_function.instructions[size_t(row.instruction)];
+    const bool hot = m_hot[size_t(row.instruction)];
+    const double hotness = m_maxSamples > 0 ? double(in.stallSamples.value_or(0)) / double(m_maxSamples) : 0.0;
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case AddressColumn:
+            return in.address ? QStringLiteral("%1").arg(*in.address, 4, 16, QLatin1Char('0')) : QString();
+        case InstructionColumn:
+            return instructionText(in);
+        case StallSamplesColumn:
+            return in.stallSamples ? QVariant(qlonglong(*in.stallSamples)) : QVariant();
+        case ExecutedColumn:
+            return in.executed ? QVariant(qlonglong(*in.executed)) : QVariant();
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (in.stallReasons.empty())
+            return {};
+        {
+            QStringList reasons;
+            for (const auto &[reason, samples] : in.stallReasons)
+                reasons.append(QStringLiteral("%1: %2").arg(reason).arg(samples));
+            return reasons.join(QLatin1Char('\n'));
+        }
+    case Qt::TextAlignmentRole:
+        return index.column() >= StallSamplesColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    case AddressRole:
+        return in.address ? QVariant(qulonglong(*in.address)) : QVariant();
+    case StallSamplesRole:
+        return qlonglong(in.stallSamples.value_or(0));
+    case HotnessRole:
+        return hotness;
+    case IsHotRole:
+        return hot;
+    case SortRole:
+        return index.column() == StallSamplesColumn ? QVariant(qlonglong(in.stallSamples.value_or(0)))
+                                                    : data(index, Qt::DisplayRole);
+    }
+    return {};
+}
+
+QVariant SassModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case AddressColumn:
+        return tr("Address");
+    case InstructionColumn:
+        return tr("Instruction");
+    case StallSamplesColumn:
+        return tr("Stall samples");
+    case ExecutedColumn:
+        return tr("Executed");
+    }
+    return {};
+}
+
+} // namespace hotkernel

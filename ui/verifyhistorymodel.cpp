@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "verifyhistorymodel.h"
+
+#include <QColor>
+
+namespace hotkernel {
+
+namespace {
+
+QString meanStd(double mean, double std)
+{
+    return QStringLiteral("%1 ± %2 ms").arg(mean, 0, 'f', 4).arg(std, 0, 'f', 4);
+}
+
+} // namespace
+
+VerifyHistoryModel::VerifyHistoryModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+QColor VerifyHistoryModel::verdictColor(const QString &verdict)
+{
+    if (verdict == QLatin1String("faster"))
+        return QColor(30, 150, 60);
+    if (verdict == QLatin1String("slower"))
+        return QColor(200, 110, 20);
+    if (verdict == QLatin1String("incorrect") || verdict == QLatin1String("invalid"))
+        return QColor(210, 40, 40);
+    return QColor(120, 120, 120);
+}
+
+void VerifyHistoryModel::setRecords(std::vector<VerifyRecord> records)
+{
+    m_all = std::move(records);
+    refilter();
+}
+
+void VerifyHistoryModel::addRecord(VerifyRecord record)
+{
+    m_all.push_back(record);
+    if (m_target.isEmpty() || record.target == m_target) {
+        beginInsertRows({}, int(m_shown.size()), int(m_shown.size()));
+        m_shown.push_back(std::move(record));
+        endInsertRows();
+    }
+}
+
+void VerifyHistoryModel::setTarget(const QString &target)
+{
+    m_target = target;
+    refilter();
+}
+
+void VerifyHistoryModel::refilter()
+{
+    beginResetModel();
+    m_shown.clear();
+    for (const VerifyRecord &r : m_all) {
+        if (m_target.isEmpty() || r.target == m_target)
+            m_shown.push_back(r);
+    }
+    endResetModel();
+}
+
+int VerifyHistoryModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_shown.size());
+}
+
+int VerifyHistoryModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant VerifyHistoryModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const VerifyRecord &r = m_shown[size_t(index.row())];
+    switch (role) {
+    case VerdictRole:
+        return r.verdict;
+    case CandidateMeanRole:
+        return r.candidateMeanMs;
+    case BaselineMeanRole:
+        return r.baselineMeanMs;
+    case RecordedRole:
+        return r.recorded;
+    case Qt::ForegroundRole:
+        return index.column() == VerdictColumn ? QVariant(verdictColor(r.verdict)) : QVariant();
+    case Qt::ToolTipRole:
+        return r.path.isEmpty() ? tr("verified in this session, not recorded") : r.path;
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case TimeColumn:
+            return r.time.isValid() ? r.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")) : QString();
+        case NColumn:
+            return r.n;
+        case BaselineColumn:
+            return meanStd(r.baselineMeanMs, r.baselineStdMs);
+        case CandidateColumn:
+            return meanStd(r.candidateMeanMs, r.candidateStdMs);
+        case VerdictColumn:
+            return r.recorded ? r.verdict : tr("%1 (not recorded)").arg(r.verdict);
+        case SpeedupColumn:
+            return r.speedup ? QStringLiteral("%1x").arg(*r.speedup, 0, 'f', 3) : QString();
+        case WhoColumn:
+            return r.who;
+        case NoteColumn:
+            return r.note;
+        }
+    }
+    return {};
+}
+
+QVariant VerifyHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case TimeColumn: return tr("Time");
+    case NColumn: return tr("n");
+    case BaselineColumn: return tr("Baseline");
+    case CandidateColumn: return tr("Candidate");
+    case VerdictColumn: return tr("Verdict");
+    case SpeedupColumn: return tr("Speedup");
+    case WhoColumn: return tr("Who");
+    case NoteColumn: return tr("Note");
+    }
+    return {};
+}
+
+} // namespace hotkernel

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// The window's command line: `hotkernel [--demo] [--theme light|dark] [--screenshot DIR]`.
+#pragma once
+
+#include <QStringList>
+
+namespace hotkernel {
+
+struct WindowOptions
+{
+    bool demo = false;
+    QString theme;         // "light", "dark" or empty (the platform's palette)
+    QString screenshotDir; // write PNGs of the window and each pane there, then exit
+    QString error;         // what was wrong with the arguments, and what to write instead
+
+    static bool isWindowArgument(const QString &argument);
+    static WindowOptions parse(const QStringList &arguments);
+};
+
+} // namespace hotkernel

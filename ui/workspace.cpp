@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "workspace.h"
+
+#include "base/usererror.h"
+#include "inspect/cardtable.h"
+#include "inspect/hotinstructions.h"
+#include "inspect/kernelreportparser.h"
+#include "inspect/ncusourceparser.h"
+#include "inspect/sassparser.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+
+namespace hotkernel {
+
+namespace {
+
+QStringList filesUnder(const QString &dir, const QStringList &patterns)
+{
+    QStringList files;
+    QDirIterator it(dir, patterns, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        files.append(it.next());
+    files.sort();
+    return files;
+}
+
+} // namespace
+
+Workspace Workspace::load(const QString &root, const QStringList &extraReports)
+{
+    Workspace w;
+    w.root = root;
+    const QDir dir(root);
+    QStringList reports = filesUnder(dir.filePath(QStringLiteral("profiles")),
+                                     {QStringLiteral("*.csv"), QStringLiteral("*.jsonl"), QStringLiteral("*.txt")});
+    for (const QString &extra : extraReports) {
+        const QString path = dir.absoluteFilePath(extra);
+        if (!reports.contains(path) && QFileInfo::exists(path))
+            reports.append(path);
+    }
+    std::vector<SourceReport> sourceReports;
+    std::vector<std::pair<QDateTime, KernelTable>> tables;
+    for (const QString &path : std::as_const(reports)) {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray data = file.readAll();
+        const auto format = KernelReportParser::detect(data);
+        try {
+            if (format == KernelReportParser::Format::NcuSource) {
+                for (SourceReport &r : NcuSourceParser::parse(data))
+                    sourceReports.push_back(std::move(r));
+            } else if (format != KernelReportParser::Format::Unknown) {
+                tables.emplace_back(QFileInfo(path).lastModified(), KernelReportParser::parse(data, path));
+            }
+        } catch (const UserError &e) {
+            w.problems.append(QStringLiteral("%1: %2").arg(dir.relativeFilePath(path), e.message()));
+        }
+    }
+    std::stable_sort(tables.begin(), tables.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    for (auto &t : tables)
+        w.kernelTables.push_back(std::move(t.second));
+
+    const QStringList listings = filesUnder(root, {QStringLiteral("*.sass"), QStringLiteral("*.ptx")});
+    for (const QString &path : listings) {
+        if (path.contains(QLatin1String("/.hotkernel/")))
+            continue;
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray data = file.readAll();
+        auto functions = path.endsWith(QLatin1String(".ptx")) ? SassParser::parsePtx(data) : SassParser::parseSass(data);
+        for (SassFunction &f : functions) {
+            if (const SourceReport *report = HotInstructions::pick(sourceReports, f))
+                HotInstructions::attach(f, *report);
+            f.metadata[QStringLiteral("file")] = dir.relativeFilePath(path);
+            w.functions.push_back(std::move(f));
+        }
+    }
+    w.records = VerifyRecord::readResults(root, &w.problems);
+    for (auto it = w.records.rbegin(); it != w.records.rend() && w.card.isEmpty(); ++it)
+        w.card = it->card;
+    return w;
+}
+
+const SassFunction *Workspace::functionFor(const QString &kernelName) const
+{
+    const QString base = HotInstructions::baseName(kernelName);
+    const SassFunction *byBase = nullptr;
+    for (const SassFunction &f : functions) {
+        if (f.name == kernelName || f.demangled == kernelName)
+            return &f;
+        if (!byBase && (HotInstructions::baseName(f.demangled.isEmpty() ? f.name : f.demangled) == base))
+            byBase = &f;
+    }
+    return byBase;
+}
+
+RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, const QString &dtype) const
+{
+    RooflineData data;
+    data.card = card;
+    data.dtype = dtype;
+    if (const CardSpec *spec = card.isEmpty() ? nullptr : CardTable::builtin().find(card)) {
+        data.card = spec->name;
+        if (const auto bw = spec->bandwidthBytesPerSecond())
+            data.ceilings.push_back({QStringLiteral("DRAM %1 TB/s (spec)").arg(*bw / 1e12, 0, 'f', 2),
+                                     QStringLiteral("bandwidth"), QStringLiteral("spec"), *bw});
+        if (const auto peak = spec->peakFlopsPerSecond(dtype))
+            data.ceilings.push_back({QStringLiteral("%1 %2 TFLOP/s (spec)").arg(dtype).arg(*peak / 1e12, 0, 'f', 0),
+                                     QStringLiteral("compute"), QStringLiteral("spec"), *peak});
+    }
+    int i = 0;
+    for (const VerifyRecord &r : recordsShown) {
+        ++i;
+        if (!r.flops || !r.bytes || *r.flops <= 0 || *r.bytes <= 0)
+            continue; // no FLOPs: a pure data-movement kernel has no point on a FLOP/s roofline
+        const QString key = QStringLiteral("verify:%1").arg(i);
+        if (r.baselineMeanMs > 0)
+            data.points.push_back({QStringLiteral("%1 baseline #%2").arg(r.target).arg(i), QStringLiteral("baseline"),
+                                   *r.flops / *r.bytes, *r.flops / (r.baselineMeanMs * 1e-3), key});
+        if (r.candidateMeanMs > 0)
+            data.points.push_back({QStringLiteral("%1 candidate #%2").arg(r.target).arg(i), QStringLiteral("candidate"),
+                                   *r.flops / *r.bytes, *r.flops / (r.candidateMeanMs * 1e-3), key});
+    }
+    return data;
+}
+
+} // namespace hotkernel
