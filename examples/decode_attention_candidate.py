@@ -1,17 +1,13 @@
-"""Candidate for target decode_attention: only fn lives here; the definition is decode_attention_baseline.TARGET.
-
-It starts as the baseline. Make fn faster, keep its parameters and its outputs (shape, dtype);
-then: hotkernel verify decode_attention_baseline.py decode_attention_candidate.py
-"""
-from _hotkernel_contract import load_function, main  # first: keeps stdout for the protocol
+# SPDX-License-Identifier: Apache-2.0
+"""Candidate for target decode_attention: 16 splits (128 programs: one wave on 132 SMs), 128 keys per step, 4 warps, 3 stages"""
+from _hotkernel_contract import main  # first: keeps stdout for the protocol
 from decode_attention_baseline import TARGET
 
-baseline_impl = load_function("./kernels.py:decode_attention", __file__)
+import tuned_kernels
 
 
 def fn(q, k, v):
-    # Replace this body with the faster kernel.
-    return baseline_impl(q, k, v)
+    return tuned_kernels.decode_attention(q, k, v, dict(n_splits=16, BLOCK_N=128, num_warps=4, num_stages=3))
 
 
 if __name__ == "__main__":

@@ -1,17 +1,13 @@
-"""Candidate for target gemv: only fn lives here; the definition is gemv_baseline.TARGET.
-
-It starts as the baseline. Make fn faster, keep its parameters and its outputs (shape, dtype);
-then: hotkernel verify gemv_baseline.py gemv_candidate.py
-"""
-from _hotkernel_contract import load_function, main  # first: keeps stdout for the protocol
+# SPDX-License-Identifier: Apache-2.0
+"""Candidate for target gemv: one row per program, 1024 columns per step, 4 warps, 4 pipeline stages (best of the config sweep)"""
+from _hotkernel_contract import main  # first: keeps stdout for the protocol
 from gemv_baseline import TARGET
 
-from torch import mv as baseline_impl
+import tuned_kernels
 
 
 def fn(w, x):
-    # Replace this body with the faster kernel.
-    return baseline_impl(w, x)
+    return tuned_kernels.gemv(w, x, dict(BLOCK_M=1, BLOCK_K=1024, num_warps=4, num_stages=4))
 
 
 if __name__ == "__main__":

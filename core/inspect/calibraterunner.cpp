@@ -10,7 +10,7 @@
 
 namespace hotkernel {
 
-QCoro::Task<Json> CalibrateRunner::run(QStringList helperArguments, QPointer<Job> job)
+QCoro::Task<Json> CalibrateRunner::run(QStringList helperArguments, Job *job)
 {
     const QString helper = NativeHelpers::locate(NativeHelpers::calibrateFileName());
     if (helper.isEmpty())

@@ -18,7 +18,7 @@ class CalibrateRunner
 public:
     // Runs the helper (extra arguments passed on, e.g. --quick) and returns its JSON object.
     // Throws UserError when the helper is missing, fails or prints no usable result.
-    static QCoro::Task<Json> run(QStringList helperArguments, QPointer<Job> job = {});
+    static QCoro::Task<Json> run(QStringList helperArguments, Job *job = nullptr);
 
     // `hotkernel calibrate [--record] [--quick] [--device N]`: measure, store under the user's
     // data directory (and results/calibration/ with --record), print a table (JSON with json).

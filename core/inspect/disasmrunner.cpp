@@ -16,7 +16,7 @@ namespace hotkernel {
 
 namespace {
 
-QCoro::Task<QByteArray> runTool(QString program, QStringList arguments, QPointer<Job> job, QString *commandLine)
+QCoro::Task<QByteArray> runTool(QString program, QStringList arguments, Job *job, QString *commandLine)
 {
     ProcessSpec spec;
     spec.program = program;
@@ -83,7 +83,7 @@ QCoro::Task<std::vector<SassFunction>> ptxFile(QString path)
     co_return parsed.functions;
 }
 
-QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList arguments, bool ptx, QPointer<Job> job,
+QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList arguments, bool ptx, Job *job,
                                                   QString *commandLine)
 {
     const QByteArray output = co_await runTool(program, arguments, job, commandLine);
@@ -94,7 +94,7 @@ QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList 
     co_return functions;
 }
 
-QCoro::Task<std::map<QString, std::map<QString, QString>>> runResourceUsage(QString program, QString path, QPointer<Job> job)
+QCoro::Task<std::map<QString, std::map<QString, QString>>> runResourceUsage(QString program, QString path, Job *job)
 {
     const QStringList arguments{QStringLiteral("-res-usage"), path};
     const QByteArray output = co_await runTool(program, arguments, job, nullptr);
@@ -109,7 +109,7 @@ QCoro::Task<std::map<QString, std::map<QString, QString>>> noResourceUsage()
 } // namespace
 
 QCoro::Task<std::vector<SassFunction>> DisasmRunner::disassemble(QString path, QString level, QString tool,
-                                                                QPointer<Job> job, QString *commandLine)
+                                                                Job *job, QString *commandLine)
 {
     if (!QFileInfo(path).isFile())
         throw UserError(QStringLiteral("%1 does not exist or is not a file. Give a .cubin, .ptx, .so or executable.").arg(path));
@@ -134,7 +134,7 @@ QCoro::Task<std::vector<SassFunction>> DisasmRunner::disassemble(QString path, Q
     return runAndParse(program, QStringList{ptx ? QStringLiteral("-ptx") : QStringLiteral("-sass"), path}, ptx, job, commandLine);
 }
 
-QCoro::Task<std::map<QString, std::map<QString, QString>>> DisasmRunner::resourceUsage(QString path, QPointer<Job> job)
+QCoro::Task<std::map<QString, std::map<QString, QString>>> DisasmRunner::resourceUsage(QString path, Job *job)
 {
     if (path.isEmpty())
         return noResourceUsage();

@@ -22,10 +22,10 @@ public:
     // nvdisasm prints branch labels). A .ptx file is read directly.
     // Throws UserError when a tool is missing or fails, naming the command and its stderr.
     static QCoro::Task<std::vector<SassFunction>> disassemble(QString path, QString level, QString tool,
-                                                             QPointer<Job> job, QString *commandLine = nullptr);
+                                                             Job *job, QString *commandLine = nullptr);
     // `cuobjdump -res-usage`: per function REG, STACK, SHARED, LOCAL, ... as printed; an empty
     // map at once for an empty path (so callers can await it unconditionally).
-    static QCoro::Task<std::map<QString, std::map<QString, QString>>> resourceUsage(QString path, QPointer<Job> job);
+    static QCoro::Task<std::map<QString, std::map<QString, QString>>> resourceUsage(QString path, Job *job);
     // Parses `cuobjdump -res-usage` output. Pure.
     static std::map<QString, std::map<QString, QString>> parseResourceUsage(QByteArrayView text);
 };

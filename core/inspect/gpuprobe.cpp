@@ -244,7 +244,7 @@ void addCardFigures(Json &snapshot)
     }
 }
 
-QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, QPointer<Job> job)
+QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
 {
     const QByteArray override = qgetenv("HOTKERNEL_NVIDIA_SMI");
     const QString smi = override.isEmpty() ? QStandardPaths::findExecutable(QStringLiteral("nvidia-smi"))
@@ -300,7 +300,7 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, QPointer<Job> job)
 
 } // namespace
 
-QCoro::Task<Json> GpuProbe::snapshot(QPointer<Job> job)
+QCoro::Task<Json> GpuProbe::snapshot(Job *job)
 {
     QFuture<NvmlOutcome> probing = QtConcurrent::run(probeNvml);
     co_await probing;

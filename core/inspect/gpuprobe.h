@@ -21,7 +21,7 @@ public:
     //   compute_capability ("9.0"), max_sm_clock_mhz, sm_clock_mhz, mem_clock_mhz,
     //   temperature_c, throttle_reasons (list of strings), l2_bytes, sm_count (where known),
     //   source ("nvml" or "nvidia-smi"), busy_processes (other compute processes on the device)
-    static QCoro::Task<Json> snapshot(QPointer<Job> job = {});
+    static QCoro::Task<Json> snapshot(Job *job = nullptr);
 };
 
 } // namespace hotkernel

@@ -69,7 +69,7 @@ void checkProfilerRun(const ProcessResult &r, const ProcessSpec &spec, int timeo
                                        "timeout_s.").arg(timeoutSeconds));
 }
 
-QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, QPointer<Job> job)
+QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 {
     ProfileOutcome out;
     out.tool = QStringLiteral("ncu");
@@ -134,7 +134,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, QPointer<Job> job)
     co_return out;
 }
 
-QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, QPointer<Job> job)
+QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
 {
     ProfileOutcome out;
     out.tool = QStringLiteral("nsys");
@@ -191,7 +191,7 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, QPointer<Job> job)
     co_return out;
 }
 
-QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, QPointer<Job> job)
+QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
 {
     ProfileOutcome out;
     out.tool = QStringLiteral("trace");
@@ -242,7 +242,7 @@ QString ProfileRunner::counterPermissionAdvice()
         "--cap-add=SYS_ADMIN. Meanwhile `profile --tool trace` times kernels without counters.");
 }
 
-QCoro::Task<ProfileOutcome> ProfileRunner::run(ProfileRequest request, QPointer<Job> job)
+QCoro::Task<ProfileOutcome> ProfileRunner::run(ProfileRequest request, Job *job)
 {
     if (request.command.isEmpty())
         throw UserError(QStringLiteral("Give the command to profile, e.g. [\"python\", \"rmsnorm_baseline.py\"]."));

@@ -46,7 +46,7 @@ class ProfileRunner
 public:
     // Throws UserError for known failures with what to do: tool missing, ERR_NVGPUCTRPERM,
     // no kernel matched, tracer not built.
-    static QCoro::Task<ProfileOutcome> run(ProfileRequest request, QPointer<Job> job);
+    static QCoro::Task<ProfileOutcome> run(ProfileRequest request, Job *job);
     // The advice for ERR_NVGPUCTRPERM (performance counters restricted to admin users).
     static QString counterPermissionAdvice();
 };

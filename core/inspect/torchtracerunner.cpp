@@ -25,7 +25,7 @@ std::optional<Json> TorchTraceRunner::lastJsonObject(const QByteArray &output)
     return std::nullopt;
 }
 
-QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, QPointer<Job> job)
+QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
 {
     // The wrapper ships inside the binary; the interpreter needs it as a file.
     auto dir = std::make_unique<QTemporaryDir>();

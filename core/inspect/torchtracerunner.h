@@ -29,7 +29,7 @@ class TorchTraceRunner
 public:
     // The wrapper's JSON document (kernels, ops, note; see torch_trace.py). Throws UserError when
     // the script fails (with its traceback's last lines) or prints no document.
-    static QCoro::Task<Json> run(TorchTraceRequest request, QPointer<Job> job);
+    static QCoro::Task<Json> run(TorchTraceRequest request, Job *job);
     // The last line of output that parses as a JSON object.
     static std::optional<Json> lastJsonObject(const QByteArray &output);
 };

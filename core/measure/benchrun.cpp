@@ -54,10 +54,12 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
         co_return ToolResult::cancelledResult();
 
     DeviceLock deviceLock;
-    const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, [job](const QString &message) {
+    const std::function<void(const QString &)> onWait = [job](const QString &message) {
         if (job)
             job->setProgress(0, std::nullopt, message);
-    });
+    };
+    // Named, not a temporary: g++ 12 destroys temporaries passed to coroutines twice (PR 99576).
+    const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait);
     if (!job || !locked || job->isCancelled())
         co_return ToolResult::cancelledResult();
 

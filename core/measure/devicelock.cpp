@@ -75,7 +75,7 @@ bool DeviceLock::tryAcquire(int device)
     return false;
 }
 
-QCoro::Task<bool> DeviceLock::acquire(int device, QPointer<Job> job, std::function<void(const QString &)> onWait,
+QCoro::Task<bool> DeviceLock::acquire(int device, Job *job, std::function<void(const QString &)> onWait,
                                       std::chrono::milliseconds retryEvery)
 {
     bool told = false;

@@ -31,7 +31,7 @@ public:
     // True once held; false when the job was cancelled while waiting. onWait is called once, the
     // first time the lock is found taken (to tell the user why nothing happens). Throws UserError
     // when the lock file cannot be opened at all.
-    QCoro::Task<bool> acquire(int device, QPointer<Job> job, std::function<void(const QString &)> onWait = {},
+    QCoro::Task<bool> acquire(int device, Job *job, std::function<void(const QString &)> onWait = {},
                               std::chrono::milliseconds retryEvery = std::chrono::milliseconds(200));
     // Non-blocking single attempt.
     bool tryAcquire(int device);

@@ -92,7 +92,7 @@ void releaseWorkers(Session &session, const std::vector<PreparedRunner *> &runne
     }
 }
 
-QCoro::Task<Json> gpuSnapshot(Session &session, QPointer<Job> job, QStringList *warnings)
+QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
 {
     Json gpu = co_await GpuProbe::snapshot(job);
     if (!gpu.is_object())

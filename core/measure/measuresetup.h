@@ -51,7 +51,7 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
 void releaseWorkers(Session &session, const std::vector<PreparedRunner *> &runners, bool all);
 
 // The GPU snapshot plus warnings about other processes on it (our own workers are left out).
-QCoro::Task<Json> gpuSnapshot(Session &session, QPointer<Job> job, QStringList *warnings);
+QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings);
 
 Json interpreterJson(const PythonInfo &python);
 // The contract block of a result: identity fields and device facts from a result line.

@@ -416,7 +416,7 @@ TargetScaffold::Prepared TargetScaffold::prepare(const TargetRequest &request, c
     return prepared;
 }
 
-QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir workDir, QString python, QPointer<Job> job)
+QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir workDir, QString python, Job *job)
 {
     const Prepared prepared = prepare(request, workDir);
     const QString outDir = prepared.outDir;

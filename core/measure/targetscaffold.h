@@ -97,7 +97,7 @@ public:
     // --check-import` there with python, and only then moves the files into place. Throws UserError
     // (and leaves nothing behind) when anything fails.
     static QCoro::Task<ScaffoldResult> write(TargetRequest request, WorkDir workDir, QString python,
-                                             QPointer<Job> job = {});
+                                             Job *job = nullptr);
 };
 
 } // namespace hotkernel

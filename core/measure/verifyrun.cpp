@@ -126,10 +126,12 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
 
     DeviceLock deviceLock;
     const int device = DeviceLock::currentDevice();
-    const bool locked = co_await deviceLock.acquire(device, job, [job](const QString &message) {
+    const std::function<void(const QString &)> onWait = [job](const QString &message) {
         if (job)
             job->setProgress(0, std::nullopt, message);
-    });
+    };
+    // Named, not a temporary: g++ 12 destroys temporaries passed to coroutines twice (PR 99576).
+    const bool locked = co_await deviceLock.acquire(device, job, onWait);
     if (!job || !locked || job->isCancelled())
         co_return ToolResult::cancelledResult();
 

@@ -14,7 +14,7 @@
 
 namespace hotkernel {
 
-QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, QPointer<Job> job)
+QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
 {
     ProcessResult result;
     if (job && job->isCancelled()) {
@@ -49,7 +49,7 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, QPointer<Job> jo
     });
     QMetaObject::Connection cancelConnection;
     if (job) {
-        cancelConnection = QObject::connect(job.data(), &Job::cancelRequested, process.get(),
+        cancelConnection = QObject::connect(job, &Job::cancelRequested, process.get(),
                                             [&cancelled, p = process.get()] {
                                                 cancelled = true;
                                                 killProcessGroup(*p);

@@ -17,7 +17,7 @@ class ProcessRunner
 {
 public:
     // job may be null; when set, its cancellation ends the process and the result says Cancelled.
-    static QCoro::Task<ProcessResult> run(ProcessSpec spec, QPointer<Job> job = {});
+    static QCoro::Task<ProcessResult> run(ProcessSpec spec, Job *job = nullptr);
 };
 
 } // namespace hotkernel

@@ -27,7 +27,7 @@ QStringList PythonLocator::pathCandidates(const QString &pathVariable)
     return candidates;
 }
 
-QCoro::Task<PythonInfo> PythonLocator::locate(QPointer<Job> job)
+QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
 {
     if (m_cached)
         co_return PythonInfo(*m_cached); // a copy: QCoro 0.8's return_value(U &&) moves from lvalues

@@ -29,7 +29,7 @@ public:
     explicit PythonLocator(QString override = {});
 
     // Throws UserError when none is found, naming everything tried and what to do.
-    QCoro::Task<PythonInfo> locate(QPointer<Job> job = {});
+    QCoro::Task<PythonInfo> locate(Job *job = nullptr);
     std::optional<PythonInfo> cached() const { return m_cached; }
     void forget() { m_cached.reset(); }
 

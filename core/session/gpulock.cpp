@@ -7,7 +7,7 @@
 
 namespace hotkernel {
 
-QCoro::Task<bool> GpuLock::acquire(QPointer<Job> job)
+QCoro::Task<bool> GpuLock::acquire(Job *job)
 {
     if (!m_held && m_waiters.empty()) {
         m_held = true;

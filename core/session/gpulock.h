@@ -22,7 +22,7 @@ public:
     using QObject::QObject;
 
     // Resolves when the caller holds the lock, or with false when the job was cancelled while waiting.
-    QCoro::Task<bool> acquire(QPointer<Job> job);
+    QCoro::Task<bool> acquire(Job *job);
     void release();
     // Wakes waiters so that cancelled ones leave the queue at once.
     void poke() { Q_EMIT handedOver(); }

@@ -49,7 +49,7 @@ QCoro::Task<ToolResult> Session::call(const QString &tool, Json arguments, const
     co_return job ? job->result() : ToolResult::error(QStringLiteral("the session ended before the job finished"));
 }
 
-QCoro::Task<void> Session::runJob(QPointer<Job> job, const ToolSpec *spec)
+QCoro::Task<void> Session::runJob(Job *job, const ToolSpec *spec)
 {
     // Let the caller connect to the job before anything can finish it.
     co_await QCoro::sleepFor(std::chrono::milliseconds(0));

@@ -61,7 +61,9 @@ Q_SIGNALS:
     void jobFinished(hotkernel::Job *job);
 
 private:
-    QCoro::Task<void> runJob(QPointer<Job> job, const ToolSpec *spec);
+    // Coroutine parameters are plain pointers and named values: g++ 12 destroys a temporary
+    // passed to a coroutine by value twice (GCC PR 99576), which corrupted QPointer refcounts.
+    QCoro::Task<void> runJob(Job *job, const ToolSpec *spec);
     void pruneFinished();
 
     SessionOptions m_options;

@@ -37,7 +37,7 @@ QCoro::Task<PythonInfo> noPython()
     co_return PythonInfo();
 }
 
-QCoro::Task<PythonInfo> locatePython(Session &session, bool needed, QPointer<Job> job)
+QCoro::Task<PythonInfo> locatePython(Session &session, bool needed, Job *job)
 {
     return needed ? session.python().locate(job) : noPython();
 }

@@ -1,0 +1,737 @@
+# SPDX-License-Identifier: Apache-2.0
+"""hotkernel measurement contract, protocol 3 (vendored next to the target scripts by `hotkernel new`).
+
+A baseline script defines TARGET = Target(...) and fn; a candidate imports TARGET from the baseline
+and defines only fn. Both end with main(TARGET, fn). Run a script once (one JSON line on stdout),
+as a worker (--worker: a ready line, then one result line per {"op": "run", "run": I} on stdin), or
+with --check-import (imports and resolves the target without touching the device).
+docs/contract.md in the hotkernel repository is the specification; this file needs only torch.
+"""
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+import traceback
+
+PROTOCOL = 3
+REPLAYS = 5
+FALLBACK_LLC_BYTES = 32 * 1024 * 1024
+# An L2 size when torch cannot tell (older torch): larger than any current GPU's, so rotation errs
+# on the side of more copies.
+FALLBACK_L2_BYTES = 128 * 1024 * 1024
+
+FLOAT_DTYPES = ("bf16", "fp16", "fp32", "tf32")
+INT_DTYPES = ("int8", "uint8", "int32", "int64")
+DEFAULT_TOLERANCE = {"fp32": 1e-4, "tf32": 1e-3, "bf16": 1e-2, "fp16": 1e-2}
+
+# --- stdout belongs to the protocol --------------------------------------------------------------
+# Keep a private duplicate of fd 1 for JSON lines and point fd 1 at fd 2, so that whatever user code,
+# torch, Triton or a C library prints lands on stderr. Done at import, before any user code runs
+# (the generated scripts import this module first).
+_protocol_fd = None
+
+
+def _protect_stdout():
+    global _protocol_fd
+    if _protocol_fd is not None:
+        return
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    _protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+
+
+_protect_stdout()
+
+
+def _emit(obj):
+    data = (json.dumps(obj, allow_nan=False, separators=(", ", ": ")) + "\n").encode("utf-8")
+    while data:
+        written = os.write(_protocol_fd, data)
+        data = data[written:]
+
+
+def _log(message):
+    sys.stderr.write("[hotkernel contract] " + message + "\n")
+    sys.stderr.flush()
+
+
+class TargetError(Exception):
+    """A bad target definition: reported in the `error` field of the line."""
+
+
+# --- definitions ---------------------------------------------------------------------------------
+class Input:
+    """One raw input tensor: drawn with randn (floating) or randint(0, high) (integer dtypes).
+
+    dtype None means the target's dtype."""
+
+    def __init__(self, name, shape, dtype=None, high=None):
+        self.name = str(name)
+        self.shape = [int(d) for d in shape]
+        self.dtype = dtype
+        self.high = high
+
+    def definition(self, target_dtype):
+        d = {"name": self.name, "shape": self.shape, "dtype": self.dtype or target_dtype}
+        if self.high is not None:
+            d["high"] = int(self.high)
+        return d
+
+
+def _callable_name(value):
+    if value is None or isinstance(value, str):
+        return value
+    code = getattr(value, "__code__", None)
+    where = os.path.basename(code.co_filename) if code is not None else getattr(value, "__module__", "?")
+    return "%s:%s" % (where, getattr(value, "__qualname__", repr(value)))
+
+
+class Target:
+    """What is measured: inputs, dtype, seed, reference, tolerances, rotation, iters, flops, bytes.
+
+    reference: "module:function", "./file.py:function" (relative to this file's directory) or a
+      callable; None means the baseline's own fn on fp32 copies of the inputs.
+    derive: "module:function" mapping the dict of raw tensors to the dict of call inputs, named in
+      call order by call_inputs; the reference then gets the derived inputs as they are.
+    device: "cuda", "cpu" or None (cuda when torch sees a GPU, else cpu; decided at run time).
+    """
+
+    def __init__(self, name, inputs, dtype="bf16", seed=0, iters=50, rotate=None, flops=None,
+                 min_bytes=None, atol=None, rtol=None, reference=None, derive=None,
+                 call_inputs=None, device=None):
+        self.name = name
+        self.inputs = list(inputs)
+        self.dtype = dtype
+        self.seed = seed
+        self.iters = iters
+        self.rotate = rotate
+        self.flops = flops
+        self.min_bytes = min_bytes
+        self.atol = atol
+        self.rtol = rtol
+        self.reference = reference
+        self.derive = derive
+        self.call_inputs = call_inputs
+        self.device = device
+        # The module that defined the target: its fn is the reference when none is given.
+        self._defining_globals = sys._getframe(1).f_globals
+
+    def resolved(self):
+        """The definition with defaults filled, validated; raises TargetError."""
+        if not isinstance(self.name, str) or not self.name:
+            raise TargetError("target name must be a non-empty string")
+        if self.dtype not in FLOAT_DTYPES:
+            raise TargetError("unknown dtype %r: use one of %s" % (self.dtype, ", ".join(FLOAT_DTYPES)))
+        if not self.inputs:
+            raise TargetError("a target needs at least one input")
+        names = []
+        for inp in self.inputs:
+            if not isinstance(inp, Input):
+                raise TargetError("inputs must be Input(...) objects, got %r" % (inp,))
+            if inp.name in names:
+                raise TargetError("input %r is defined twice" % inp.name)
+            if inp.dtype is not None and inp.dtype not in FLOAT_DTYPES + INT_DTYPES:
+                raise TargetError("input %r: unknown dtype %r: use one of %s"
+                                  % (inp.name, inp.dtype, ", ".join(FLOAT_DTYPES + INT_DTYPES)))
+            if inp.dtype in INT_DTYPES and inp.high is None:
+                raise TargetError("input %r: integer inputs need high= (values are drawn from [0, high))" % inp.name)
+            if any(d <= 0 for d in inp.shape):
+                raise TargetError("input %r: every dimension must be positive, got %s" % (inp.name, inp.shape))
+            names.append(inp.name)
+        if self.derive is not None:
+            if not self.call_inputs:
+                raise TargetError("derive needs call_inputs: the names of the call's inputs, in call order")
+            if self.reference is None:
+                raise TargetError("derive needs an explicit reference (the baseline cannot run on fp32 copies "
+                                  "of derived inputs): pass reference=\"module:function\"")
+            call = [str(n) for n in self.call_inputs]
+        else:
+            if self.call_inputs and list(self.call_inputs) != names:
+                raise TargetError("call_inputs without derive must equal the input names %s" % names)
+            call = names
+        if self.rotate is None:
+            rotate = list(call) if self.derive is not None else [names[0]]
+        else:
+            rotate = [str(r) for r in self.rotate]
+        for r in rotate:
+            if r not in call:
+                raise TargetError("rotate names %r, which is not among the call inputs %s" % (r, call))
+        if not isinstance(self.iters, int) or self.iters < 1:
+            raise TargetError("iters must be a positive integer, got %r" % (self.iters,))
+        if not isinstance(self.seed, int) or self.seed < 0:
+            raise TargetError("seed must be a non-negative integer, got %r" % (self.seed,))
+        if self.min_bytes is not None and (not isinstance(self.min_bytes, int) or self.min_bytes <= 0):
+            raise TargetError("min_bytes must be a positive integer, got %r" % (self.min_bytes,))
+        if self.device not in (None, "cuda", "cpu"):
+            raise TargetError("device must be cuda, cpu or None, got %r" % (self.device,))
+        tol = DEFAULT_TOLERANCE[self.dtype]
+        return {
+            "name": self.name,
+            "inputs": [inp.definition(self.dtype) for inp in self.inputs],
+            "call_inputs": call,
+            "dtype": self.dtype,
+            "seed": self.seed,
+            "iters": self.iters,
+            "rotate": rotate,
+            "flops": self.flops,
+            "min_bytes": self.min_bytes,
+            "atol": float(self.atol if self.atol is not None else tol),
+            "rtol": float(self.rtol if self.rtol is not None else tol),
+            "reference": _callable_name(self.reference),
+            "derive": _callable_name(self.derive),
+            "device": self.device,
+        }
+
+
+def load_function(spec, relative_to=None):
+    """Resolve "module:function" or "./file.py:function" (a path relative to relative_to's
+    directory, or absolute) to the function."""
+    if callable(spec):
+        return spec
+    if not isinstance(spec, str) or ":" not in spec:
+        raise TargetError("%r is not module:function or ./file.py:function" % (spec,))
+    where, _, attr = spec.rpartition(":")
+    if where.endswith(".py") or "/" in where:
+        # HOTKERNEL_CHECK_DIR: set only by `hotkernel new` while it checks scripts staged in a temporary
+        # folder, so that paths resolve against the folder the scripts are about to move to.
+        base = os.environ.get("HOTKERNEL_CHECK_DIR") or os.path.dirname(os.path.abspath(relative_to or __file__))
+        path = where if os.path.isabs(where) else os.path.join(base, where)
+        if not os.path.isfile(path):
+            raise TargetError("%s: file %s does not exist" % (spec, path))
+        module_name = "_hotkernel_file_" + hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:12]
+        module = sys.modules.get(module_name)
+        if module is None:
+            loader_spec = importlib.util.spec_from_file_location(module_name, path)
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[module_name] = module
+            loader_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise TargetError("%s: %s has no attribute %r" % (spec, getattr(module, "__name__", where), part))
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TargetError("%s is not callable" % spec)
+    return obj
+
+
+def _sha256_hex(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def contract_sha256():
+    with open(os.path.abspath(__file__), "rb") as f:
+        return _sha256_hex(f.read())
+
+
+def target_sha256(definition):
+    return _sha256_hex(json.dumps(definition, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+
+
+# --- the machine ---------------------------------------------------------------------------------
+def _parse_cache_size(text):
+    text = text.strip().upper()
+    units = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+    if text and text[-1] in units:
+        return int(text[:-1]) * units[text[-1]]
+    return int(text)
+
+
+def cpu_last_level_cache_bytes():
+    best_level, best_size = -1, None
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        entries = sorted(e for e in os.listdir(base) if e.startswith("index"))
+    except OSError:
+        return FALLBACK_LLC_BYTES
+    for entry in entries:
+        try:
+            with open(os.path.join(base, entry, "level")) as f:
+                level = int(f.read())
+            with open(os.path.join(base, entry, "size")) as f:
+                size = _parse_cache_size(f.read())
+        except (OSError, ValueError):
+            continue
+        if level > best_level:
+            best_level, best_size = level, size
+    return best_size or FALLBACK_LLC_BYTES
+
+
+def cpu_model_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "cpu"
+
+
+def _versions(torch, device):
+    try:
+        import triton  # noqa: F401  (only its version is wanted)
+        triton_version = getattr(triton, "__version__", None)
+    except Exception:
+        triton_version = None
+    return {
+        "torch": torch.__version__,
+        "triton": triton_version,
+        "cuda": torch.version.cuda if device == "cuda" else None,
+        "python": platform.python_version(),
+    }
+
+
+# --- one measurement session (one process) -------------------------------------------------------
+class _Bench:
+    def __init__(self, target, fn, device_override):
+        import torch
+        self.torch = torch
+        self.target = target
+        self.fn = fn
+        self.definition = target.resolved()
+        device = device_override or self.definition["device"]
+        if device is None:
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cuda" and not torch.cuda.is_available():
+            raise TargetError("device cuda was asked for but torch %s sees no GPU "
+                              "(torch.cuda.is_available() is False): run on the GPU machine or pass --device cpu"
+                              % torch.__version__)
+        self.definition["device"] = device
+        self.device = device
+        self.torch_dtype = self._torch_dtype(self.definition["dtype"])
+        base = target._defining_globals.get("__file__")
+        ref = self.definition["reference"]
+        if target.reference is None:
+            baseline_fn = target._defining_globals.get("fn")
+            if baseline_fn is None:
+                raise TargetError("no reference given and the module defining TARGET has no fn")
+            self.reference = baseline_fn
+            self.reference_on_fp32_copies = True
+        else:
+            self.reference = load_function(target.reference if callable(target.reference) else ref, base)
+            self.reference_on_fp32_copies = target.derive is None
+        self.derive = load_function(target.derive, base) if target.derive is not None else None
+        if device == "cuda":
+            props = torch.cuda.get_device_properties(torch.cuda.current_device())
+            self.l2_bytes = int(getattr(props, "L2_cache_size", 0) or FALLBACK_L2_BYTES)
+            self.device_name = torch.cuda.get_device_name(torch.cuda.current_device())
+        else:
+            self.l2_bytes = cpu_last_level_cache_bytes()
+            self.device_name = cpu_model_name()
+        self.versions = _versions(torch, device)
+        self.target_sha = target_sha256(self.definition)
+        self.contract_sha = contract_sha256()
+        self.sets = None
+        self.refs = None
+        self.out_bytes = None
+
+    def _torch_dtype(self, name):
+        t = self.torch
+        return {"bf16": t.bfloat16, "fp16": t.float16, "fp32": t.float32, "tf32": t.float32,
+                "int8": t.int8, "uint8": t.uint8, "int32": t.int32, "int64": t.int64}[name]
+
+    # Inputs: drawn from torch.Generator(seed + run), refilled in place between runs.
+    def _draw(self, gen, spec, into=None):
+        t = self.torch
+        if into is None:
+            into = t.empty(spec["shape"], dtype=self._torch_dtype(spec["dtype"]), device=self.device)
+        if spec["dtype"] in INT_DTYPES:
+            into.random_(0, spec["high"], generator=gen)
+        else:
+            into.normal_(generator=gen)
+        return into
+
+    def _raw_set(self, gen, names=None, into=None):
+        raw = {}
+        for spec in self.definition["inputs"]:
+            if names is None or spec["name"] in names:
+                raw[spec["name"]] = self._draw(gen, spec, None if into is None else into.get(spec["name"]))
+        return raw
+
+    def _derived(self, raw):
+        try:
+            out = self.derive(dict(raw))
+        except Exception as e:
+            traceback.print_exc()
+            raise TargetError("derive raised %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+        if not isinstance(out, dict):
+            raise TargetError("derive must return a dict of call inputs, got %s" % type(out).__name__)
+        missing = [n for n in self.definition["call_inputs"] if n not in out]
+        if missing:
+            raise TargetError("derive returned no %s (it returned %s)" % (missing, sorted(out)))
+        return {n: out[n] for n in self.definition["call_inputs"]}
+
+    def rotated_bytes(self):
+        return sum(self.sets[0][n].numel() * self.sets[0][n].element_size() for n in self.definition["rotate"])
+
+    def fill(self, run):
+        """Draw (first time) or refill in place (later) every input from seed + run."""
+        t = self.torch
+        gen = t.Generator(device=self.device)
+        gen.manual_seed(self.definition["seed"] + run)
+        rotate = self.definition["rotate"]
+        first = self.sets is None
+        with t.no_grad():
+            if self.derive is None:
+                set0 = self._raw_set(gen, None, None if first else self.sets[0])
+            else:
+                set0 = self._derived(self._raw_set(gen))
+                if not first:
+                    for n, v in set0.items():
+                        self.sets[0][n].copy_(v)
+                    set0 = self.sets[0]
+            if first:
+                rotated = max(1, sum(set0[n].numel() * set0[n].element_size() for n in rotate))
+                per_call = self.definition["min_bytes"] or rotated
+                self.k = 1 if not rotate else max(2, int(math.ceil(2 * self.l2_bytes / per_call)) + 1)
+                self.sets = [set0]
+            for k in range(1, self.k):
+                if self.derive is None:
+                    into = None if first else self.sets[k]
+                    fresh = self._raw_set(gen, rotate, into)
+                else:
+                    fresh = self._derived(self._raw_set(gen))
+                    fresh = {n: fresh[n] for n in rotate}
+                    if not first:
+                        for n, v in fresh.items():
+                            self.sets[k][n].copy_(v)
+                        continue
+                if first:
+                    s = dict(set0)
+                    s.update(fresh)
+                    self.sets.append(s)
+        self.refs = [self._reference(s) for s in self.sets]
+        if self.device == "cuda":
+            t.cuda.synchronize()
+
+    def args(self, s):
+        return [s[n] for n in self.definition["call_inputs"]]
+
+    def _reference(self, s):
+        t = self.torch
+        args = self.args(s)
+        if self.reference_on_fp32_copies:
+            args = [a.float() if a.is_floating_point() else a for a in args]
+        with t.no_grad(), _Tf32(t, False):
+            try:
+                out = self.reference(*args)
+            except Exception as e:
+                traceback.print_exc()
+                raise TargetError("the reference raised %s: %s%s" % (
+                    type(e).__name__, str(e).splitlines()[0] if str(e) else "", "" if self.target.reference is not None else
+                    " (the baseline fn runs on fp32 copies as the reference: if it cannot, give reference=)"))
+        outs = _as_list(out)
+        if outs is None:
+            raise TargetError("the reference returned %s, not a tensor or a tuple of tensors" % type(out).__name__)
+        outs = [o.detach().float() for o in outs]
+        if self.out_bytes is None:
+            self.out_bytes = sum(o.numel() for o in outs) * t.empty((), dtype=self.torch_dtype).element_size()
+        return outs
+
+    def call(self, s):
+        return self.fn(*self.args(s))
+
+    def check(self, out, k, where=""):
+        """(ok, max_err, mismatch) of one output against the reference of rotated set k."""
+        t = self.torch
+        ref = self.refs[k]
+        outs = _as_list(out)
+        suffix = " (rotated set %d%s)" % (k, where)
+        if outs is None:
+            return False, None, "fn returned %s, not a tensor or a tuple of tensors%s" % (type(out).__name__, suffix)
+        if len(outs) != len(ref):
+            return False, None, "fn returned %d outputs, the reference %d%s" % (len(outs), len(ref), suffix)
+        worst = 0.0
+        atol, rtol = self.definition["atol"], self.definition["rtol"]
+        for o, r in zip(outs, ref):
+            if list(o.shape) != list(r.shape):
+                return False, None, "output shape %s != reference shape %s%s" % (list(o.shape), list(r.shape), suffix)
+            if o.dtype != self.torch_dtype:
+                return False, None, "output dtype %s != the target's %s%s" % (o.dtype, self.torch_dtype, suffix)
+            of = o.detach().float()
+            if bool(t.isnan(of).any()):
+                return False, None, "NaN in output" + suffix
+            if bool(t.isinf(of).any()):
+                return False, None, "Inf in output" + suffix
+            if not bool(t.isfinite(r).all()):
+                return False, None, "NaN or Inf in the reference" + suffix
+            err = (of - r).abs()
+            worst = max(worst, float(err.max()) if err.numel() else 0.0)
+            excess = err - (atol + rtol * r.abs())
+            if err.numel() and float(excess.max()) > 0:
+                return False, worst, "max abs err %.6g > atol %g + rtol %g * |ref|%s" % (worst, atol, rtol, suffix)
+        return True, worst, None
+
+    # Timing
+    def time_block(self):
+        """(per-call ms samples, timer, timer_note, [(output, set index)] to check)."""
+        t = self.torch
+        iters, k = self.definition["iters"], self.k
+        if self.device == "cpu":
+            samples = []
+            outs = None
+            for _ in range(REPLAYS):
+                outs = {}
+                start = time.perf_counter()
+                for i in range(iters):
+                    outs[i % k] = self.call(self.sets[i % k])
+                samples.append((time.perf_counter() - start) * 1e3 / iters)
+            return samples, "wall", None, sorted(outs.items())
+        side = t.cuda.Stream()
+        side.wait_stream(t.cuda.current_stream())
+        with t.cuda.stream(side):
+            for i in range(3):
+                self.call(self.sets[i % k])
+        t.cuda.current_stream().wait_stream(side)
+        t.cuda.synchronize()
+        note = None
+        try:
+            graph = t.cuda.CUDAGraph()
+            outs = {}
+            with t.cuda.graph(graph):
+                for i in range(iters):
+                    outs[i % k] = self.call(self.sets[i % k])
+            graph.replay()
+            t.cuda.synchronize()
+            run_block = graph.replay
+            timer = "graph"
+        except Exception as e:
+            note = "CUDA graph capture failed (%s: %s); timed events around a plain block" % (
+                type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            _log(note)
+            try:
+                t.cuda.synchronize()
+            except Exception:
+                pass
+            outs = {}
+
+            def run_block():
+                for i in range(iters):
+                    outs[i % k] = self.call(self.sets[i % k])
+            run_block()
+            t.cuda.synchronize()
+            timer = "events"
+        samples = []
+        for _ in range(REPLAYS):
+            start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
+            start.record()
+            run_block()
+            end.record()
+            end.synchronize()
+            samples.append(start.elapsed_time(end) / iters)
+        t.cuda.synchronize()
+        return samples, timer, note, sorted(outs.items())
+
+    def identity(self):
+        d = self.definition
+        fields = {
+            "protocol": PROTOCOL,
+            "target": d["name"],
+            "shape": d["inputs"][0]["shape"],
+            "dtype": d["dtype"],
+            "seed": d["seed"],
+            "iters": d["iters"],
+            "rotate": d["rotate"],
+            "rotate_k": getattr(self, "k", None),
+            "flops": d["flops"],
+            "bytes": self.bytes(),
+            "device": self.device,
+            "device_name": self.device_name,
+            "l2_bytes": self.l2_bytes,
+            "target_sha256": self.target_sha,
+            "contract_sha256": self.contract_sha,
+        }
+        fields.update(self.versions)
+        return fields
+
+    def bytes(self):
+        if self.sets is None or self.out_bytes is None:
+            return None
+        moved = self.definition["min_bytes"]
+        if moved is None:
+            moved = sum(a.numel() * a.element_size() for a in self.args(self.sets[0]))
+        return int(moved + self.out_bytes)
+
+    def run(self, run):
+        """The result line of run index `run`."""
+        t = self.torch
+        self.fill(run)
+        line = {"protocol": PROTOCOL, "ok": False, "ms": None, "timer": None, "timer_note": None,
+                "samples_ms": [], "run": run}
+        line.update(self.identity())
+        line.update({"max_err": None, "mismatch": None})
+        ok, worst, mismatch = True, 0.0, None
+        dtype_ctx = _Tf32(t, self.definition["dtype"] == "tf32")
+        try:
+            with t.no_grad(), dtype_ctx:
+                for k, s in enumerate(self.sets):
+                    good, err, why = self.check(self.call(s), k)
+                    if err is not None:
+                        worst = max(worst, err)
+                    if not good:
+                        ok, mismatch = False, why
+                        break
+                if self.device == "cuda":
+                    t.cuda.synchronize()
+                samples, timer, note, outs = self.time_block()
+                if ok:
+                    where = ", CUDA graph replay" if timer == "graph" else ", timed block"
+                    for k, out in outs:
+                        good, err, why = self.check(out, k, where)
+                        if err is not None:
+                            worst = max(worst, err)
+                        if not good:
+                            ok, mismatch = False, why
+                            break
+        except TargetError:
+            raise
+        except Exception as e:
+            traceback.print_exc()
+            line.update({"ok": False, "max_err": None, "mismatch": "fn raised %s: %s" % (
+                type(e).__name__, str(e).splitlines()[0] if str(e) else "")})
+            return line
+        line.update({"ok": ok, "ms": statistics.median(samples), "timer": timer, "timer_note": note,
+                     "samples_ms": samples, "max_err": worst, "mismatch": mismatch})
+        return line
+
+
+class _Tf32:
+    """Sets torch's TF32 switches for a block and restores them."""
+
+    def __init__(self, torch, enabled):
+        self.torch, self.enabled = torch, enabled
+
+    def __enter__(self):
+        b = self.torch.backends
+        self.saved = (b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32)
+        b.cuda.matmul.allow_tf32 = self.enabled
+        b.cudnn.allow_tf32 = self.enabled
+
+    def __exit__(self, *exc):
+        b = self.torch.backends
+        b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32 = self.saved
+        return False
+
+
+def _as_list(out):
+    import torch
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)) and out and all(isinstance(o, torch.Tensor) for o in out):
+        return list(out)
+    return None
+
+
+# --- entry point ---------------------------------------------------------------------------------
+def _error_line(target, message, event=None):
+    line = {"protocol": PROTOCOL, "ok": False, "error": message,
+            "target": getattr(target, "name", None), "contract_sha256": contract_sha256()}
+    if event:
+        line = dict({"event": event}, **line)
+    _log(message)
+    _emit(line)
+
+
+def _parse_args(argv):
+    import argparse
+    p = argparse.ArgumentParser(description="hotkernel measurement contract (protocol %d)" % PROTOCOL)
+    p.add_argument("--run", type=int, default=0, help="run index: inputs are drawn from seed + RUN")
+    p.add_argument("--device", choices=("cuda", "cpu"), default=None,
+                   help="override the target's device (default: the target's, else cuda when torch sees a GPU)")
+    p.add_argument("--worker", action="store_true", help="long-lived worker: requests on stdin, one line each")
+    p.add_argument("--check-import", action="store_true",
+                   help="import everything the target names and print its identity, without running it")
+    return p.parse_args(argv)
+
+
+def main(target, fn, argv=None):
+    _protect_stdout()
+    args = _parse_args(sys.argv[1:] if argv is None else argv)
+    if args.check_import:
+        _check_import(target, fn)
+        return
+    try:
+        bench = _Bench(target, fn, args.device)
+    except TargetError as e:
+        _error_line(target, str(e), "error" if args.worker else None)
+        sys.exit(0)
+    if args.worker:
+        _worker(bench)
+        return
+    try:
+        _emit(bench.run(args.run))
+    except TargetError as e:
+        _error_line(target, str(e))
+    sys.stdout.flush()
+    sys.stderr.flush()
+
+
+def _check_import(target, fn):
+    try:
+        definition = target.resolved()
+        base = target._defining_globals.get("__file__")
+        if target.reference is not None:
+            load_function(target.reference, base)
+        if target.derive is not None:
+            load_function(target.derive, base)
+        if not callable(fn):
+            raise TargetError("fn is not callable")
+    except TargetError as e:
+        _log(str(e))
+        sys.exit(1)
+    _emit({"event": "import-ok", "protocol": PROTOCOL, "target": definition["name"],
+           "contract_sha256": contract_sha256()})
+
+
+def _worker(bench):
+    # Build the inputs and run fn once (compiles Triton kernels, loads libraries) before saying ready;
+    # a failure here is reported by the first run.
+    try:
+        bench.fill(0)
+        with bench.torch.no_grad():
+            bench.call(bench.sets[0])
+        if bench.device == "cuda":
+            bench.torch.cuda.synchronize()
+    except TargetError as e:
+        _error_line(bench.target, str(e), "error")
+        return
+    except Exception:
+        traceback.print_exc()
+    ready = {"event": "ready", "pid": os.getpid()}
+    ready.update(bench.identity())
+    _emit(ready)
+    while True:
+        raw = sys.stdin.readline()
+        if not raw:
+            return
+        raw = raw.strip()
+        if not raw:
+            continue
+        try:
+            request = json.loads(raw)
+            op = request.get("op")
+        except (ValueError, AttributeError):
+            _error_line(bench.target, "bad request %r: send {\"op\": \"run\", \"run\": I} or {\"op\": \"quit\"}" % raw[:200])
+            continue
+        if op == "quit":
+            return
+        if op != "run" or not isinstance(request.get("run"), int) or request["run"] < 0:
+            _error_line(bench.target, "bad request %r: send {\"op\": \"run\", \"run\": I} or {\"op\": \"quit\"}" % raw[:200])
+            continue
+        try:
+            _emit(bench.run(request["run"]))
+        except TargetError as e:
+            _error_line(bench.target, str(e))

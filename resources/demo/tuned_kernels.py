@@ -1,0 +1,275 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Triton kernels for the five example targets (the candidates import these).
+
+Each was written for the H200 by running the kernel-speedrun loop; examples/README.md and the
+recorded notes under results/ say what each change did. Shapes are the examples' shapes, but the
+kernels take any size that the asserts allow.
+"""
+import torch
+import triton
+import triton.language as tl
+
+
+# --- rmsnorm: one program per row, the row held in registers, one read and one write -----------
+@triton.jit
+def _rmsnorm_kernel(x_ptr, w_ptr, y_ptr, n_cols, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    inv = tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    tl.store(y_ptr + row * n_cols + cols, (x * inv * w).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def rmsnorm(x, w, eps=1e-6, num_warps=16):
+    assert x.is_contiguous() and x.dim() == 2 and w.numel() == x.shape[1]
+    y = torch.empty_like(x)
+    _rmsnorm_kernel[(x.shape[0],)](x, w, y, x.shape[1], eps, BLOCK=triton.next_power_of_2(x.shape[1]),
+                                   num_warps=num_warps)
+    return y
+
+
+# --- softmax over the last dim: one program per row, max, exp and sum in registers --------------
+@triton.jit
+def _softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"), eviction_policy="evict_first").to(tl.float32)
+    e = tl.exp2((x - tl.max(x, axis=0)) * 1.4426950408889634)
+    tl.store(y_ptr + row * n_cols + cols, (e / tl.sum(e, axis=0)).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def softmax(x, num_warps=16):
+    assert x.is_contiguous() and x.dim() == 2
+    y = torch.empty_like(x)
+    _softmax_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]), num_warps=num_warps)
+    return y
+
+
+# --- gemv y = W x: a block of rows per program, fp32 accumulation ------------------------------
+@triton.jit
+def _gemv_kernel(w_ptr, x_ptr, y_ptr, n_rows, n_cols, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    acc = tl.zeros((BLOCK_M, BLOCK_K), dtype=tl.float32)
+    row_base = rows.to(tl.int64)[:, None] * n_cols
+    for k in range(0, n_cols, BLOCK_K):
+        cols = k + tl.arange(0, BLOCK_K)
+        w = tl.load(w_ptr + row_base + cols[None, :], eviction_policy="evict_first")
+        xv = tl.load(x_ptr + cols, eviction_policy="evict_last")
+        acc += w.to(tl.float32) * xv.to(tl.float32)[None, :]
+    tl.store(y_ptr + rows, tl.sum(acc, axis=1).to(y_ptr.dtype.element_ty))
+
+
+GEMV_CONFIG = dict(BLOCK_M=1, BLOCK_K=1024, num_warps=4, num_stages=4)
+
+
+def gemv(w, x, config=None):
+    cfg = dict(GEMV_CONFIG if config is None else config)
+    n_rows, n_cols = w.shape
+    assert w.is_contiguous() and n_rows % cfg["BLOCK_M"] == 0 and n_cols % cfg["BLOCK_K"] == 0
+    y = torch.empty(n_rows, device=w.device, dtype=w.dtype)
+    _gemv_kernel[(n_rows // cfg["BLOCK_M"],)](w, x, y, n_rows, n_cols, BLOCK_M=cfg["BLOCK_M"], BLOCK_K=cfg["BLOCK_K"],
+                                             num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+    return y
+
+
+# --- decode attention (one query token, GQA): split-KV partials, then a combine --------------
+@triton.jit
+def _decode_partial_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk,
+                           GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr):
+    kv_head = tl.program_id(0)
+    split = tl.program_id(1)
+    n_splits = tl.num_programs(1)
+    h = tl.arange(0, BLOCK_H)
+    hmask = h < GROUP
+    d = tl.arange(0, D)
+    q = tl.load(q_ptr + (kv_head * GROUP + h)[:, None] * D + d[None, :], mask=hmask[:, None], other=0.0)
+    m_i = tl.full((BLOCK_H,), -float("inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_H,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_H, D), dtype=tl.float32)
+    base = kv_head.to(tl.int64) * seq_len * D
+    start = split * chunk
+    for n in range(start, start + chunk, BLOCK_N):
+        offs = (n + tl.arange(0, BLOCK_N)).to(tl.int64)
+        k = tl.load(k_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
+        s = tl.dot(q, tl.trans(k)) * scale_log2
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    out = (kv_head * GROUP + h) * n_splits + split
+    tl.store(m_ptr + out, m_i, mask=hmask)
+    tl.store(l_ptr + out, l_i, mask=hmask)
+    tl.store(acc_ptr + out[:, None] * D + d[None, :], acc, mask=hmask[:, None])
+
+
+@triton.jit
+def _decode_combine_kernel(m_ptr, l_ptr, acc_ptr, o_ptr, N_SPLITS: tl.constexpr, D: tl.constexpr):
+    head = tl.program_id(0)
+    s = tl.arange(0, N_SPLITS)
+    d = tl.arange(0, D)
+    m = tl.load(m_ptr + head * N_SPLITS + s)
+    l = tl.load(l_ptr + head * N_SPLITS + s)
+    acc = tl.load(acc_ptr + (head * N_SPLITS + s)[:, None] * D + d[None, :])
+    w = tl.exp2(m - tl.max(m, axis=0))
+    out = tl.sum(acc * w[:, None], axis=0) / tl.sum(l * w, axis=0)
+    tl.store(o_ptr + head * D + d, out.to(o_ptr.dtype.element_ty))
+
+
+@triton.jit
+def _decode_fused_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, count_ptr, o_ptr, scale_log2, seq_len, chunk,
+                         GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
+                         N_SPLITS: tl.constexpr):
+    """The split-KV partial, and the last split of each KV head to finish combines its group:
+    one launch instead of two (the counter is reset by the combining program, so graph replays
+    start from zero)."""
+    kv_head = tl.program_id(0)
+    split = tl.program_id(1)
+    h = tl.arange(0, BLOCK_H)
+    hmask = h < GROUP
+    d = tl.arange(0, D)
+    q = tl.load(q_ptr + (kv_head * GROUP + h)[:, None] * D + d[None, :], mask=hmask[:, None], other=0.0)
+    m_i = tl.full((BLOCK_H,), -float("inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_H,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_H, D), dtype=tl.float32)
+    base = kv_head.to(tl.int64) * seq_len * D
+    start = split * chunk
+    for n in range(start, start + chunk, BLOCK_N):
+        offs = (n + tl.arange(0, BLOCK_N)).to(tl.int64)
+        k = tl.load(k_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
+        s = tl.dot(q, tl.trans(k)) * scale_log2
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    out = (kv_head * GROUP + h) * N_SPLITS + split
+    tl.store(m_ptr + out, m_i, mask=hmask)
+    tl.store(l_ptr + out, l_i, mask=hmask)
+    tl.store(acc_ptr + out[:, None] * D + d[None, :], acc, mask=hmask[:, None])
+    # acq_rel: our stores are visible before the count moves; the last one sees everyone's.
+    done = tl.atomic_add(count_ptr + kv_head, 1, sem="acq_rel")
+    if done == N_SPLITS - 1:
+        sp = tl.arange(0, N_SPLITS)
+        for g in range(GROUP):
+            head = kv_head * GROUP + g
+            m = tl.load(m_ptr + head * N_SPLITS + sp, volatile=True)
+            l = tl.load(l_ptr + head * N_SPLITS + sp, volatile=True)
+            a = tl.load(acc_ptr + (head * N_SPLITS + sp)[:, None] * D + d[None, :], volatile=True)
+            w = tl.exp2(m - tl.max(m, axis=0))
+            o = tl.sum(a * w[:, None], axis=0) / tl.sum(l * w, axis=0)
+            tl.store(o_ptr + head * D + d, o.to(o_ptr.dtype.element_ty))
+        tl.atomic_xchg(count_ptr + kv_head, 0)
+
+
+_decode_counters = {}
+
+
+def decode_attention_fused(q, k, v, config=None):
+    cfg = dict(DECODE_CONFIG if config is None else config)
+    _, hq, _, dim = q.shape
+    _, hkv, seq, _ = k.shape
+    group = hq // hkv
+    n_splits = cfg["n_splits"]
+    assert seq % n_splits == 0 and (seq // n_splits) % cfg["BLOCK_N"] == 0
+    key = (q.device, hkv)
+    if key not in _decode_counters:  # zeroed once; the kernel leaves it zeroed after each call
+        _decode_counters[key] = torch.zeros(hkv, device=q.device, dtype=torch.int32)
+    m = torch.empty(hq * n_splits, device=q.device, dtype=torch.float32)
+    l = torch.empty_like(m)
+    acc = torch.empty(hq * n_splits, dim, device=q.device, dtype=torch.float32)
+    o = torch.empty_like(q)
+    scale_log2 = (1.0 / dim ** 0.5) * 1.4426950408889634
+    _decode_fused_kernel[(hkv, n_splits)](q, k, v, m, l, acc, _decode_counters[key], o, scale_log2, seq,
+                                          seq // n_splits, GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
+                                          BLOCK_N=cfg["BLOCK_N"], D=dim, N_SPLITS=n_splits,
+                                          num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+    return o
+
+
+DECODE_CONFIG = dict(n_splits=32, BLOCK_N=64, num_warps=8, num_stages=3)
+
+
+def decode_attention(q, k, v, config=None):
+    """q [B=1, Hq, 1, D], k/v [1, Hkv, S, D] contiguous; returns [1, Hq, 1, D] like SDPA with GQA."""
+    cfg = dict(DECODE_CONFIG if config is None else config)
+    _, hq, _, dim = q.shape
+    _, hkv, seq, _ = k.shape
+    group = hq // hkv
+    n_splits = cfg["n_splits"]
+    assert seq % n_splits == 0 and (seq // n_splits) % cfg["BLOCK_N"] == 0
+    m = torch.empty(hq * n_splits, device=q.device, dtype=torch.float32)
+    l = torch.empty_like(m)
+    acc = torch.empty(hq * n_splits, dim, device=q.device, dtype=torch.float32)
+    o = torch.empty_like(q)
+    scale_log2 = (1.0 / dim ** 0.5) * 1.4426950408889634
+    _decode_partial_kernel[(hkv, n_splits)](q, k, v, m, l, acc, scale_log2, seq, seq // n_splits,
+                                            GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
+                                            BLOCK_N=cfg["BLOCK_N"], D=dim, num_warps=cfg["num_warps"],
+                                            num_stages=cfg["num_stages"])
+    _decode_combine_kernel[(hq,)](m, l, acc, o, N_SPLITS=n_splits, D=dim, num_warps=4)
+    return o
+
+
+# --- int4 GEMV (group 128) ----------------------------------------------------------------
+# Second version, in the example target's layout (examples/kernels.py int4_derive): w_nibbles uint8
+# [N, K/2] with the EVEN k in the HIGH nibble, scales_zeros bf16 [K/128, N, 2]. The packed weight is
+# read as 32-bit words (8 nibbles each) and nibbles become floats with the 2^23 trick (OR the nibble
+# into the mantissa of 8388608.0, subtract 8388616.0 = 2^23 + 8), because int-to-float conversions
+# run at a quarter of the FMA rate and were the bottleneck of the first version.
+@triton.jit
+def _int4_gemv_words_kernel(x_ptr, w_ptr, sz_ptr, y_ptr, n_rows, n_cols, BLOCK_N: tl.constexpr,
+                            GROUPS: tl.constexpr, GS: tl.constexpr):
+    WPG: tl.constexpr = GS // 8  # words per group
+    rows = (tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
+    n_groups = n_cols // GS
+    n_words = n_cols // 8
+    acc = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    i = tl.arange(0, GROUPS * WPG)
+    for g0 in range(0, n_groups, GROUPS):
+        words = tl.load(w_ptr + rows[:, None] * n_words + g0 * WPG + i[None, :], eviction_policy="evict_first")
+        prod = tl.zeros((BLOCK_N, GROUPS * WPG), dtype=tl.float32)
+        xsum = tl.zeros((GROUPS * WPG,), dtype=tl.float32)
+        for t in tl.static_range(8):
+            # byte t // 2 of the little-endian word; even k sits in its high nibble
+            shift = 8 * (t // 2) + 4 * (1 - t % 2)
+            bits = ((words >> shift) & 0xF) | 0x4B000000
+            q = bits.to(tl.float32, bitcast=True) - 8388616.0
+            xt = tl.load(x_ptr + g0 * GS + 8 * i + t).to(tl.float32)
+            prod += q * xt[None, :]
+            xsum += xt
+        dq = tl.sum(tl.reshape(prod, (BLOCK_N, GROUPS, WPG)), axis=2)
+        sx = tl.sum(tl.reshape(xsum, (GROUPS, WPG)), axis=1)
+        g = (g0 + tl.arange(0, GROUPS)).to(tl.int64)
+        sz = sz_ptr + (g[None, :] * n_rows + rows[:, None]) * 2
+        s = tl.load(sz).to(tl.float32)
+        z = tl.load(sz + 1).to(tl.float32)
+        acc += tl.sum(s * dq + z * sx[None, :], axis=1)
+    tl.store(y_ptr + rows, acc.to(y_ptr.dtype.element_ty))
+
+
+INT4_WORDS_CONFIG = dict(BLOCK_N=8, GROUPS=4, num_warps=4, num_stages=3)
+
+
+def int4_gemv_words(x, w_nibbles, scales_zeros, group_size=128, config=None):
+    """x [1, K] bf16, w_nibbles uint8 [N, K/2] (even k high), scales_zeros bf16 [K/G, N, 2] -> [1, N]."""
+    cfg = dict(INT4_WORDS_CONFIG if config is None else config)
+    n_rows = w_nibbles.shape[0]
+    n_cols = w_nibbles.shape[1] * 2
+    assert n_rows % cfg["BLOCK_N"] == 0 and (n_cols // group_size) % cfg["GROUPS"] == 0
+    assert w_nibbles.is_contiguous() and scales_zeros.is_contiguous()
+    words = w_nibbles.view(torch.int32)
+    xf = x.reshape(-1)
+    y = torch.empty(n_rows, device=x.device, dtype=x.dtype)
+    _int4_gemv_words_kernel[(n_rows // cfg["BLOCK_N"],)](xf, words, scales_zeros, y, n_rows, n_cols,
+                                                         BLOCK_N=cfg["BLOCK_N"], GROUPS=cfg["GROUPS"],
+                                                         GS=group_size, num_warps=cfg["num_warps"],
+                                                         num_stages=cfg["num_stages"])
+    return y.reshape(*x.shape[:-1], n_rows)
