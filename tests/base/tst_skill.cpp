@@ -50,7 +50,8 @@ private Q_SLOTS:
             QVERIFY2(!spec.cliVerb.isEmpty(), qPrintable(spec.name + QStringLiteral(": no CLI verb")));
             QCOMPARE(spec.inputSchema.value("type", std::string()), std::string("object"));
             QCOMPARE(spec.outputSchema.value("type", std::string()), std::string("object"));
-            for (const auto &[property, schema] : spec.inputSchema.value("properties", Json::object()).items()) {
+            const Json properties = spec.inputSchema.value("properties", Json::object()); // items() must not outlive it
+            for (const auto &[property, schema] : properties.items()) {
                 QVERIFY2(!schema.value("description", std::string()).empty(),
                          qPrintable(QStringLiteral("%1.%2 has no description").arg(spec.name, toQt(property))));
             }
