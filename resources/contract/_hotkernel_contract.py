@@ -22,6 +22,10 @@ import traceback
 
 PROTOCOL = 3
 REPLAYS = 5
+# At most this many rotated copies. Keeping a 1 KiB input out of a 480 MiB CPU cache would take a
+# million copies, each checked every run: rotation cannot make tiny inputs cache-cold, so it stops
+# here and the result line says so (timer_note).
+MAX_ROTATED_SETS = 256
 FALLBACK_LLC_BYTES = 32 * 1024 * 1024
 # An L2 size when torch cannot tell (older torch): larger than any current GPU's, so rotation errs
 # on the side of more copies.
@@ -396,7 +400,11 @@ class _Bench:
             if first:
                 rotated = max(1, sum(set0[n].numel() * set0[n].element_size() for n in rotate))
                 per_call = self.definition["min_bytes"] or rotated
-                self.k = 1 if not rotate else max(2, int(math.ceil(2 * self.l2_bytes / per_call)) + 1)
+                wanted = max(2, int(math.ceil(2 * self.l2_bytes / per_call)) + 1)
+                self.k = 1 if not rotate else min(wanted, MAX_ROTATED_SETS)
+                self.rotate_note = None if not rotate or wanted <= MAX_ROTATED_SETS else (
+                    "rotation capped at %d copies of %d bytes (%d would exceed 2x the %d-byte cache): inputs this "
+                    "small may be timed cache-warm" % (MAX_ROTATED_SETS, per_call, wanted, self.l2_bytes))
                 self.sets = [set0]
             for k in range(1, self.k):
                 if self.derive is None:
@@ -603,7 +611,8 @@ class _Bench:
             line.update({"ok": False, "max_err": None, "mismatch": "fn raised %s: %s" % (
                 type(e).__name__, str(e).splitlines()[0] if str(e) else "")})
             return line
-        line.update({"ok": ok, "ms": statistics.median(samples), "timer": timer, "timer_note": note,
+        notes = [n for n in (note, getattr(self, "rotate_note", None)) if n]
+        line.update({"ok": ok, "ms": statistics.median(samples), "timer": timer, "timer_note": "; ".join(notes) or None,
                      "samples_ms": samples, "max_err": worst, "mismatch": mismatch})
         return line
 
