@@ -70,7 +70,13 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     if (fresh) {
         prepared.runner = std::make_shared<FreshScriptRunner>(options);
     } else {
-        const QByteArray key = WorkerPool::contentKey(script.path, python.path, python.torchVersion);
+        // The interpreter's identity is its file (target, size, time), not the probed torch version,
+        // so the key is known before the probe ends. A torch upgraded under a kept worker still
+        // shows: each run line carries its versions, and verify calls differing versions invalid.
+        const QFileInfo interpreter(python.path);
+        const QString identity = interpreter.canonicalFilePath() + QLatin1Char(' ') + QString::number(interpreter.size())
+            + QLatin1Char(' ') + interpreter.lastModified().toString(Qt::ISODateWithMs);
+        const QByteArray key = WorkerPool::contentKey(script.path, python.path, identity);
         WorkerLease lease = session.workers().acquire(role, options, key);
         prepared.worker = lease.runner;
         prepared.runner = lease.runner;

@@ -92,10 +92,16 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     const QString shippedContract = MeasureSetup::shippedContractSha256();
     QStringList warnings;
 
-    job->setProgress(0, std::nullopt, QStringLiteral("looking for the Python interpreter"));
-    const PythonInfo python = co_await session.python().locate(job);
-    if (!job || job->isCancelled())
-        co_return ToolResult::cancelledResult();
+    // A named interpreter starts the workers at once; the torch probe then runs beside them.
+    PythonInfo python;
+    if (const std::optional<PythonInfo> known = session.python().explicitInterpreter()) {
+        python = *known;
+    } else {
+        job->setProgress(0, std::nullopt, QStringLiteral("looking for the Python interpreter"));
+        python = co_await session.python().locate(job);
+        if (!job || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
 
     // Both start now and import torch in parallel; the GPU snapshot overlaps with that too.
     b.prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh, o.timeout, job);
@@ -108,6 +114,16 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         bool all = false; // dead workers (failed, timed out, cancelled) always leave the pool
         ~Cleanup() { MeasureSetup::releaseWorkers(session, runners, all); }
     } cleanup{session, prepared};
+    if (python.torchVersion.isEmpty()) {
+        try {
+            python = co_await session.python().locate(job); // throws when it cannot import torch
+        } catch (...) {
+            cleanup.all = true; // workers on an interpreter without torch are of no use to anyone
+            throw;
+        }
+        if (!job || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
 
     const QString mode = o.fresh ? QStringLiteral("fresh") : QStringLiteral("warm");
     job->setProgress(0, std::nullopt,
@@ -124,6 +140,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             co_return ToolResult::cancelledResult();
     }
 
+    const double readyAt = wall.nsecsElapsed() / 1e9; // workers started (torch imported, kernel built)
     DeviceLock deviceLock;
     const int device = DeviceLock::currentDevice();
     const std::function<void(const QString &)> onWait = [job](const QString &message) {
@@ -135,6 +152,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     if (!job || !locked || job->isCancelled())
         co_return ToolResult::cancelledResult();
 
+    const double lockedAt = wall.nsecsElapsed() / 1e9;
+    double measuringAt = lockedAt;
     // --- the pairs ---
     QString verdict;
     QString reason;
@@ -204,8 +223,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             reason = QStringLiteral("the candidate's output does not match the reference (run %1: %2)").arg(pair).arg(lc.mismatch);
             break;
         }
-        if (pair == o.warmup)
+        if (pair == o.warmup) {
             measuring.start();
+            measuringAt = wall.nsecsElapsed() / 1e9;
+        }
         if (pair >= o.warmup) {
             b.ms.push_back(lb.ms);
             c.ms.push_back(lc.ms);
@@ -223,6 +244,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         }
     }
     deviceLock.release();
+    const double pairsDoneAt = wall.nsecsElapsed() / 1e9;
 
     if (verdict.isEmpty()) {
         verdict = comparison.verdict;
@@ -286,6 +308,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["started_at"] = toStd(startedAt);
     r["finished_at"] = toStd(MeasureSetup::utcNow());
     r["wall_s"] = wall.nsecsElapsed() / 1e9;
+    // Where the wall time went: worker start (interpreter, torch, inputs, first call), waiting for
+    // the GPU lock, warm-up pairs, measured pairs.
+    r["phases_s"] = Json{{"workers_ready", readyAt}, {"gpu_lock_wait", lockedAt - readyAt},
+                         {"warmup", measuringAt - lockedAt}, {"measured", pairsDoneAt - measuringAt}};
     co_return ToolResult::success(r, text(r));
 }
 

@@ -27,6 +27,21 @@ QStringList PythonLocator::pathCandidates(const QString &pathVariable)
     return candidates;
 }
 
+std::optional<PythonInfo> PythonLocator::explicitInterpreter() const
+{
+    if (m_cached)
+        return m_cached;
+    const bool fromOption = !m_override.isEmpty();
+    const QString path = fromOption ? m_override : qEnvironmentVariable("HOTKERNEL_PYTHON");
+    const QFileInfo file(path);
+    if (path.isEmpty() || !file.isFile() || !file.isExecutable())
+        return std::nullopt; // locate() explains what is wrong
+    PythonInfo info;
+    info.path = file.absoluteFilePath();
+    info.source = fromOption ? QStringLiteral("--python") : QStringLiteral("HOTKERNEL_PYTHON");
+    return info;
+}
+
 QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
 {
     if (m_cached)

@@ -31,6 +31,10 @@ public:
     // Throws UserError when none is found, naming everything tried and what to do.
     QCoro::Task<PythonInfo> locate(Job *job = nullptr);
     std::optional<PythonInfo> cached() const { return m_cached; }
+    // The interpreter named by the session's option or HOTKERNEL_PYTHON when it is an executable
+    // file, without running it (torchVersion empty): lets measuring start its workers at once
+    // while locate() checks torch in parallel, instead of paying a torch import first.
+    std::optional<PythonInfo> explicitInterpreter() const;
     void forget() { m_cached.reset(); }
 
     // The PATH candidates in order (python3 before python within each directory).
