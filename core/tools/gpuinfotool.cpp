@@ -170,7 +170,8 @@ void registerGpuInfoTool(ToolRegistry &registry)
           {"calibration",
            {{"type", Json::array({"object", "null"})},
             {"description", "This card's stored calibration (origin file, measured_at, figures: copy_gbs, "
-                            "copy_kernel_gbs, read_gbs, write_gbs, bf16_tflops, fp16_tflops), or null."}}}}},
+                            "copy_kernel_gbs, read_gbs, write_gbs, bf16_tflops and fp16_tflops (burst after a rest: the roofline ceiling), "
+                            "bf16_tflops_sustained and fp16_tflops_sustained (back to back, power-limited)), or null."}}}}},
         {"required", Json::array({"available", "reason", "gpu", "card", "calibration"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
