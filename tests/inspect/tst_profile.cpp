@@ -55,7 +55,7 @@ private Q_SLOTS:
             QSKIP("ncu is not installed");
         Session session(inspectSessionOptions(m_dir.path()));
         const ToolResult r = callInspectTool(session, QStringLiteral("profile"),
-                                             Json{{"command", Json::array({"work.py"})}, {"tool", "ncu"}, {"kernel_regex", "softmax"},
+                                             Json{{"command", Json::array({"work.py"})}, {"tool", "ncu"}, {"kernel_regex", "SoftMax"},
                                                   {"launch_count", 1}, {"name", "softmax"}},
                                              600000);
         if (r.isError && r.text.contains(QStringLiteral("ERR_NVGPUCTRPERM")))
