@@ -4,7 +4,9 @@
 #include <QHash>
 #include <QLocale>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace hotkernel {
 
@@ -22,6 +24,36 @@ QString formatNs(double ns)
 QString percent(const std::optional<double> &v)
 {
     return v ? QStringLiteral("%1 %").arg(*v, 0, 'f', 1) : QString();
+}
+
+// "(4096, 1, 1)" -> 4096: launch shapes sort by their size, not as text ("(512" > "(4096").
+double shapeSize(const QString &shape)
+{
+    double product = 1;
+    bool any = false;
+    double current = 0;
+    bool inNumber = false;
+    for (const QChar c : shape) {
+        if (c.isDigit()) {
+            current = current * 10 + c.digitValue();
+            inNumber = true;
+        } else if (inNumber) {
+            product *= current;
+            any = true;
+            current = 0;
+            inNumber = false;
+        }
+    }
+    if (inNumber) {
+        product *= current;
+        any = true;
+    }
+    return any ? product : std::nan("");
+}
+
+bool isText(int column)
+{
+    return column == KernelTableModel::NameColumn || column == KernelTableModel::BoundColumn;
 }
 
 } // namespace
@@ -42,6 +74,7 @@ void KernelTableModel::setTable(KernelTable table)
     for (const KernelStat &k : m_after.kernels)
         m_rows.push_back(Row{&k, nullptr});
     buildSortNames();
+    m_order = sortedOrder(m_sortColumn, m_sortOrder);
     endResetModel();
 }
 
@@ -63,6 +96,7 @@ void KernelTableModel::setDelta(KernelTable before, KernelTable after)
             m_rows.push_back(Row{nullptr, &k});
     }
     buildSortNames();
+    m_order = sortedOrder(m_sortColumn, m_sortOrder);
     endResetModel();
 }
 
@@ -83,13 +117,13 @@ std::optional<double> KernelTableModel::delta(const Row &row) const
 
 QString KernelTableModel::kernelName(int row) const
 {
-    return row >= 0 && size_t(row) < m_rows.size() ? stat(m_rows[size_t(row)]).name : QString();
+    return row >= 0 && size_t(row) < m_rows.size() ? stat(rowAt(row)).name : QString();
 }
 
 int KernelTableModel::rowForKernel(const QString &name) const
 {
-    for (size_t r = 0; r < m_rows.size(); ++r) {
-        if (stat(m_rows[r]).name == name)
+    for (size_t r = 0; r < m_order.size(); ++r) {
+        if (stat(rowAt(int(r))).name == name)
             return int(r);
     }
     return -1;
@@ -97,7 +131,11 @@ int KernelTableModel::rowForKernel(const QString &name) const
 
 double KernelTableModel::sortValue(int row, int column) const
 {
-    const Row &r = m_rows[size_t(row)];
+    return sortKey(rowAt(row), column);
+}
+
+double KernelTableModel::sortKey(const Row &r, int column) const
+{
     const KernelStat &k = stat(r);
     const bool gone = !r.after;
     switch (column) {
@@ -121,8 +159,73 @@ double KernelTableModel::sortValue(int row, int column) const
         return r.before ? r.before->avgNs : -1;
     case DeltaColumn:
         return delta(r).value_or(std::nan(""));
+    case GridColumn:
+        return shapeSize(k.grid);
+    case BlockColumn:
+        return shapeSize(k.block);
     }
     return 0;
+}
+
+std::vector<int> KernelTableModel::sortedOrder(int column, Qt::SortOrder order) const
+{
+    std::vector<int> rows(m_rows.size());
+    std::iota(rows.begin(), rows.end(), 0);
+    if (column < 0 || column >= ColumnCount)
+        return rows;
+    const bool descending = order == Qt::DescendingOrder;
+    if (isText(column)) {
+        // Names are case-folded once per table; the hint is one short word per row.
+        std::vector<QString> hints;
+        if (column == BoundColumn) {
+            hints.reserve(m_rows.size());
+            for (const Row &r : m_rows)
+                hints.push_back(stat(r).boundHint.toCaseFolded());
+        }
+        const std::vector<QString> &keys = column == NameColumn ? m_sortNames : hints;
+        std::stable_sort(rows.begin(), rows.end(), [&keys, descending](int a, int b) {
+            const QString &ka = keys[size_t(a)];
+            const QString &kb = keys[size_t(b)];
+            if (ka.isEmpty() != kb.isEmpty())
+                return kb.isEmpty(); // unknown last
+            return descending ? kb < ka : ka < kb;
+        });
+        return rows;
+    }
+    std::vector<double> keys;
+    keys.reserve(m_rows.size());
+    for (const Row &r : m_rows)
+        keys.push_back(sortKey(r, column));
+    // NaN (an unknown delta or shape) would break the strict weak order std::stable_sort needs.
+    std::stable_sort(rows.begin(), rows.end(), [&keys, descending](int a, int b) {
+        const double ka = keys[size_t(a)];
+        const double kb = keys[size_t(b)];
+        if (std::isnan(ka) || std::isnan(kb))
+            return !std::isnan(ka) && std::isnan(kb);
+        return descending ? kb < ka : ka < kb;
+    });
+    return rows;
+}
+
+void KernelTableModel::sort(int column, Qt::SortOrder order)
+{
+    m_sortColumn = column;
+    m_sortOrder = order;
+    std::vector<int> next = sortedOrder(column, order);
+    if (next == m_order)
+        return;
+    Q_EMIT layoutAboutToBeChanged({}, VerticalSortHint);
+    std::vector<int> newRowOf(m_rows.size()); // index into m_rows -> its new model row
+    for (size_t row = 0; row < next.size(); ++row)
+        newRowOf[size_t(next[row])] = int(row);
+    const QModelIndexList from = persistentIndexList();
+    QModelIndexList to;
+    to.reserve(from.size());
+    for (const QModelIndex &index : from)
+        to.append(index.isValid() ? createIndex(newRowOf[size_t(m_order[size_t(index.row())])], index.column()) : QModelIndex());
+    m_order = std::move(next);
+    changePersistentIndexList(from, to);
+    Q_EMIT layoutChanged({}, VerticalSortHint);
 }
 
 int KernelTableModel::rowCount(const QModelIndex &parent) const
@@ -139,7 +242,7 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Row &r = m_rows[size_t(index.row())];
+    const Row &r = rowAt(index.row());
     const KernelStat &k = stat(r);
     const bool gone = !r.after;
     switch (role) {
@@ -152,10 +255,9 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
             return *d;
         return {};
     case SortRole:
-        if (index.column() == NameColumn || index.column() == GridColumn || index.column() == BlockColumn
-            || index.column() == BoundColumn)
+        if (isText(index.column()))
             return data(index, Qt::DisplayRole);
-        return sortValue(index.row(), index.column());
+        return sortKey(r, index.column());
     case Qt::ToolTipRole:
         if (index.column() == NameColumn)
             return k.mangledName.isEmpty() || k.mangledName == k.name ? k.name : k.name + QLatin1Char('\n') + k.mangledName;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernels of one report (profile, trace, torch_trace), or of two as a before/after delta
-// matched by kernel name. GUI thread.
+// matched by kernel name. Sorts itself (sort()): typed keys computed once per sort and a
+// permutation ordered with std::stable_sort, so a 100k-row table sorts without QVariant or
+// per-comparison string work. GUI thread.
 #pragma once
 
 #include "inspect/kernelstat.h"
@@ -49,12 +51,19 @@ public:
     const KernelTable &table() const { return m_after; }
     const KernelTable &beforeTable() const { return m_before; }
 
-    // Row's figures for fast sorting without QVariant (the proxy's lessThan).
+    // A row's figure for a numeric column (NaN where a delta is unknown).
     double sortValue(int row, int column) const;
     QString kernelName(int row) const;
-    // The name case-folded once per table, so sorting by name compares plain strings.
-    const QString &sortName(int row) const { return m_sortNames[size_t(row)]; }
+    // The name case-folded once per table: what sorting and filtering by name compare.
+    const QString &sortName(int row) const { return m_sortNames[m_order[size_t(row)]]; }
     int rowForKernel(const QString &name) const;
+
+    // Reorders the rows (layoutChanged, persistent indexes follow their rows); the order stays
+    // across setTable()/setDelta(). Ties keep the report's order (heaviest first); unknown
+    // figures sort last in both directions. column -1 restores the report's order.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+    int sortColumn() const { return m_sortColumn; }
+    Qt::SortOrder sortOrder() const { return m_sortOrder; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -68,15 +77,22 @@ private:
         const KernelStat *before = nullptr;
     };
     const KernelStat &stat(const Row &row) const { return row.after ? *row.after : *row.before; }
+    const Row &rowAt(int row) const { return m_rows[m_order[size_t(row)]]; }
     std::optional<double> delta(const Row &row) const;
+    double sortKey(const Row &row, int column) const;
+    // Indexes into m_rows in the order a sort by column gives.
+    std::vector<int> sortedOrder(int column, Qt::SortOrder order) const;
 
     KernelTable m_after;
     KernelTable m_before;
     bool m_delta = false;
     void buildSortNames();
 
-    std::vector<Row> m_rows;
-    std::vector<QString> m_sortNames;
+    std::vector<Row> m_rows;         // the report's order
+    std::vector<QString> m_sortNames; // by index into m_rows
+    std::vector<int> m_order;        // model row -> index into m_rows
+    int m_sortColumn = -1;
+    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 
 } // namespace hotkernel

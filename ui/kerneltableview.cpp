@@ -98,6 +98,7 @@ void KernelTableView::showReports(int after, int before)
         m_report->setCurrentIndex(after);
     m_before->setCurrentIndex(before + 1);
     updateColumns();
+    Q_EMIT reportChanged();
 }
 
 void KernelTableView::updateColumns()

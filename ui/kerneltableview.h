@@ -40,6 +40,8 @@ public:
 
 Q_SIGNALS:
     void kernelSelected(const QString &name);
+    // Another report (or comparison) is shown: model()->table() changed.
+    void reportChanged();
 
 private:
     void updateColumns();

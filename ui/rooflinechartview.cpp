@@ -73,6 +73,11 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     rebuild();
 }
 
+QString RooflineChartView::statusText() const
+{
+    return m_status->text();
+}
+
 QChart *RooflineChartView::chart() const
 {
     return m_view->chart();
@@ -125,8 +130,10 @@ void RooflineChartView::rebuild()
 
     if (m_data.ceilings.empty() && m_data.points.empty()) {
         chart->setTitle(tr("Roofline"));
-        m_status->setText(tr("No roofline yet: it needs the card's ceilings (gpu_info, calibrate) and kernels "
-                             "or verify results with flops and bytes per call."));
+        QStringList status{tr("No roofline yet: it needs the card's ceilings (gpu_info, calibrate) and kernels "
+                              "or verify results with flops and bytes per call.")};
+        status += m_data.notes;
+        m_status->setText(status.join(QLatin1Char('\n')));
         return;
     }
     chart->setTitle(tr("Roofline: %1 %2").arg(m_data.card, m_data.dtype));
@@ -192,7 +199,8 @@ void RooflineChartView::rebuild()
         }
         QPen pen = line->pen();
         pen.setWidthF(2);
-        if (c.origin == QLatin1String("spec"))
+        // Spec roofs solid, what calibrate measured on this card dashed beneath them.
+        if (c.origin == QLatin1String("measured"))
             pen.setStyle(Qt::DashLine);
         line->setPen(pen);
         attach(line);
@@ -224,8 +232,11 @@ void RooflineChartView::rebuild()
     pen.setWidth(3);
     m_selectedSeries->setPen(pen);
     attach(m_selectedSeries);
-    m_status->setText(m_rejected.isEmpty() ? tr("%n point(s)", nullptr, int(m_data.points.size()))
-                                           : tr("Left out (not > 0): %1").arg(m_rejected.join(QStringLiteral("; "))));
+    QStringList status{tr("%n point(s)", nullptr, int(m_data.points.size()))};
+    status += m_data.notes;
+    if (!m_rejected.isEmpty())
+        status.append(tr("Left out (not > 0): %1").arg(m_rejected.join(QStringLiteral("; "))));
+    m_status->setText(status.join(QLatin1Char('\n')));
     selectKey(m_selectedKey);
 }
 

@@ -27,6 +27,8 @@ public:
     void setData(const RooflineData &data);
     const RooflineData &data() const { return m_data; }
     QStringList rejected() const { return m_rejected; }
+    // What the status line under the chart says (point count, kernels without a point, rejects).
+    QString statusText() const;
     // The key of the selected point, or empty.
     QString selectedKey() const { return m_selectedKey; }
     void selectKey(const QString &key);

@@ -2,6 +2,7 @@
 #include "workspace.h"
 
 #include "base/usererror.h"
+#include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
 #include "inspect/hotinstructions.h"
 #include "inspect/kernelreportparser.h"
@@ -83,7 +84,29 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
     w.records = VerifyRecord::readResults(root, &w.problems);
     for (auto it = w.records.rbegin(); it != w.records.rend() && w.card.isEmpty(); ++it)
         w.card = it->card;
+    w.loadCalibration();
     return w;
+}
+
+void Workspace::loadCalibration()
+{
+    measured.reset();
+    std::optional<StoredCalibration> stored;
+    if (const CardSpec *spec = card.isEmpty() ? nullptr : CardTable::builtin().find(card)) {
+        stored = CalibrationStore::loadForCard(spec->id, root);
+    } else if (card.isEmpty()) {
+        // No record names the card: a calibration here still says which card this is.
+        for (const CardSpec &c : CardTable::builtin().cards()) {
+            auto candidate = CalibrationStore::loadForCard(c.id, root);
+            if (candidate && (!stored || stringField(candidate->data, "measured_at") > stringField(stored->data, "measured_at")))
+                stored = std::move(candidate);
+        }
+    }
+    if (!stored)
+        return;
+    measured = CalibrationStore::ceilings(*stored);
+    if (card.isEmpty())
+        card = measured->card;
 }
 
 const SassFunction *Workspace::functionFor(const QString &kernelName) const
@@ -99,12 +122,14 @@ const SassFunction *Workspace::functionFor(const QString &kernelName) const
     return byBase;
 }
 
-RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, const QString &dtype) const
+RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, const KernelTable *kernels,
+                                 const QString &dtype) const
 {
     RooflineData data;
     data.card = card;
     data.dtype = dtype;
-    if (const CardSpec *spec = card.isEmpty() ? nullptr : CardTable::builtin().find(card)) {
+    const CardSpec *spec = card.isEmpty() ? nullptr : CardTable::builtin().find(card);
+    if (spec) {
         data.card = spec->name;
         if (const auto bw = spec->bandwidthBytesPerSecond())
             data.ceilings.push_back({QStringLiteral("DRAM %1 TB/s (spec)").arg(*bw / 1e12, 0, 'f', 2),
@@ -112,6 +137,22 @@ RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, 
         if (const auto peak = spec->peakFlopsPerSecond(dtype))
             data.ceilings.push_back({QStringLiteral("%1 %2 TFLOP/s (spec)").arg(dtype).arg(*peak / 1e12, 0, 'f', 0),
                                      QStringLiteral("compute"), QStringLiteral("spec"), *peak});
+    }
+    if (measured) {
+        if (measured->bandwidthBytesPerSecond)
+            data.ceilings.push_back({QStringLiteral("copy %1 TB/s (measured)").arg(*measured->bandwidthBytesPerSecond / 1e12, 0, 'f', 2),
+                                     QStringLiteral("bandwidth"), QStringLiteral("measured"), *measured->bandwidthBytesPerSecond});
+        if (const auto it = measured->peakFlopsPerSecond.find(dtype); it != measured->peakFlopsPerSecond.end())
+            data.ceilings.push_back({QStringLiteral("%1 GEMM %2 TFLOP/s (measured)").arg(dtype).arg(it->second / 1e12, 0, 'f', 0),
+                                     QStringLiteral("compute"), QStringLiteral("measured"), it->second});
+    } else if (spec) {
+        data.notes.append(QStringLiteral("No measured ceilings: run `hotkernel calibrate --record` on this card."));
+    }
+    if (kernels && Roofline::addKernelPoints(data, *kernels) > 0 && spec && dtype != QLatin1String("fp32")) {
+        // Kernel points count FP-pipe FLOPs (ncu's counters), so their roof is the FP32 one.
+        if (const auto fp32 = spec->peakFlopsPerSecond(QStringLiteral("fp32")))
+            data.ceilings.push_back({QStringLiteral("fp32 %1 TFLOP/s (spec)").arg(*fp32 / 1e12, 0, 'f', 0),
+                                     QStringLiteral("compute"), QStringLiteral("spec"), *fp32});
     }
     int i = 0;
     for (const VerifyRecord &r : recordsShown) {

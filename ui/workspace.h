@@ -5,6 +5,7 @@
 #pragma once
 
 #include "inspect/kernelstat.h"
+#include "inspect/roofline.h"
 #include "inspect/rooflinemodel.h"
 #include "inspect/sassinstruction.h"
 #include "verifyrecord.h"
@@ -20,14 +21,22 @@ struct Workspace
     std::vector<SassFunction> functions;     // every disassembled function, hot figures attached
     std::vector<VerifyRecord> records;       // recorded verifies, oldest first
     QStringList problems;                    // files that could not be read, one line each
-    QString card;                            // from the newest record, when any
+    QString card;                            // from the newest record, else the calibration's card
+    // calibrate's ceilings for that card (results/calibration/ first, then the user's store).
+    std::optional<MeasuredCeilings> measured;
 
     // extraReports: report paths the saved session knows of (profile runs) besides profiles/.
     static Workspace load(const QString &root, const QStringList &extraReports = {});
     // The disassembly of a kernel by its (demangled or mangled) name; null when none.
     const SassFunction *functionFor(const QString &kernelName) const;
-    // Spec ceilings of the card (bandwidth, dtype peak) and a point per record with flops and bytes.
-    RooflineData roofline(const std::vector<VerifyRecord> &records, const QString &dtype = QStringLiteral("bf16")) const;
+    // Looks up the calibration of card (by its card-table row) under root, or with an empty card the
+    // newest calibration of any known card there; blocking file reads (worker thread).
+    void loadCalibration();
+    // Spec and measured ceilings of the card (bandwidth, dtype peak; the FP32 peak too when kernels
+    // are plotted, their FLOPs being FP-pipe work), a point per record with flops and bytes, and a
+    // point per kernel of kernels that measured its FLOPs and DRAM bytes (Roofline::addKernelPoints).
+    RooflineData roofline(const std::vector<VerifyRecord> &records, const KernelTable *kernels = nullptr,
+                          const QString &dtype = QStringLiteral("bf16")) const;
 };
 
 } // namespace hotkernel

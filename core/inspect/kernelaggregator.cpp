@@ -55,6 +55,12 @@ void KernelAggregator::add(const KernelLaunch &launch)
         a.smSum += *launch.smThroughputPct * weight;
         a.smWeight += weight;
     }
+    if (launch.dramBytes && launch.flops) {
+        a.bytesSum += *launch.dramBytes;
+        a.flopsSum += *launch.flops;
+        ++a.workLaunches;
+    }
+    s.tensorPipeUsed = s.tensorPipeUsed || launch.tensorPipeUsed;
 }
 
 void KernelAggregator::addSummary(KernelStat stat)
@@ -90,6 +96,10 @@ KernelTable KernelAggregator::table(const QString &source, const QString &path) 
             s.dramThroughputPct = a.dramSum / a.dramWeight;
         if (a.smWeight > 0)
             s.smThroughputPct = a.smSum / a.smWeight;
+        if (a.workLaunches > 0) {
+            s.dramBytes = a.bytesSum / a.workLaunches;
+            s.flops = a.flopsSum / a.workLaunches;
+        }
         table.totalNs += s.totalNs;
         table.kernels.push_back(std::move(s));
     }

@@ -23,6 +23,9 @@ struct KernelLaunch
     std::optional<double> dramThroughputPct;
     std::optional<double> smThroughputPct;
     std::optional<int> stream;
+    std::optional<double> dramBytes;
+    std::optional<double> flops;
+    bool tensorPipeUsed = false;
 };
 
 class KernelAggregator
@@ -54,6 +57,10 @@ private:
         double dramWeight = 0;
         double smSum = 0;
         double smWeight = 0;
+        // Launches that report both bytes and FLOPs, and their sums (averaged per call).
+        int workLaunches = 0;
+        double bytesSum = 0;
+        double flopsSum = 0;
     };
     std::vector<Accumulator> m_rows;
     QHash<QString, size_t> m_index;

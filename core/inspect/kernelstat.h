@@ -28,6 +28,12 @@ struct KernelStat
     std::optional<double> dramThroughputPct;
     std::optional<double> smThroughputPct;
     std::optional<int> stream;
+    // Per call, where the report measures them (ncu's raw page under --set full): DRAM bytes read
+    // plus written, and the operations of the FP32/FP16/FP64 pipes counted as ncu's roofline counts
+    // them (an FMA is 2, a packed half FMA 4). Tensor-core work is not in flops: see tensorPipeUsed.
+    std::optional<double> dramBytes;
+    std::optional<double> flops;
+    bool tensorPipeUsed = false;
     QString boundHint;       // "memory", "compute", "latency" or empty when unknown
     QString hintReason;      // one line saying why
 };

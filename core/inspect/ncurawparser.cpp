@@ -61,6 +61,39 @@ std::vector<KernelLaunch> NcuRawParser::launches(QByteArrayView data)
     const qsizetype registers = indexOf(header, "launch__registers_per_thread");
     const qsizetype sharedStatic = indexOf(header, "launch__shared_mem_per_block_static");
     const qsizetype sharedDynamic = indexOf(header, "launch__shared_mem_per_block_dynamic");
+    // The roofline work of a launch (present under --set full): DRAM bytes, and FP operations the
+    // way ncu's SpeedOfLight_RooflineChart section counts them: per-cycle instruction rates summed
+    // over the SM sub-partitions, weighted (FMA 2; packed half add/mul 2, half FMA 4), times the
+    // elapsed cycles of one sub-partition.
+    const qsizetype bytesRead = indexOf(header, "dram__bytes_read.sum");
+    const qsizetype bytesWritten = indexOf(header, "dram__bytes_write.sum");
+    const qsizetype cycles = indexOf(header, "smsp__cycles_elapsed.avg");
+    struct FpOp
+    {
+        const char *name;
+        double weight;
+    };
+    static constexpr FpOp kFpOps[] = {{"fadd", 1}, {"fmul", 1}, {"ffma", 2}, {"hadd", 2}, {"hmul", 2},
+                                      {"hfma", 4}, {"dadd", 1}, {"dmul", 1}, {"dfma", 2}};
+    struct FpRate
+    {
+        qsizetype column;
+        double weight;
+    };
+    std::vector<FpRate> fpRates;
+    for (const FpOp &op : kFpOps) {
+        const QByteArray name = QByteArray("smsp__sass_thread_inst_executed_op_") + QByteArray(op.name)
+            + QByteArray("_pred_on.sum.per_cycle_elapsed");
+        fpRates.push_back({indexOf(header, name), op.weight});
+    }
+    std::vector<qsizetype> tensorPipes;
+    for (const char *op : {"hmma", "imma", "dmma", "gmma"}) {
+        const QByteArray name = QByteArray("sm__inst_executed_pipe_tensor_op_") + QByteArray(op)
+            + QByteArray(".sum.pct_of_peak_sustained_elapsed");
+        const qsizetype i = indexOf(header, name);
+        if (i >= 0)
+            tensorPipes.push_back(i);
+    }
 
     // The units row follows the header: its kernel-name cell is empty.
     std::vector<QByteArray> units(header.size());
@@ -101,6 +134,31 @@ std::vector<KernelLaunch> NcuRawParser::launches(QByteArrayView data)
                 l.sharedMemoryBytes = l.sharedMemoryBytes.value_or(0) + int(*b * f + 0.5);
             }
         }
+        const auto bytes = [&](qsizetype i) -> std::optional<double> {
+            const auto v = num(i);
+            if (!v)
+                return std::nullopt;
+            if (units[size_t(i)].isEmpty())
+                return *v; // no units row: ncu printed base units (bytes)
+            const auto f = NcuValue::bytesPer(units[size_t(i)]);
+            return f ? std::optional<double>(*v * *f) : std::nullopt;
+        };
+        const auto read = bytes(bytesRead);
+        const auto written = bytes(bytesWritten);
+        if (read && written && *read >= 0 && *written >= 0)
+            l.dramBytes = *read + *written;
+        const auto elapsed = num(cycles);
+        bool allRates = elapsed.has_value();
+        double perCycle = 0;
+        for (const FpRate &rate : fpRates) {
+            const auto v = num(rate.column);
+            allRates = allRates && v;
+            perCycle += v.value_or(0) * rate.weight;
+        }
+        if (allRates)
+            l.flops = perCycle * *elapsed;
+        for (const qsizetype i : tensorPipes)
+            l.tensorPipeUsed = l.tensorPipeUsed || num(i).value_or(0) > 0;
         out.push_back(std::move(l));
     }
     return out;

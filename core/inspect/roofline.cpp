@@ -3,7 +3,10 @@
 
 #include "../base/usererror.h"
 
+#include <QMap>
+
 #include <algorithm>
+#include <cmath>
 
 namespace hotkernel {
 
@@ -134,6 +137,41 @@ RooflineData Roofline::chartData(const RooflineQuery &q, const RooflineEstimate 
         data.points.push_back({label, QStringLiteral("kernel"), e.intensity, *e.achievedFlopsPerSecond, label});
     }
     return data;
+}
+
+int Roofline::addKernelPoints(RooflineData &data, const KernelTable &table)
+{
+    QMap<QString, int> missing; // reason -> kernels
+    int added = 0;
+    for (const KernelStat &k : table.kernels) {
+        QString why;
+        if (!k.flops || !k.dramBytes)
+            why = table.source == QLatin1String("ncu-raw")
+                      ? QStringLiteral("no FLOP or DRAM byte counters in the report (profile with ncu --set full)")
+                      : QStringLiteral("the %1 report has no FLOP or DRAM byte counts (export ncu's raw page of a "
+                                       "--set full profile)")
+                            .arg(table.source.isEmpty() ? QStringLiteral("kernel") : table.source);
+        else if (k.tensorPipeUsed)
+            why = QStringLiteral("tensor-core work, which ncu's FP pipe counters do not count");
+        else if (!(*k.flops > 0) || !std::isfinite(*k.flops))
+            why = QStringLiteral("no floating-point work (pure data movement has no FLOP/s point)");
+        else if (!(*k.dramBytes > 0) || !std::isfinite(*k.dramBytes))
+            why = QStringLiteral("no DRAM traffic measured (intensity undefined)");
+        else if (!(k.avgNs > 0) || !std::isfinite(k.avgNs))
+            why = QStringLiteral("no measured time");
+        if (!why.isEmpty()) {
+            ++missing[why];
+            continue;
+        }
+        data.points.push_back({k.name, QStringLiteral("kernel"), *k.flops / *k.dramBytes, *k.flops / (k.avgNs * 1e-9), k.name});
+        ++added;
+    }
+    for (auto it = missing.cbegin(); it != missing.cend(); ++it)
+        data.notes.append(QStringLiteral("%1 of %2 kernel%3 without a point: %4")
+                              .arg(it.value())
+                              .arg(table.kernels.size())
+                              .arg(table.kernels.size() == 1 ? QString() : QStringLiteral("s"), it.key()));
+    return added;
 }
 
 Json Roofline::toJson(const RooflineQuery &q, const RooflineEstimate &e)

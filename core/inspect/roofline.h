@@ -6,6 +6,7 @@
 
 #include "../base/json.h"
 #include "cardtable.h"
+#include "kernelstat.h"
 #include "rooflinemodel.h"
 
 #include <QString>
@@ -71,6 +72,11 @@ public:
     // Ceilings and the kernel's point (when flops > 0 and a time was given) for the chart view.
     static RooflineData chartData(const RooflineQuery &query, const RooflineEstimate &estimate);
     static Json toJson(const RooflineQuery &query, const RooflineEstimate &estimate);
+    // A "kernel" point (key: the kernel name) per kernel of the report that measured its FLOPs,
+    // DRAM bytes and time: intensity flops / dramBytes, achieved flops / average time. Every other
+    // kernel gets no point (no number is made up) and a line in data.notes counts them by reason.
+    // Returns the number of points added.
+    static int addKernelPoints(RooflineData &data, const KernelTable &table);
     static QString toText(const RooflineQuery &query, const RooflineEstimate &estimate);
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <optional>
@@ -34,6 +35,7 @@ struct RooflineData
     QString dtype;
     std::vector<RooflineCeiling> ceilings;
     std::vector<RooflinePoint> points;
+    QStringList notes;    // what has no point and why, one line per reason ("3 kernels: ...")
 };
 
 } // namespace hotkernel

@@ -121,12 +121,18 @@ private Q_SLOTS:
         QVERIFY(qAbs(launches[0].dramThroughputPct.value() - 71.624401) < 1e-9);
         QVERIFY(qAbs(launches[0].smThroughputPct.value() - 12.457202) < 1e-9);
         QCOMPARE(launches[0].registersPerThread.value(), 22);
+        // Roofline work (--set full): DRAM Mbyte read + written; FP32 add + mul + 2 x FMA per
+        // elapsed cycle over the SM sub-partitions, times the elapsed cycles.
+        QVERIFY(qAbs(launches[0].dramBytes.value() - (536.897536 + 249.331712) * 1e6) < 1.0);
+        QVERIFY(qAbs(launches[0].flops.value() / (4 * 150.118930 * 447037.984848) - 1) < 1e-12);
+        QVERIFY(!launches[0].tensorPipeUsed);
         const KernelTable table = KernelReportParser::parse(data);
         QCOMPARE(table.source, QStringLiteral("ncu-raw"));
         QCOMPARE(table.kernels[0].boundHint, QStringLiteral("memory"));
 
         const KernelTable eager = NcuRawParser::parse(readInspectFixture(QStringLiteral("eager.ncu-raw.csv")));
         QCOMPARE(eager.kernels.size(), size_t(9));
+        QVERIFY(!eager.kernels[0].flops && !eager.kernels[0].dramBytes); // default sections: no counters
         QVERIFY(qAbs(eager.totalNs - 739104.0) < 0.5);
 
         const KernelTable triton = NcuRawParser::parse(readInspectFixture(QStringLiteral("triton-rmsnorm.ncu-raw.csv")));
