@@ -79,7 +79,8 @@ QString CliFrontend::help(const Session &session)
         "hotkernel %1: find the hot kernel, prove the rewrite is correct and faster.\n\n"
         "usage: hotkernel                  open the workbench window on this directory\n"
         "       hotkernel --demo           open the bundled demo session\n"
-        "       hotkernel mcp              serve MCP over stdio for a coding agent\n"
+        "       hotkernel mcp              serve MCP over stdio for a coding agent (attaches to the\n"
+        "                                  window open on this directory; --headless: never)\n"
         "       hotkernel VERB [options]   run one tool from the command line\n\n"
         "verbs:\n").arg(QStringLiteral(HOTKERNEL_VERSION));
     for (const ToolSpec &spec : session.tools().all())

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Composes the one Session with its front-ends: the CLI verbs, the MCP server, the window.
 #include "clifrontend.h"
+#include "mcpfrontend.h"
 #include "inspect/calibraterunner.h"
 #include "apptheme.h"
 #include "demosession.h"
@@ -8,8 +9,7 @@
 #include "session/sessionstore.h"
 #include "windowoptions.h"
 #include "record/leaderboardcommand.h"
-#include "mcp/mcpserver.h"
-#include "mcp/stdiotransport.h"
+#include "mcp/sessionlistener.h"
 #include "session/session.h"
 
 #include <QApplication>
@@ -71,16 +71,13 @@ int main(int argc, char **argv)
     if (!wantsWindow) {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("hotkernel"));
+        // Before any Session: attached, the session is the workbench's, not this process's.
+        if (verb == QLatin1String("mcp"))
+            return McpFrontend::run(app, options.rest.mid(1));
         Session session;
         if (verb == QLatin1String("help") || verb == QLatin1String("--help") || verb == QLatin1String("-h")) {
             std::fputs(CliFrontend::help(session).toUtf8().constData(), stdout);
             return 0;
-        }
-        if (verb == QLatin1String("mcp")) { // headless; attaching to a window's session comes with issue 6
-            StdioTransport transport;
-            McpServer server(session, &transport);
-            QObject::connect(&server, &McpServer::finished, &app, [&app] { app.exit(0); });
-            return app.exec();
         }
         if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool
             return LeaderboardCommand::run(session.workDir().root(), options.rest.mid(1));
@@ -119,6 +116,18 @@ int main(int argc, char **argv)
     if (QString error; !store.load(&error))
         std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
     MainWindow window(&session, &store);
+    // Agents that run `hotkernel mcp` in this directory drive this session (issue 6). A window
+    // that cannot listen still opens; its status bar says why.
+    SessionListener listener(session);
+    QObject::connect(&listener, &SessionListener::listening, &window,
+                     [&window](const QString &path) { window.setAgentAccess(true, path); });
+    QObject::connect(&listener, &SessionListener::listenFailed, &window, [&window](const QString &reason) {
+        std::fprintf(stderr, "hotkernel: agents cannot attach: %s\n", qPrintable(reason));
+        window.setAgentAccess(false, reason);
+    });
+    QObject::connect(&listener, &SessionListener::clientAttached, &window, &MainWindow::agentAttached);
+    QObject::connect(&listener, &SessionListener::clientDetached, &window, &MainWindow::agentDetached);
+    listener.start();
     window.show();
     if (!windowOptions.screenshotDir.isEmpty()) {
         QObject::connect(&window, &MainWindow::workspaceLoaded, &app, [&] {

@@ -39,6 +39,21 @@ void AgentFeedModel::setReloadedRuns(const QList<RunSummary> &runs)
     endInsertRows();
 }
 
+void AgentFeedModel::addEvent(const QString &client, const QString &what, const QString &text)
+{
+    Entry e;
+    e.run.client = client;
+    e.run.tool = what;
+    e.run.startedAt = QDateTime::currentDateTimeUtc();
+    e.run.state = QStringLiteral("event");
+    e.run.summary = text;
+    e.event = true;
+    const int row = int(m_entries.size());
+    beginInsertRows({}, row, row);
+    m_entries.append(std::move(e));
+    endInsertRows();
+}
+
 void AgentFeedModel::onJobStarted(Job *job)
 {
     if (rowForJob(job->id()) >= 0)
@@ -95,7 +110,7 @@ Job *AgentFeedModel::jobAt(int row) const
 int AgentFeedModel::rowForJob(quint64 id) const
 {
     for (int r = int(m_entries.size()) - 1; r >= m_reloadedCount; --r) {
-        if (m_entries[r].run.id == id && !m_entries[r].run.reloaded)
+        if (m_entries[r].run.id == id && !m_entries[r].run.reloaded && !m_entries[r].event)
             return r;
     }
     return -1;
@@ -137,6 +152,8 @@ QVariant AgentFeedModel::data(const QModelIndex &index, int role) const
             return QColor(210, 40, 40);
         if (e.run.reloaded)
             return QColor(128, 128, 128);
+        if (e.event)
+            return QColor(40, 110, 200);
         return {};
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -150,8 +167,12 @@ QVariant AgentFeedModel::data(const QModelIndex &index, int role) const
         case ArgumentsColumn:
             return e.run.arguments;
         case DurationColumn:
+            if (e.event)
+                return QString();
             return QStringLiteral("%1 s").arg(running ? e.job->elapsedSeconds() : e.run.durationS, 0, 'f', 1);
         case ProgressColumn:
+            if (e.event)
+                return QString();
             return running ? (e.progress ? QStringLiteral("%1 %").arg(*e.progress * 100, 0, 'f', 0) : tr("running"))
                            : state;
         case ResultColumn:

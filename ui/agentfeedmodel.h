@@ -26,13 +26,15 @@ public:
         JobIdRole = Qt::UserRole + 1, // qulonglong; 0 for reloaded runs
         RunningRole,                  // bool
         ProgressRole,                 // 0..1, or -1 when indeterminate
-        StateRole,                    // "running", "finished", "failed", "cancelled"
+        StateRole,                    // "running", "finished", "failed", "cancelled", "event"
         ClientRole,
     };
 
     explicit AgentFeedModel(Session *session, QObject *parent = nullptr);
 
     void setReloadedRuns(const QList<RunSummary> &runs);
+    // A line about an agent rather than a job (attached, disconnected), in time order with the jobs.
+    void addEvent(const QString &client, const QString &what, const QString &text);
     Job *jobAt(int row) const;
     int rowForJob(quint64 id) const;
 
@@ -47,6 +49,7 @@ private:
         RunSummary run;
         QPointer<Job> job; // null once finished jobs are pruned; run keeps the summary
         std::optional<double> progress;
+        bool event = false; // an agent attached or left; no job
     };
     void onJobStarted(Job *job);
     void refreshRow(quint64 id, bool finished);

@@ -56,6 +56,7 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     , m_cardLabel(new QLabel(this))
     , m_pythonLabel(new QLabel(this))
     , m_jobsLabel(new QLabel(this))
+    , m_agentsLabel(new QLabel(this))
 {
     setWindowTitle(tr("hotkernel: %1").arg(QDir::toNativeSeparators(session->workDir().root())));
     setObjectName(QStringLiteral("hotkernelMainWindow"));
@@ -87,10 +88,12 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
 
     statusBar()->addWidget(m_cardLabel);
     statusBar()->addWidget(m_pythonLabel);
+    statusBar()->addPermanentWidget(m_agentsLabel);
     statusBar()->addPermanentWidget(m_jobsLabel);
     createActions();
 
     connect(m_kernelView, &KernelTableView::kernelSelected, this, &MainWindow::onKernelSelected);
+    connect(m_kernelView, &KernelTableView::reportChanged, this, &MainWindow::refreshRoofline);
     connect(m_rooflineView, &RooflineChartView::pointSelected, this, [this](const QString &key) {
         m_kernelView->selectKernel(key);
     });
@@ -119,6 +122,7 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     if (!settings.contains(QStringLiteral("window/geometry")))
         resize(1400, 900);
     updateStatus();
+    updateAgentsLabel();
     reloadWorkspace();
 }
 
@@ -284,7 +288,8 @@ void MainWindow::addRooflinePoints(const std::vector<RooflinePoint> &points)
 
 void MainWindow::refreshRoofline()
 {
-    RooflineData data = m_workspace.roofline(m_historyModel->shown());
+    // Kernel points come from the report the kernel table shows, keyed by kernel name.
+    RooflineData data = m_workspace.roofline(m_historyModel->shown(), &m_kernelView->model()->table());
     data.points.insert(data.points.end(), m_extraPoints.begin(), m_extraPoints.end());
     const QString selected = m_rooflineView->selectedKey();
     m_rooflineView->setData(data);
@@ -381,6 +386,41 @@ void MainWindow::updateStatus()
     for (Job *j : running)
         names.append(QStringLiteral("%1 (%2)").arg(j->tool(), j->client()));
     m_jobsLabel->setText(running.isEmpty() ? tr("No jobs running") : tr("Running: %1").arg(names.join(QStringLiteral(", "))));
+}
+
+void MainWindow::agentAttached(const QString &name)
+{
+    m_agents.append(name);
+    m_feedModel->addEvent(name, tr("attached"), tr("agent %1 attached").arg(name));
+    updateAgentsLabel();
+}
+
+void MainWindow::agentDetached(const QString &name, int jobsEnded)
+{
+    m_agents.removeOne(name);
+    m_feedModel->addEvent(name, tr("disconnected"),
+                          tr("agent %1 disconnected; %n job(s) ended", nullptr, jobsEnded).arg(name));
+    updateAgentsLabel();
+}
+
+void MainWindow::setAgentAccess(bool listening, const QString &detail)
+{
+    m_agentsCanAttach = listening;
+    m_agentAccess = detail;
+    updateAgentsLabel();
+}
+
+void MainWindow::updateAgentsLabel()
+{
+    if (!m_agentsCanAttach) {
+        m_agentsLabel->setText(m_agentAccess.isEmpty() ? tr("Agents: not shared") : tr("Agents: not shared (%1)").arg(m_agentAccess));
+        m_agentsLabel->setToolTip(tr("`hotkernel mcp` cannot attach to this window's session."));
+        return;
+    }
+    m_agentsLabel->setText(m_agents.isEmpty() ? tr("Agents: none attached")
+                                              : tr("Agents: %1").arg(m_agents.join(QStringLiteral(", "))));
+    m_agentsLabel->setToolTip(tr("`hotkernel mcp` started in %1 attaches to this session (socket %2).")
+                                  .arg(QDir::toNativeSeparators(m_session->workDir().root()), m_agentAccess));
 }
 
 QStringList MainWindow::writeScreenshots(const QString &dir)

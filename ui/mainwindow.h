@@ -49,6 +49,14 @@ public:
     Job *startBench(const QString &script);
     Job *startTool(const QString &tool, const Json &arguments);
 
+    // Agents attached through the session's listener (app/ connects SessionListener here): the
+    // feed and the status bar say who is attached, who left and how many of its jobs ended.
+    void agentAttached(const QString &name);
+    void agentDetached(const QString &name, int jobsEnded);
+    // listening: agents can attach; else detail says why not (shown in the status bar).
+    void setAgentAccess(bool listening, const QString &detail);
+    QLabel *agentsLabel() const { return m_agentsLabel; }
+
     // Writes window.png and one PNG per pane into dir; returns the files written.
     QStringList writeScreenshots(const QString &dir);
 
@@ -74,6 +82,7 @@ private:
     void createActions();
     void onJobFinished(Job *job);
     void updateStatus();
+    void updateAgentsLabel();
     void onKernelSelected(const QString &name);
     void onTargetSelected(const QString &name);
     void refreshRoofline();
@@ -104,6 +113,10 @@ private:
     QLabel *m_cardLabel;
     QLabel *m_pythonLabel;
     QLabel *m_jobsLabel;
+    QLabel *m_agentsLabel;
+    QStringList m_agents; // attached now, in order of arrival
+    bool m_agentsCanAttach = false;
+    QString m_agentAccess;
 };
 
 } // namespace hotkernel

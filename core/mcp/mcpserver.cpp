@@ -239,6 +239,8 @@ Json McpServer::initialize(const Json &params)
             m_clientName = name;
     }
     qCInfo(lcMcp) << "initialize from" << m_clientName << "asking" << requested << "->" << m_protocolVersion;
+    // Queued: listeners hear of the client after its initialize is answered.
+    QTimer::singleShot(0, this, [this] { Q_EMIT clientIdentified(m_clientName); });
     return Json{
         {"protocolVersion", toStd(m_protocolVersion)},
         {"capabilities",
@@ -413,6 +415,7 @@ void McpServer::transportClosed()
         m_session.cancel(call.jobId);
     }
     m_calls.clear();
+    m_jobsEndedOnClose = int(m_endingJobs.size());
     qCInfo(lcMcp) << "client gone; ending" << m_endingJobs.size() << "job(s)";
     QTimer::singleShot(ShutdownGraceMs, this, [this] {
         if (!m_finished)

@@ -36,8 +36,12 @@ public:
     // The name jobs carry in the session's history (the client's clientInfo.name).
     QString clientName() const { return m_clientName; }
     int requestsInFlight() const { return int(m_calls.size()); }
+    // How many of this client's jobs were still running when its transport closed (and were ended).
+    int jobsEndedOnClose() const { return m_jobsEndedOnClose; }
 
 Q_SIGNALS:
+    // initialize named the client (clientInfo.name, or "mcp" when it gave none).
+    void clientIdentified(const QString &name);
     // The transport closed and every job this client started has ended (or was given up on).
     void finished();
 
@@ -85,6 +89,7 @@ private:
     std::string m_toolsListLegacy;
     std::map<std::string, PendingCall> m_calls; // key: the request id as JSON text
     QList<QPointer<Job>> m_endingJobs;
+    int m_jobsEndedOnClose = 0;
     bool m_closing = false;
     bool m_finished = false;
 };

@@ -6,6 +6,7 @@ Run from CTest (label mcp) with HOTKERNEL_BINARY set; exits non-zero when any ca
 The flow cases (new_target -> bench -> verify -> record, cancelled verify, stdin closed
 mid-verify) need CPU torch: HOTKERNEL_PYTHON=/usr/bin/python3.
 """
+import hashlib
 import inspect
 import json
 import os
@@ -356,6 +357,54 @@ def case_stdin_closed_mid_verify(workdir):
         server.kill()
 
 
+async def case_attached_to_window(workdir):
+    """A workbench window (offscreen) owns the directory; the SDK's `hotkernel mcp` attaches to it."""
+    log_path = os.path.join(workdir, "window.log")
+    env = server_env()
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    with open(log_path, "wb") as log:
+        window = subprocess.Popen([BINARY], cwd=workdir, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=log)
+
+    def window_log():
+        with open(log_path, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    async def wait_in_log(text, timeout=15.0):
+        deadline = time.monotonic() + timeout
+        while text not in window_log():
+            assert window.poll() is None, f"window exited: {window_log()[-500:]}"
+            assert time.monotonic() < deadline, f"{text!r} not in the window's log: {window_log()[-500:]}"
+            await anyio.sleep(0.05)
+
+    try:
+        await wait_in_log("agents attach to this session at")
+        async with stdio_client(sdk_params(workdir)) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await session.list_tools()
+                assert [t.name for t in listed.tools] == TOOLS
+                bad = await session.call_tool("bench", {"script": 42})
+                assert bad.is_error and "script" in text_of(bad), text_of(bad)
+                # The call ran in the window's session, not in the mcp process.
+                await wait_in_log("tools/call bench")
+                await wait_in_log("attached")
+        await wait_in_log("disconnected; 0 job(s) ended")
+        assert window.poll() is None, "the window must stay when the agent leaves"
+    finally:
+        window.terminate()
+        try:
+            window.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            window.kill()
+            window.wait()
+        # Killed by a signal, the window leaves its socket behind (the next one would replace it).
+        digest = hashlib.sha1(os.path.realpath(workdir).encode()).hexdigest()[:16]
+        stale = os.path.join(tempfile.gettempdir(), f"hotkernel-{os.getuid()}-{digest}")
+        if os.path.exists(stale):
+            os.unlink(stale)
+
+
 CASES = [
     ("initialize and list tools (schemas compile)", case_initialize_and_list_tools),
     ("cheap tool, argument errors, resources", case_cheap_tool_and_resources),
@@ -364,6 +413,7 @@ CASES = [
     ("new_target -> bench -> verify (progress) -> record", case_full_flow),
     ("cancelled verify: no reply, processes gone", case_cancelled_verify),
     ("stdin closed mid-verify: exit 0, processes gone", case_stdin_closed_mid_verify),
+    ("attached to an open window's session", case_attached_to_window),
 ]
 
 

@@ -6,6 +6,7 @@
 #include "agentfeedview.h"
 #include "apptheme.h"
 #include "faketools.h"
+#include "inspect/kernelreportparser.h"
 #include "inspect/sassparser.h"
 #include "kerneltableview.h"
 #include "mainwindow.h"
@@ -40,6 +41,14 @@ SassFunction realFunction()
         return {};
     auto functions = SassParser::parseSass(f.readAll());
     return functions.empty() ? SassFunction{} : functions.front();
+}
+
+KernelTable inspectFixture(const char *name)
+{
+    QFile f(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/") + QLatin1String(name));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return KernelReportParser::parse(f.readAll(), f.fileName());
 }
 
 int distinctColours(const QString &path)
@@ -108,6 +117,52 @@ private Q_SLOTS:
         // And back: a point picked on the chart selects its kernel.
         Q_EMIT window.rooflineView()->pointSelected(other.name);
         QCOMPARE(window.kernelView()->selectedKernel(), other.name);
+    }
+
+    void profileKernelPointsSyncWithTable()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        MainWindow window(&session);
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(5000));
+
+        // One report with two real kernels (ncu raw pages of an H200, --set full), and one
+        // (default sections) whose kernels have no FLOP counts.
+        KernelTable full = inspectFixture("triton-rmsnorm.ncu-raw.csv");
+        const KernelTable templated = inspectFixture("templated.ncu-raw.csv");
+        QCOMPARE(full.kernels.size(), size_t(1));
+        QCOMPARE(templated.kernels.size(), size_t(1));
+        full.kernels.push_back(templated.kernels.front());
+        const QString rmsnorm = full.kernels[0].name;
+        const QString scaledAdd = full.kernels[1].name;
+        Workspace w;
+        w.root = dir.path();
+        w.card = QStringLiteral("NVIDIA H200");
+        w.kernelTables = {full, inspectFixture("eager.ncu-raw.csv")};
+        window.setWorkspace(w);
+
+        QStringList keys;
+        for (const RooflinePoint &p : window.rooflineView()->data().points) {
+            if (p.kind == QLatin1String("kernel"))
+                keys.append(p.key);
+        }
+        QCOMPARE(keys.size(), 2);
+        QVERIFY(keys.contains(rmsnorm) && keys.contains(scaledAdd));
+
+        // Table -> chart, and chart -> table, by kernel name.
+        QVERIFY(window.kernelView()->selectKernel(scaledAdd));
+        QCOMPARE(window.rooflineView()->selectedKey(), scaledAdd);
+        Q_EMIT window.rooflineView()->pointSelected(rmsnorm);
+        QCOMPARE(window.kernelView()->selectedKernel(), rmsnorm);
+        QCOMPARE(window.rooflineView()->selectedKey(), rmsnorm);
+
+        // Another report shown: its kernels have no point, and the chart says why.
+        window.kernelView()->showReports(1);
+        for (const RooflinePoint &p : window.rooflineView()->data().points)
+            QVERIFY(p.kind != QLatin1String("kernel"));
+        QVERIFY2(window.rooflineView()->statusText().contains(QLatin1String("9 of 9 kernels without a point")),
+                 qPrintable(window.rooflineView()->statusText()));
     }
 
     void sassViewSearchJumpDiffTheme()
@@ -203,6 +258,27 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(job->state(), Job::State::Cancelled, 5000);
         QTRY_COMPARE(window.feedModel()->index(row, 0).data(AgentFeedModel::StateRole).toString(), QStringLiteral("cancelled"));
         QVERIFY(!window.feedView()->cancelButton()->isEnabled());
+    }
+
+    void agentsAttachingAndLeavingAreShown()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        MainWindow window(&session);
+        window.setAgentAccess(false, QStringLiteral("another hotkernel workbench already owns it"));
+        QVERIFY(window.agentsLabel()->text().contains(QLatin1String("already owns")));
+        window.setAgentAccess(true, QStringLiteral("/tmp/hotkernel-test"));
+        QCOMPARE(window.agentsLabel()->text(), QStringLiteral("Agents: none attached"));
+        const int before = window.feedModel()->rowCount();
+        window.agentAttached(QStringLiteral("claude-code"));
+        window.agentAttached(QStringLiteral("codex"));
+        QCOMPARE(window.agentsLabel()->text(), QStringLiteral("Agents: claude-code, codex"));
+        window.agentDetached(QStringLiteral("claude-code"), 2);
+        QCOMPARE(window.agentsLabel()->text(), QStringLiteral("Agents: codex"));
+        QCOMPARE(window.feedModel()->rowCount(), before + 3);
+        const QString last = window.feedModel()->index(before + 2, AgentFeedModel::ResultColumn).data().toString();
+        QVERIFY2(last.contains(QLatin1String("claude-code disconnected")) && last.contains(QLatin1String("2 job")),
+                 qPrintable(last));
     }
 
     void savedSessionComesBack()

@@ -6,6 +6,7 @@
 #include "inspect/sassparser.h"
 #include "kernelfilterproxy.h"
 #include "kerneltablemodel.h"
+#include "kerneltableview.h"
 #include "sassdiff.h"
 #include "sassmodel.h"
 #include "session/job.h"
@@ -17,6 +18,7 @@
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -34,6 +36,22 @@ KernelStat kernel(const QString &name, double avgNs, int calls, double share)
     k.share = share;
     k.registersPerThread = 32;
     return k;
+}
+
+QStringList names(std::initializer_list<const char *> list)
+{
+    QStringList out;
+    for (const char *n : list)
+        out.append(QString::fromLatin1(n));
+    return out;
+}
+
+QStringList namesInOrder(const QAbstractItemModel &model)
+{
+    QStringList names;
+    for (int r = 0; r < model.rowCount(); ++r)
+        names.append(model.index(r, 0).data(KernelTableModel::KernelNameRole).toString());
+    return names;
 }
 
 SassFunction realFunction()
@@ -86,6 +104,96 @@ private Q_SLOTS:
         QCOMPARE(proxy.index(0, 0).data(KernelTableModel::KernelNameRole).toString(), QStringLiteral("k_big"));
         proxy.setFilterFixedString(QStringLiteral("K_"));
         QCOMPARE(proxy.rowCount(), 2);
+    }
+
+    void kernelSortOrders()
+    {
+        KernelTableModel model;
+        KernelFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester modelTester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        KernelTable t; // report order: heaviest first
+        t.kernels = {kernel(QStringLiteral("beta_k"), 100, 10, 0.4), kernel(QStringLiteral("Alpha_k"), 30, 20, 0.3),
+                     kernel(QStringLiteral("Gamma"), 9, 50, 0.2), kernel(QStringLiteral("delta_k"), 1000, 1, 0.1)};
+        t.kernels[1].grid = QStringLiteral("(4096, 1, 1)");
+        t.kernels[2].grid = QStringLiteral("(512, 2, 1)");
+        t.kernels[3].grid = QStringLiteral("(96, 1, 1)");
+        model.setTable(t);
+        QCOMPARE(namesInOrder(proxy), names({"beta_k", "Alpha_k", "Gamma", "delta_k"}));
+
+        // Totals 1000, 600, 450, 1000: ties keep the report's order.
+        proxy.sort(KernelTableModel::TotalColumn, Qt::DescendingOrder);
+        QCOMPARE(namesInOrder(proxy), names({"beta_k", "delta_k", "Alpha_k", "Gamma"}));
+        proxy.sort(KernelTableModel::AverageColumn, Qt::AscendingOrder);
+        QCOMPARE(namesInOrder(proxy), names({"Gamma", "Alpha_k", "beta_k", "delta_k"}));
+        // Names without regard to case: a plain compare would put "Gamma" before "beta_k".
+        proxy.sort(KernelTableModel::NameColumn, Qt::AscendingOrder);
+        QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "beta_k", "delta_k", "Gamma"}));
+        proxy.sort(KernelTableModel::NameColumn, Qt::DescendingOrder);
+        QCOMPARE(namesInOrder(proxy), names({"Gamma", "delta_k", "beta_k", "Alpha_k"}));
+        // Launch shapes by size ((512, 2, 1) is 1024 > 96 although "(5" < "(9" as text); unknown last.
+        proxy.sort(KernelTableModel::GridColumn, Qt::AscendingOrder);
+        QCOMPARE(namesInOrder(proxy), names({"delta_k", "Gamma", "Alpha_k", "beta_k"}));
+        proxy.sort(KernelTableModel::GridColumn, Qt::DescendingOrder);
+        QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "Gamma", "delta_k", "beta_k"}));
+
+        // Filtering keeps the sorted order, and sorting a filtered view sorts what is shown.
+        proxy.sort(KernelTableModel::CallsColumn, Qt::DescendingOrder);
+        proxy.setFilterFixedString(QStringLiteral("_K"));
+        QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "beta_k", "delta_k"}));
+        proxy.sort(KernelTableModel::AverageColumn, Qt::DescendingOrder);
+        QCOMPARE(namesInOrder(proxy), names({"delta_k", "beta_k", "Alpha_k"}));
+        proxy.sort(KernelTableModel::NameColumn, Qt::AscendingOrder);
+        QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "beta_k", "delta_k"}));
+        proxy.setFilterFixedString(QString());
+        QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "beta_k", "delta_k", "Gamma"}));
+        // A real regular expression goes through Qt's own matching; a fixed string holding an
+        // expression's special characters stays literal.
+        proxy.setFilterRegularExpression(QStringLiteral("^(alpha|gamma)"));
+        QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "Gamma"}));
+        proxy.setFilterFixedString(QStringLiteral("HA_"));
+        QCOMPARE(namesInOrder(proxy), names({"Alpha_k"}));
+        proxy.setFilterFixedString(QStringLiteral("a|g"));
+        QCOMPARE(proxy.rowCount(), 0);
+        proxy.setFilterFixedString(QString());
+
+        // The order survives a new table, and -1 gives the report's order back.
+        KernelTable other = t;
+        std::reverse(other.kernels.begin(), other.kernels.end());
+        model.setTable(other);
+        QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "beta_k", "delta_k", "Gamma"}));
+        model.sort(-1);
+        QCOMPARE(namesInOrder(proxy), names({"delta_k", "Gamma", "Alpha_k", "beta_k"}));
+    }
+
+    void kernelSortKeepsSelectionAndUnknownLast()
+    {
+        KernelTableView view;
+        KernelTable before;
+        before.kernels = {kernel(QStringLiteral("a"), 100, 1, 0.5), kernel(QStringLiteral("b"), 100, 1, 0.3),
+                          kernel(QStringLiteral("c"), 100, 1, 0.2)};
+        KernelTable after;
+        // a: -50 %, b: +100 %, new: no delta (NaN) -> last both ways; c went away -> no delta either.
+        after.kernels = {kernel(QStringLiteral("a"), 50, 1, 0.2), kernel(QStringLiteral("b"), 200, 1, 0.7),
+                         kernel(QStringLiteral("new"), 10, 1, 0.1)};
+        view.setTables({after, before});
+        view.showReports(0, 1);
+        QAbstractItemModelTester tester(view.proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(view.selectKernel(QStringLiteral("b")));
+        view.table()->sortByColumn(KernelTableModel::DeltaColumn, Qt::AscendingOrder);
+        QCOMPARE(namesInOrder(*view.proxy()).mid(0, 2), names({"a", "b"}));
+        view.table()->sortByColumn(KernelTableModel::DeltaColumn, Qt::DescendingOrder);
+        QCOMPARE(namesInOrder(*view.proxy()).mid(0, 2), names({"b", "a"}));
+        // The selection follows its kernel through every sort (persistent indexes moved).
+        QCOMPARE(view.selectedKernel(), QStringLiteral("b"));
+        QCOMPARE(view.table()->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(view.table()->selectionModel()->selectedRows().first().data(KernelTableModel::KernelNameRole).toString(),
+                 QStringLiteral("b"));
+        view.table()->sortByColumn(KernelTableModel::NameColumn, Qt::DescendingOrder);
+        QCOMPARE(namesInOrder(*view.proxy()), names({"new", "c", "b", "a"}));
+        QCOMPARE(view.table()->currentIndex().row(), 2);
+        QCOMPARE(view.selectedKernel(), QStringLiteral("b"));
     }
 
     void sassModel()
@@ -182,6 +290,18 @@ private Q_SLOTS:
         QTRY_VERIFY(!model.index(1, 0).data(AgentFeedModel::RunningRole).toBool());
         QVERIFY(model.index(1, AgentFeedModel::ResultColumn).data().toString().contains(QLatin1String("no_such_tool")));
         QCOMPARE(model.index(0, AgentFeedModel::JobIdRole).data().toULongLong(), 0u);
+
+        // An agent leaving is a line of its own, after the jobs, and never mistaken for a job.
+        model.addEvent(QStringLiteral("claude"), QStringLiteral("disconnected"),
+                       QStringLiteral("agent claude disconnected; 1 job ended"));
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.index(2, AgentFeedModel::ClientColumn).data().toString(), QStringLiteral("claude"));
+        QCOMPARE(model.index(2, AgentFeedModel::ResultColumn).data().toString(),
+                 QStringLiteral("agent claude disconnected; 1 job ended"));
+        QCOMPARE(model.index(2, 0).data(AgentFeedModel::StateRole).toString(), QStringLiteral("event"));
+        QVERIFY(!model.index(2, 0).data(AgentFeedModel::RunningRole).toBool());
+        QVERIFY(!model.jobAt(2));
+        QCOMPARE(model.rowForJob(job->id()), 1);
     }
 
     void targets()

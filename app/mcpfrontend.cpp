@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "mcpfrontend.h"
+
+#include "base/logging.h"
+#include "base/workdir.h"
+#include "mcp/localsockettransport.h"
+#include "mcp/mcprelay.h"
+#include "mcp/mcpserver.h"
+#include "mcp/sessionlistener.h"
+#include "mcp/stdiotransport.h"
+#include "mcp/workbenchconnector.h"
+#include "session/session.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QLocalSocket>
+#include <QProcess>
+#include <QTimer>
+
+#include <cstdio>
+#include <memory>
+
+namespace hotkernel {
+
+namespace {
+
+// How long a workbench this process started may take to show its window and listen.
+constexpr int WorkbenchStartMs = 15000;
+
+bool hasDisplay()
+{
+    const QString platform = qEnvironmentVariable("QT_QPA_PLATFORM");
+    if (platform.startsWith(QLatin1String("offscreen")) || platform.startsWith(QLatin1String("minimal")))
+        return false;
+    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+void say(const QString &text)
+{
+    std::fprintf(stderr, "hotkernel mcp: %s\n", qPrintable(text));
+}
+
+// Everything `hotkernel mcp` may end up running, owned in one place for the event loop's life.
+struct McpProcess
+{
+    QCoreApplication &app;
+    QString dir;
+    std::unique_ptr<WorkbenchConnector> connector;
+    bool startedWorkbench = false;
+    // Attached: the agent's stdio relayed to the workbench.
+    std::unique_ptr<StdioTransport> stdio;
+    std::unique_ptr<LocalSocketTransport> socket;
+    std::unique_ptr<McpRelay> relay;
+    // Headless: the session in this process.
+    std::unique_ptr<Session> session;
+    std::unique_ptr<McpServer> server;
+
+    void attach(QLocalSocket *connected)
+    {
+        socket = std::make_unique<LocalSocketTransport>(connected);
+        stdio = std::make_unique<StdioTransport>();
+        relay = std::make_unique<McpRelay>(stdio.get(), socket.get());
+        QObject::connect(relay.get(), &McpRelay::finished, &app, [this](int code, const QString &reason) {
+            if (!reason.isEmpty())
+                say(reason);
+            app.exit(code);
+        });
+        say(QStringLiteral("attached to the hotkernel workbench for %1").arg(QDir::toNativeSeparators(dir)));
+    }
+
+    void runHeadless()
+    {
+        session = std::make_unique<Session>();
+        stdio = std::make_unique<StdioTransport>();
+        server = std::make_unique<McpServer>(*session, stdio.get());
+        QObject::connect(server.get(), &McpServer::finished, &app, [this] { app.exit(0); });
+    }
+
+    bool startWorkbench(qint64 *pid)
+    {
+        QProcess workbench;
+        workbench.setProgram(QCoreApplication::applicationFilePath());
+        workbench.setWorkingDirectory(dir);
+        // Never our stdin or stdout (the agent's protocol pipe) nor our stderr: the window
+        // outlives this process and must not hold the agent's pipes open.
+        workbench.setStandardInputFile(QProcess::nullDevice());
+        workbench.setStandardOutputFile(QProcess::nullDevice());
+        workbench.setStandardErrorFile(SessionListener::socketName(dir) + QStringLiteral(".log"));
+        return workbench.startDetached(pid);
+    }
+
+    void firstAttemptFailed(const QString &reason)
+    {
+        qCInfo(lcMcp).noquote() << reason;
+        if (!hasDisplay()) {
+            runHeadless();
+            return;
+        }
+        qint64 pid = 0;
+        if (!startWorkbench(&pid)) {
+            say(QStringLiteral("could not start the workbench window; serving the session headless"));
+            runHeadless();
+            return;
+        }
+        startedWorkbench = true;
+        say(QStringLiteral("started the hotkernel workbench (pid %1) for %2")
+                .arg(pid)
+                .arg(QDir::toNativeSeparators(dir)));
+        connector->start(WorkbenchStartMs, pid);
+    }
+
+    void start()
+    {
+        dir = WorkDir().root();
+        connector = std::make_unique<WorkbenchConnector>(SessionListener::socketName(dir));
+        QObject::connect(connector.get(), &WorkbenchConnector::connected, &app,
+                         [this](QLocalSocket *s) { attach(s); });
+        QObject::connect(connector.get(), &WorkbenchConnector::failed, &app, [this](const QString &reason) {
+            if (!startedWorkbench) {
+                firstAttemptFailed(reason);
+                return;
+            }
+            say(QStringLiteral("%1; serving the session headless instead (log: %2.log)")
+                    .arg(reason, SessionListener::socketName(dir)));
+            runHeadless();
+        });
+        connector->start();
+    }
+};
+
+} // namespace
+
+QString McpFrontend::help()
+{
+    return QStringLiteral(
+        "Usage: hotkernel mcp [--headless]\n\n"
+        "Serves MCP over stdio for a coding agent. When a hotkernel window is open for the current\n"
+        "directory, attaches to it: the agent drives the session the window shows. Otherwise starts\n"
+        "a window when there is a display (DISPLAY or WAYLAND_DISPLAY) and attaches to it, or serves\n"
+        "the session in this process.\n\n"
+        "  --headless  always serve the session in this process; never attach nor start a window\n");
+}
+
+int McpFrontend::run(QCoreApplication &app, const QStringList &arguments)
+{
+    bool headless = false;
+    for (const QString &a : arguments) {
+        if (a == QLatin1String("--headless")) {
+            headless = true;
+        } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+            std::fputs(qPrintable(help()), stdout);
+            return 0;
+        } else {
+            std::fprintf(stderr, "hotkernel mcp: unknown option '%s'.\n\n%s", qPrintable(a),
+                         qPrintable(help()));
+            return 2;
+        }
+    }
+    McpProcess process{app, {}, {}, false, {}, {}, {}, {}, {}};
+    if (headless)
+        process.runHeadless();
+    else
+        QTimer::singleShot(0, &app, [&process] { process.start(); });
+    const int code = app.exec();
+    return code;
+}
+
+} // namespace hotkernel

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// Offers a Session to agents: a QLocalServer named after the session's working directory, one
+// McpServer per connection, so `hotkernel mcp` started by an agent drives the session the window
+// shows (issue 6). Lives on the Session's (main) thread; nothing here waits.
+#pragma once
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <map>
+
+class QLocalServer;
+class QLocalSocket;
+
+namespace hotkernel {
+
+class LocalSocketTransport;
+class McpServer;
+class Session;
+
+class SessionListener : public QObject
+{
+    Q_OBJECT
+public:
+    explicit SessionListener(Session &session, QObject *parent = nullptr);
+    ~SessionListener() override;
+
+    // The socket both sides use for a working directory (canonical path): per user, per
+    // directory, e.g. /tmp/hotkernel-1000-3f2a...; `hotkernel mcp` computes the same.
+    static QString socketName(const QString &canonicalDir);
+
+    // Starts listening; listening() or listenFailed() follows, on a later event-loop turn: the
+    // name is probed first (a live workbench keeps it; a stale socket left by a crashed one is
+    // replaced), without blocking.
+    void start();
+    bool isListening() const;
+    QString socketPath() const { return m_name; }
+    // Clients connected right now, identified (initialize seen) or not.
+    int clientCount() const { return int(m_clients.size()); }
+
+Q_SIGNALS:
+    void listening(const QString &socketPath);
+    void listenFailed(const QString &reason);
+    // An agent said who it is (clientInfo.name in initialize).
+    void clientAttached(const QString &name);
+    // That agent's connection closed; jobsEnded of its jobs were still running and were ended.
+    void clientDetached(const QString &name, int jobsEnded);
+
+private:
+    struct Client
+    {
+        LocalSocketTransport *transport = nullptr;
+        McpServer *server = nullptr;
+        bool identified = false;
+    };
+
+    bool tryListen();
+    void probeExisting();
+    void acceptConnections();
+    void clientFinished(McpServer *server);
+
+    Session &m_session;
+    QString m_dir;
+    QString m_name;
+    QLocalServer *m_server;
+    QPointer<QLocalSocket> m_probe;
+    std::map<McpServer *, Client> m_clients;
+};
+
+} // namespace hotkernel

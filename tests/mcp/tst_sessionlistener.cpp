@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: Apache-2.0
+// One session, whoever opens it (issue 6): a Session with a SessionListener in this process, and
+// real `hotkernel mcp` children started in its directory that must attach to it.
+#include "base/workdir.h"
+#include "mcp/inprocesstransport.h"
+#include "mcp/linesplitter.h"
+#include "mcp/mcprelay.h"
+#include "mcp/sessionlistener.h"
+#include "session/job.h"
+#include "session/session.h"
+
+#include <QCoroTimer>
+#include <QDeadlineTimer>
+#include <QFileInfo>
+#include <QLocalSocket>
+#include <QPointer>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+using namespace hotkernel;
+
+namespace {
+
+QCoro::Task<ToolResult> echoHandler(Session &, Json args, Job &job)
+{
+    co_return ToolResult::success(Json{{"echo", args}, {"client", toStd(job.client())}},
+                                  QStringLiteral("echo from %1").arg(job.client()));
+}
+
+// Sleeps in short steps until cancelled (or 1000 steps have passed).
+QCoro::Task<ToolResult> sleepHandler(Session &, Json, Job &job)
+{
+    for (int i = 0; i < 1000; ++i) {
+        co_await QCoro::sleepFor(std::chrono::milliseconds(20));
+        if (job.isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
+    co_return ToolResult::success(Json::object(), QStringLiteral("slept"));
+}
+
+ToolSpec listenerTool(const char *name, ToolSpec::Handler handler)
+{
+    ToolSpec spec;
+    spec.name = QString::fromLatin1(name);
+    spec.title = spec.name;
+    spec.description = QStringLiteral("Exists only in the listener's session of this test.");
+    spec.inputSchema = Json{{"type", "object"}};
+    spec.outputSchema = Json{{"type", "object"}};
+    spec.handler = std::move(handler);
+    return spec;
+}
+
+// The session the window would own: test tools no `hotkernel mcp` process has of its own, so an
+// answer that uses them can only come from here.
+struct Workbench
+{
+    explicit Workbench(const QString &dir) : session(SessionOptions{dir, {}, 500})
+    {
+        session.mutableTools().add(listenerTool("test_echo", echoHandler));
+        session.mutableTools().add(listenerTool("test_sleep", sleepHandler));
+        listener = std::make_unique<SessionListener>(session);
+    }
+    ~Workbench()
+    {
+        // A handler still sleeping would resume into a destroyed session: let every job end first.
+        listener.reset();
+        session.cancelAll();
+        QDeadlineTimer deadline(5000);
+        while (!session.runningJobs().isEmpty() && !deadline.hasExpired())
+            QTest::qWait(10);
+    }
+
+    QList<Job *> jobsOf(const QString &client) const
+    {
+        QList<Job *> found;
+        for (Job *job : session.jobs()) {
+            if (job->client() == client)
+                found.append(job);
+        }
+        return found;
+    }
+
+    Session session;
+    std::unique_ptr<SessionListener> listener;
+};
+
+// A `hotkernel mcp` child speaking JSON lines, as an agent would.
+class Agent
+{
+public:
+    Agent(const QString &dir, const QString &name, const QStringList &extraArguments = {}) : m_name(name)
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        // No display: without a listener the child must serve headless, never start a window.
+        env.remove(QStringLiteral("DISPLAY"));
+        env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        m_process.setProcessEnvironment(env);
+        m_process.setWorkingDirectory(dir);
+        QObject::connect(&m_process, &QProcess::readyReadStandardOutput, &m_process, [this] {
+            for (const LineSplitter::Line &line : m_splitter.feed(m_process.readAllStandardOutput())) {
+                const std::optional<Json> message = parseJson(line.bytes);
+                if (!message)
+                    m_garbage.append(line.bytes);
+                else
+                    m_messages.append(*message);
+            }
+        });
+        m_process.start(QStringLiteral(HOTKERNEL_BINARY),
+                        QStringList{QStringLiteral("mcp")} + extraArguments);
+    }
+    ~Agent()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished(5000);
+        }
+    }
+
+    void send(const Json &message) { m_process.write(QByteArray::fromStdString(message.dump()) + '\n'); }
+    int request(const char *method, Json params = Json::object())
+    {
+        const int id = m_nextId++;
+        send(Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+        return id;
+    }
+    void initialize()
+    {
+        request("initialize", Json{{"protocolVersion", "2025-11-25"},
+                                   {"capabilities", Json::object()},
+                                   {"clientInfo", {{"name", toStd(m_name)}, {"version", "0"}}}});
+        send(Json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+    }
+    int callTool(const char *tool, Json arguments = Json::object())
+    {
+        return request("tools/call", Json{{"name", tool}, {"arguments", std::move(arguments)}});
+    }
+    std::optional<Json> reply(int id) const
+    {
+        for (const Json &m : m_messages) {
+            if (m.contains("id") && m["id"] == id && !m.contains("method"))
+                return m;
+        }
+        return std::nullopt;
+    }
+    void closeStdin() { m_process.closeWriteChannel(); }
+
+    QProcess &process() { return m_process; }
+    const QList<QByteArray> &garbage() const { return m_garbage; }
+
+private:
+    QString m_name;
+    QProcess m_process;
+    LineSplitter m_splitter;
+    QList<Json> m_messages;
+    QList<QByteArray> m_garbage; // stdout lines that were not JSON
+    int m_nextId = 1;
+};
+
+#define JSON_EQ(actual, expected)                                                                            \
+    do {                                                                                                     \
+        const Json a_ = (actual);                                                                            \
+        const Json e_ = (expected);                                                                          \
+        QVERIFY2(a_ == e_, qPrintable(QStringLiteral("%1 != %2").arg(toQt(a_.dump()), toQt(e_.dump()))));    \
+    } while (false)
+
+#define WAIT_REPLY(agent, id, out)                                                                           \
+    QTRY_VERIFY_WITH_TIMEOUT((agent).reply(id).has_value(), 15000);                                          \
+    const Json out = *(agent).reply(id)
+
+QStringList toolNames(const Json &listReply)
+{
+    QStringList names;
+    for (const Json &tool : listReply["result"]["tools"])
+        names.append(toQt(tool["name"].get<std::string>()));
+    return names;
+}
+
+// Leaves a socket file at path that nobody listens on, as a workbench that crashed does.
+bool makeStaleSocket(const QString &path)
+{
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0)
+        return false;
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const QByteArray bytes = QFile::encodeName(path);
+    if (size_t(bytes.size()) >= sizeof address.sun_path)
+        return false;
+    std::memcpy(address.sun_path, bytes.constData(), size_t(bytes.size()));
+    const bool bound = ::bind(fd, reinterpret_cast<sockaddr *>(&address), sizeof address) == 0;
+    ::close(fd); // the file stays; connecting to it is refused
+    return bound;
+}
+
+} // namespace
+
+class TestSessionListener : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void socketNameIsPerDirectory()
+    {
+        const QString a = SessionListener::socketName(QStringLiteral("/home/u/project"));
+        QCOMPARE(a, SessionListener::socketName(QStringLiteral("/home/u/project")));
+        QVERIFY(a != SessionListener::socketName(QStringLiteral("/home/u/other")));
+        QVERIFY(QFileInfo(a).isAbsolute());
+        QVERIFY(QFileInfo(a).fileName().startsWith(QStringLiteral("hotkernel-%1-").arg(::getuid())));
+        QCOMPARE(QFileInfo(a).fileName().size(), QStringLiteral("hotkernel-%1-").arg(::getuid()).size() + 16);
+    }
+
+    void agentDrivesTheListenersSession()
+    {
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
+        QSignalSpy attached(bench.listener.get(), &SessionListener::clientAttached);
+        bench.listener->start();
+        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QCOMPARE(listening.constFirst().constFirst().toString(),
+                 SessionListener::socketName(bench.session.workDir().root()));
+
+        // The event loop of the "window" keeps turning while the agent works.
+        int ticks = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });
+        ticker.start(10);
+
+        Agent agent(dir.path(), QStringLiteral("tester-a"));
+        agent.initialize();
+        WAIT_REPLY(agent, 1, init);
+        JSON_EQ(init["result"]["serverInfo"]["name"], "hotkernel");
+        const int list = agent.request("tools/list");
+        WAIT_REPLY(agent, list, tools);
+        const QStringList names = toolNames(tools);
+        QVERIFY2(names.contains(QStringLiteral("test_echo")), qPrintable(names.join(u',')));
+        QVERIFY(names.contains(QStringLiteral("verify")));
+
+        const int call = agent.callTool("test_echo", Json{{"word", "hello"}});
+        WAIT_REPLY(agent, call, echoed);
+        JSON_EQ(echoed["result"]["isError"], false);
+        JSON_EQ(echoed["result"]["structuredContent"]["echo"]["word"], "hello");
+        JSON_EQ(echoed["result"]["structuredContent"]["client"], "tester-a");
+
+        const QList<Job *> jobs = bench.jobsOf(QStringLiteral("tester-a"));
+        QCOMPARE(jobs.size(), 1);
+        QCOMPARE(jobs.constFirst()->tool(), QStringLiteral("test_echo"));
+        QCOMPARE(jobs.constFirst()->state(), Job::State::Finished);
+        QTRY_COMPARE_WITH_TIMEOUT(attached.size(), 1, 5000);
+        QCOMPARE(attached.constFirst().constFirst().toString(), QStringLiteral("tester-a"));
+        QVERIFY(ticks > 0);
+
+        QSignalSpy detached(bench.listener.get(), &SessionListener::clientDetached);
+        agent.closeStdin();
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QCOMPARE(agent.process().exitStatus(), QProcess::NormalExit);
+        QCOMPARE(agent.process().exitCode(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(detached.size(), 1, 5000);
+        QCOMPARE(detached.constFirst().at(0).toString(), QStringLiteral("tester-a"));
+        QCOMPARE(detached.constFirst().at(1).toInt(), 0);
+        QVERIFY2(agent.garbage().isEmpty(), agent.garbage().value(0).constData());
+        QCOMPARE(bench.listener->clientCount(), 0);
+    }
+
+    void answersSentBeforeStdinClosesStillArrive()
+    {
+        // `printf ... | hotkernel mcp`: stdin is at end of file right after the requests.
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
+        bench.listener->start();
+        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        Agent agent(dir.path(), QStringLiteral("piped"));
+        agent.initialize();
+        const int list = agent.request("tools/list");
+        const int ping = agent.request("ping");
+        agent.closeStdin();
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QCOMPARE(agent.process().exitCode(), 0);
+        QVERIFY(agent.reply(1).has_value());
+        QVERIFY(agent.reply(list).has_value());
+        QVERIFY(toolNames(*agent.reply(list)).contains(QStringLiteral("test_echo")));
+        JSON_EQ((*agent.reply(ping))["result"], Json::object());
+        QVERIFY(agent.garbage().isEmpty());
+    }
+
+    void twoAgentsAtOnce()
+    {
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
+        QSignalSpy attached(bench.listener.get(), &SessionListener::clientAttached);
+        bench.listener->start();
+        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        Agent a(dir.path(), QStringLiteral("tester-a"));
+        Agent b(dir.path(), QStringLiteral("tester-b"));
+        a.initialize();
+        b.initialize();
+        // b's call is in flight while a's runs: both connections are served at once.
+        const int slow = a.callTool("test_sleep");
+        QTRY_COMPARE_WITH_TIMEOUT(bench.jobsOf(QStringLiteral("tester-a")).size(), 1, 15000);
+        const int echoB = b.callTool("test_echo", Json{{"from", "b"}});
+        WAIT_REPLY(b, echoB, replyB);
+        JSON_EQ(replyB["result"]["structuredContent"]["client"], "tester-b");
+        QVERIFY(!a.reply(slow).has_value());
+        const int echoA = a.callTool("test_echo", Json{{"from", "a"}});
+        WAIT_REPLY(a, echoA, replyA);
+        JSON_EQ(replyA["result"]["structuredContent"]["client"], "tester-a");
+        JSON_EQ(replyA["result"]["structuredContent"]["echo"]["from"], "a");
+        JSON_EQ(replyB["result"]["structuredContent"]["echo"]["from"], "b");
+        QCOMPARE(bench.jobsOf(QStringLiteral("tester-b")).size(), 1);
+        QCOMPARE(bench.jobsOf(QStringLiteral("tester-a")).size(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(attached.size(), 2, 5000);
+        QStringList names{attached.at(0).at(0).toString(), attached.at(1).at(0).toString()};
+        names.sort();
+        QCOMPARE(names, QStringList({QStringLiteral("tester-a"), QStringLiteral("tester-b")}));
+        QCOMPARE(bench.listener->clientCount(), 2);
+    }
+
+    void disconnectEndsThatAgentsJobsOnly()
+    {
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
+        bench.listener->start();
+        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        Job *windowJob =
+            bench.session.start(QStringLiteral("test_sleep"), Json::object(), QStringLiteral("window"));
+        QPointer<Job> windowJobAlive = windowJob;
+        Agent agent(dir.path(), QStringLiteral("tester-c"));
+        agent.initialize();
+        agent.callTool("test_sleep");
+        agent.callTool("test_sleep");
+        QTRY_COMPARE_WITH_TIMEOUT(bench.jobsOf(QStringLiteral("tester-c")).size(), 2, 15000);
+        QList<QPointer<Job>> agentJobs;
+        for (Job *job : bench.jobsOf(QStringLiteral("tester-c")))
+            agentJobs.append(job);
+        QCOMPARE(agentJobs.constFirst()->state(), Job::State::Running);
+
+        QSignalSpy detached(bench.listener.get(), &SessionListener::clientDetached);
+        agent.closeStdin();
+        QTRY_COMPARE_WITH_TIMEOUT(detached.size(), 1, 10000);
+        QCOMPARE(detached.constFirst().at(0).toString(), QStringLiteral("tester-c"));
+        QCOMPARE(detached.constFirst().at(1).toInt(), 2);
+        for (const QPointer<Job> &job : std::as_const(agentJobs)) {
+            QVERIFY(job);
+            QCOMPARE(job->state(), Job::State::Cancelled);
+        }
+        // The window's own job is not the agent's to end.
+        QVERIFY(windowJobAlive);
+        QCOMPARE(windowJobAlive->state(), Job::State::Running);
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QCOMPARE(agent.process().exitCode(), 0);
+        bench.session.cancel(windowJob->id());
+    }
+
+    void workbenchGoingAwayIsReportedToTheAgent()
+    {
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
+        bench.listener->start();
+        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        Agent agent(dir.path(), QStringLiteral("tester-d"));
+        agent.initialize();
+        WAIT_REPLY(agent, 1, init);
+        QTRY_COMPARE_WITH_TIMEOUT(bench.listener->clientCount(), 1, 5000);
+        bench.listener.reset(); // the window closed
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QCOMPARE(agent.process().exitStatus(), QProcess::NormalExit);
+        QVERIFY(agent.process().exitCode() != 0);
+        const QByteArray err = agent.process().readAllStandardError();
+        QVERIFY2(err.contains("workbench closed the connection"), err.constData());
+        QVERIFY(!QFileInfo::exists(SessionListener::socketName(bench.session.workDir().root())));
+    }
+
+    void staleSocketIsReplacedAndALiveOneKept()
+    {
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        const QString path = SessionListener::socketName(bench.session.workDir().root());
+        QVERIFY(makeStaleSocket(path));
+        QVERIFY(QFileInfo::exists(path));
+        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
+        QSignalSpy failed(bench.listener.get(), &SessionListener::listenFailed);
+        bench.listener->start();
+        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QCOMPARE(failed.size(), 0);
+
+        // A second workbench on the same directory must not take the live socket over.
+        SessionListener second(bench.session);
+        QSignalSpy secondFailed(&second, &SessionListener::listenFailed);
+        QSignalSpy secondListening(&second, &SessionListener::listening);
+        second.start();
+        QTRY_COMPARE_WITH_TIMEOUT(secondFailed.size(), 1, 5000);
+        QVERIFY2(secondFailed.constFirst().constFirst().toString().contains(QStringLiteral("already owns")),
+                 qPrintable(secondFailed.constFirst().constFirst().toString()));
+        QCOMPARE(secondListening.size(), 0);
+        QVERIFY(!second.isListening());
+
+        // The first still answers: an agent attaches to it.
+        Agent agent(dir.path(), QStringLiteral("tester-e"));
+        agent.initialize();
+        const int list = agent.request("tools/list");
+        WAIT_REPLY(agent, list, tools);
+        QVERIFY(toolNames(tools).contains(QStringLiteral("test_echo")));
+    }
+
+    void withoutAWorkbenchTheAgentRunsHeadless()
+    {
+        QTemporaryDir dir;
+        Agent agent(dir.path(), QStringLiteral("alone"));
+        agent.initialize();
+        const int list = agent.request("tools/list");
+        WAIT_REPLY(agent, list, tools);
+        const QStringList names = toolNames(tools);
+        QVERIFY(names.contains(QStringLiteral("verify")));
+        QVERIFY(!names.contains(QStringLiteral("test_echo")));
+        agent.closeStdin();
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QCOMPARE(agent.process().exitCode(), 0);
+    }
+
+    void headlessOptionNeverAttaches()
+    {
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
+        QSignalSpy attached(bench.listener.get(), &SessionListener::clientAttached);
+        bench.listener->start();
+        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        Agent agent(dir.path(), QStringLiteral("solo"), {QStringLiteral("--headless")});
+        agent.initialize();
+        const int list = agent.request("tools/list");
+        WAIT_REPLY(agent, list, tools);
+        QVERIFY(!toolNames(tools).contains(QStringLiteral("test_echo")));
+        QCOMPARE(attached.size(), 0);
+        QCOMPARE(bench.listener->clientCount(), 0);
+    }
+
+    void relayAnswersAnOverlongLineItself()
+    {
+        auto [agentClient, agentEnd] = InProcessTransport::createPair();
+        auto [workbenchEnd, workbenchServer] = InProcessTransport::createPair();
+        McpRelay relay(agentEnd.get(), workbenchEnd.get());
+        QList<QByteArray> toAgent;
+        QList<QByteArray> toWorkbench;
+        connect(agentClient.get(), &McpTransport::messageReceived, this,
+                [&toAgent](const QByteArray &line, bool) { toAgent.append(line); });
+        connect(workbenchServer.get(), &McpTransport::messageReceived, this,
+                [&toWorkbench](const QByteArray &line, bool) { toWorkbench.append(line); });
+        Q_EMIT agentEnd->messageReceived({}, true);
+        agentClient->send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
+        QTRY_COMPARE(toWorkbench.size(), 1);
+        QCOMPARE(toAgent.size(), 1);
+        JSON_EQ(Json::parse(toAgent.constFirst().toStdString())["error"]["code"], -32700);
+        workbenchServer->send("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
+        QTRY_COMPARE(toAgent.size(), 2);
+        JSON_EQ(Json::parse(toAgent.at(1).toStdString())["id"], 7);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSessionListener)
+#include "tst_sessionlistener.moc"
