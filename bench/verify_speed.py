@@ -130,6 +130,7 @@ def main():
     run = Runner(hotkernel, workdir, env)
     t0 = time.monotonic()
     rows = []  # (section, what, wall_s, n, verdict, speedup, ci99, mode, reused)
+    phases = {}  # label -> verify's own phases_s (where its wall time went)
 
     def left():
         return args.budget - (time.monotonic() - t0)
@@ -161,6 +162,7 @@ def main():
             out, wall, rc = run.verify("rmsnorm_baseline.py", "rmsnorm_triton_candidate.py", *opts)
             rows.append(("1 eager vs triton", label, wall, out.get("n"), out.get("verdict", f"error {rc}"),
                          out.get("speedup"), out.get("speedup_ci99"), out.get("mode"), out.get("workers_reused")))
+            phases[label] = out.get("phases_s")
 
         # 2. baseline against itself.
         aa = {"faster": 0, "slower": 0, "inconclusive": 0, "other": 0}
@@ -207,6 +209,10 @@ def main():
     for section, label, wall, n, verdict, speedup, ci99, mode, reused in rows:
         sp = f"{speedup:.3f}" if isinstance(speedup, (int, float)) else "-"
         print(f"| {label:48} | {wall:7.1f} | {str(n):>3} | {str(verdict):12} | {sp:>8} | {fmt_ci(ci99):18} |")
+    print()
+    for label, ph in phases.items():
+        if isinstance(ph, dict):
+            print(f"phases of '{label}' (s): " + ", ".join(f"{k} {v:.2f}" for k, v in ph.items()))
     print()
     total_aa = sum(aa.values())
     mean = lambda v: sum(v) / len(v) if v else float("nan")  # noqa: E731

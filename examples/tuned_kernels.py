@@ -145,6 +145,86 @@ def decode_attention(q, k, v, config=None):
     return o
 
 
+# Second version: one launch. Each program writes its partial, and the program that finishes a
+# KV head's splits last (an acq_rel counter per KV head, reset by that program for the next call)
+# combines them: no combine kernel, no gap between launches in a graph.
+@triton.jit
+def _decode_fused_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, o_ptr, count_ptr, scale_log2, seq_len, chunk,
+                         GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
+                         N_SPLITS: tl.constexpr):
+    kv_head = tl.program_id(0)
+    split = tl.program_id(1)
+    h = tl.arange(0, BLOCK_H)
+    hmask = h < GROUP
+    d = tl.arange(0, D)
+    heads = kv_head * GROUP + h
+    q = tl.load(q_ptr + heads[:, None] * D + d[None, :], mask=hmask[:, None], other=0.0)
+    m_i = tl.full((BLOCK_H,), -float("inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_H,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_H, D), dtype=tl.float32)
+    base = kv_head.to(tl.int64) * seq_len * D
+    start = split * chunk
+    for n in range(start, start + chunk, BLOCK_N):
+        offs = (n + tl.arange(0, BLOCK_N)).to(tl.int64)
+        k = tl.load(k_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
+        s = tl.dot(q, tl.trans(k)) * scale_log2
+        m_new = tl.maximum(m_i, tl.max(s, axis=1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    part = heads * N_SPLITS + split
+    tl.store(m_ptr + part, m_i, mask=hmask)
+    tl.store(l_ptr + part, l_i, mask=hmask)
+    tl.store(acc_ptr + part[:, None] * D + d[None, :], acc, mask=hmask[:, None])
+    tl.debug_barrier()  # every warp's partial is written before the counter says so
+    done = tl.atomic_add(count_ptr + kv_head, 1, sem="acq_rel", scope="gpu")
+    if done == N_SPLITS - 1:
+        sp = tl.arange(0, N_SPLITS)
+        rows = heads[:, None] * N_SPLITS + sp[None, :]
+        m_all = tl.load(m_ptr + rows, mask=hmask[:, None], other=-float("inf"), cache_modifier=".cg")
+        l_all = tl.load(l_ptr + rows, mask=hmask[:, None], other=0.0, cache_modifier=".cg")
+        m_max = tl.max(m_all, axis=1)
+        denom = tl.sum(l_all * tl.exp2(m_all - m_max[:, None]), axis=1)
+        out = tl.zeros((BLOCK_H, D), dtype=tl.float32)
+        for j in tl.static_range(N_SPLITS):  # unrolled: the split loads are independent, issue them together
+            row = heads * N_SPLITS + j
+            m_j = tl.load(m_ptr + row, mask=hmask, other=0.0, cache_modifier=".cg")
+            a_j = tl.load(acc_ptr + row[:, None] * D + d[None, :], mask=hmask[:, None], other=0.0, cache_modifier=".cg")
+            out += a_j * tl.exp2(m_j - m_max)[:, None]
+        out = out / denom[:, None]
+        tl.store(o_ptr + heads[:, None] * D + d[None, :], out.to(o_ptr.dtype.element_ty), mask=hmask[:, None])
+        tl.atomic_xchg(count_ptr + kv_head, 0)  # ready for the next call (same stream, so no overlap)
+
+
+_decode_counters = {}
+
+
+def decode_attention_fused(q, k, v, config=None):
+    """decode_attention in one launch; the per-KV-head counters live across calls (zeroed once)."""
+    cfg = dict(DECODE_CONFIG if config is None else config)
+    _, hq, _, dim = q.shape
+    _, hkv, seq, _ = k.shape
+    group = hq // hkv
+    n_splits = cfg["n_splits"]
+    assert seq % n_splits == 0 and (seq // n_splits) % cfg["BLOCK_N"] == 0
+    key = (q.device, hkv)
+    if key not in _decode_counters:
+        _decode_counters[key] = torch.zeros(hkv, device=q.device, dtype=torch.int32)
+    m = torch.empty(hq * n_splits, device=q.device, dtype=torch.float32)
+    l = torch.empty_like(m)
+    acc = torch.empty(hq * n_splits, dim, device=q.device, dtype=torch.float32)
+    o = torch.empty_like(q)
+    scale_log2 = (1.0 / dim ** 0.5) * 1.4426950408889634
+    _decode_fused_kernel[(hkv, n_splits)](q, k, v, m, l, acc, o, _decode_counters[key], scale_log2, seq,
+                                          seq // n_splits, GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
+                                          BLOCK_N=cfg["BLOCK_N"], D=dim, N_SPLITS=n_splits,
+                                          num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+    return o
+
+
 # --- int4 GEMV (group 128) ----------------------------------------------------------------
 # Second version, in the example target's layout (examples/kernels.py int4_derive): w_nibbles uint8
 # [N, K/2] with the EVEN k in the HIGH nibble, scales_zeros bf16 [K/128, N, 2]. The packed weight is

@@ -130,18 +130,25 @@ def decode_suite(quick):
             report("decode", f"sdpa {name}", graph_time_us(f, sets), moved, *check(f(q, k, v), ref))
         except Exception as e:
             print("decode", name, "failed:", str(e).splitlines()[0][:200], flush=True)
-    configs = [dict(n_splits=sp, BLOCK_N=bn, num_warps=nw, num_stages=ns)
-               for sp in (16, 32) for bn in (64, 128, 256) for nw in (4, 8) for ns in (2, 3, 4, 5)]
+    best_two_launch = dict(n_splits=16, BLOCK_N=128, num_warps=4, num_stages=3)  # best of the first sweep
+    runs = [("two-launch", tk.decode_attention, best_two_launch)]
+    fused = [dict(n_splits=sp, BLOCK_N=bn, num_warps=nw, num_stages=ns)
+             for sp in (16, 32, 64) for bn in (64, 128) for nw in (4, 8) for ns in (2, 3, 4)
+             if (s // sp) % bn == 0]
     if quick:
-        configs = configs[::2]
-    for variant, impl in (("two-launch", tk.decode_attention),):
-        for cfg in configs:
-            f = lambda q, k, v, c=cfg, i=impl: i(q, k, v, c)  # noqa: E731
-            try:
-                report("decode", variant + " " + json.dumps(cfg, separators=(",", ":")), graph_time_us(f, sets), moved,
-                       *check(f(q, k, v), ref))
-            except Exception as e:
-                print("decode", cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
+        fused = fused[::3]
+    runs += [("fused", tk.decode_attention_fused, c) for c in fused]
+    for variant, impl, cfg in runs:
+        f = lambda q, k, v, c=cfg, i=impl: i(q, k, v, c)  # noqa: E731
+        try:
+            out = f(q, k, v)
+            out2 = f(q, k, v)  # a second call proves the counters were reset
+            torch.cuda.synchronize()
+            err, ok = check(out, ref)
+            ok = ok and torch.equal(out, out2)
+            report("decode", variant + " " + json.dumps(cfg, separators=(",", ":")), graph_time_us(f, sets), moved, err, ok)
+        except Exception as e:
+            print("decode", variant, cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
 
 
 def copy_suite():
@@ -166,18 +173,20 @@ def int4_suite(quick):
     moved = 35667968 + n * 2
     report("int4", "tinygemm _weight_int4pack_mm", graph_time_us(ex.int4_gemv, sets), moved,
            *check(ex.int4_gemv(*sets[0]), ref, 0.5))
-    configs = [dict(BLOCK_N=bn, GROUPS=gr, num_warps=nw, num_stages=ns)
-               for bn in (4, 8, 16) for gr in (2, 4, 8) for nw in (2, 4, 8) for ns in (2, 3, 4)
-               if bn * gr * 16 // (nw * 32) <= 16]
-    if quick:
-        configs = configs[::3]
-    for cfg in configs:
-        f = lambda x, p, sz, wn, c=cfg: tk.int4_gemv_words(x, wn, sz, 128, c)  # noqa: E731
-        try:
-            report("int4", "words " + json.dumps(cfg, separators=(",", ":")), graph_time_us(f, sets), moved,
-                   *check(f(*sets[0]), ref, 0.5))
-        except Exception as e:
-            print("int4", cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
+    best_words = dict(BLOCK_N=8, GROUPS=4, num_warps=4, num_stages=3)  # best Triton version of the first sweep
+    f = lambda x, p, sz, wn: tk.int4_gemv_words(x, wn, sz, 128, best_words)  # noqa: E731
+    report("int4", "triton words " + json.dumps(best_words, separators=(",", ":")), graph_time_us(f, sets), moved,
+           *check(f(*sets[0]), ref, 0.5))
+    import int4_gemv_cuda as cu
+    for rows in (1, 2, 4, 8):
+        for warps in (4, 8, 16):
+            cfg = dict(rows=rows, warps=warps)
+            f = lambda x, p, sz, wn, c=cfg: cu.int4_gemv_cuda(x, wn, sz, 128, c)  # noqa: E731
+            try:
+                report("int4", "cuda " + json.dumps(cfg, separators=(",", ":")), graph_time_us(f, sets), moved,
+                       *check(f(*sets[0]), ref, 0.5))
+            except Exception as e:
+                print("int4", cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
 
 
 if __name__ == "__main__":

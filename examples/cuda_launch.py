@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: Apache-2.0
+"""CUDA C++ kernels for candidate scripts, without a torch extension build.
+
+compile_cubin() runs nvcc once per source and GPU architecture (cached by content under
+$HOTKERNEL_CUBIN_CACHE or ~/.cache/hotkernel/cubin), and CudaModule loads the cubin through the
+driver API (libcuda.so.1, which every CUDA install has) and launches on torch's current stream, so
+launches are captured by CUDA graphs like any torch kernel. nvcc's output is captured and shown
+only when it fails.
+"""
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+
+import torch
+
+
+class CudaLaunchError(RuntimeError):
+    pass
+
+
+def _nvcc():
+    candidates = [os.environ.get("HOTKERNEL_NVCC")]
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home:
+            candidates.append(os.path.join(home, "bin", "nvcc"))
+    candidates.append(shutil.which("nvcc"))
+    for c in candidates:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    raise CudaLaunchError("nvcc was not found (looked at HOTKERNEL_NVCC, CUDA_HOME, CUDA_PATH, /usr/local/cuda "
+                          "and PATH): install the CUDA toolkit or set HOTKERNEL_NVCC to nvcc's path")
+
+
+def compile_cubin(source_path, device=None, extra_flags=()):
+    """Path of the cubin built from source_path for the given (default: current) CUDA device."""
+    major, minor = torch.cuda.get_device_capability(device)
+    arch = "sm_%d%d" % (major, minor)
+    flags = ["-cubin", "-O3", "-std=c++17", "-arch=" + arch, "-lineinfo"] + list(extra_flags)
+    with open(source_path, "rb") as f:
+        source = f.read()
+    nvcc = _nvcc()
+    key = hashlib.sha256(source + "\0".join(flags + [nvcc]).encode()).hexdigest()[:24]
+    cache = os.environ.get("HOTKERNEL_CUBIN_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "hotkernel", "cubin")
+    os.makedirs(cache, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(source_path))[0]
+    out = os.path.join(cache, "%s-%s-%s.cubin" % (stem, arch, key))
+    if os.path.exists(out):
+        return out
+    tmp = "%s.%d.tmp" % (out, os.getpid())
+    done = subprocess.run([nvcc] + flags + ["-o", tmp, source_path], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CudaLaunchError("nvcc failed on %s (exit %d):\n%s%s" % (source_path, done.returncode, done.stdout, done.stderr))
+    os.replace(tmp, out)  # atomic: a parallel worker never loads half a file
+    return out
+
+
+_driver = None
+
+
+def _cuda():
+    global _driver
+    if _driver is None:
+        lib = ctypes.CDLL("libcuda.so.1")
+        lib.cuModuleLoadData.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+        lib.cuModuleGetFunction.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p]
+        lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p,
+                                       ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        lib.cuGetErrorString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        _driver = lib
+    return _driver
+
+
+def _check(status, what):
+    if status != 0:
+        text = ctypes.c_char_p()
+        _cuda().cuGetErrorString(status, ctypes.byref(text))
+        raise CudaLaunchError("%s failed: CUDA error %d (%s)" % (what, status, (text.value or b"?").decode()))
+
+
+class CudaModule:
+    def __init__(self, cubin_path):
+        torch.cuda.init()
+        torch.cuda.current_stream().synchronize()  # makes torch's primary context current on this thread
+        with open(cubin_path, "rb") as f:
+            self._image = f.read()  # the driver reads the image during the call only; keep it anyway
+        self._handle = ctypes.c_void_p()
+        _check(_cuda().cuModuleLoadData(ctypes.byref(self._handle), self._image), "cuModuleLoadData(%s)" % cubin_path)
+        self._functions = {}
+
+    def function(self, name):
+        if name not in self._functions:
+            f = ctypes.c_void_p()
+            _check(_cuda().cuModuleGetFunction(ctypes.byref(f), self._handle, name.encode()), "cuModuleGetFunction(%s)" % name)
+            self._functions[name] = f
+        return self._functions[name]
+
+    def launch(self, name, grid, block, args, shared_bytes=0):
+        """args: tensors (passed as device pointers), ints (int32) or floats (float32), in kernel order."""
+        values = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                values.append(ctypes.c_void_p(a.data_ptr()))
+            elif isinstance(a, bool):
+                values.append(ctypes.c_int(int(a)))
+            elif isinstance(a, int):
+                values.append(ctypes.c_int(a))
+            elif isinstance(a, float):
+                values.append(ctypes.c_float(a))
+            else:
+                raise CudaLaunchError("cannot pass %s to a kernel" % type(a).__name__)
+        params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        block = tuple(block) + (1,) * (3 - len(block))
+        stream = torch.cuda.current_stream().cuda_stream
+        _check(_cuda().cuLaunchKernel(self.function(name), *grid, *block, shared_bytes, stream, params, None),
+               "cuLaunchKernel(%s)" % name)
