@@ -85,6 +85,9 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     splitDockWidget(history, feed, Qt::Horizontal);
     resizeDocks({targets, kernels}, {150, 350}, Qt::Vertical);
     resizeDocks({targets, sass}, {560, 700}, Qt::Horizontal);
+    // The charts need height to be readable: give the roofline and the history room by default.
+    resizeDocks({sass, roofline}, {330, 420}, Qt::Vertical);
+    resizeDocks({kernels, history}, {420, 330}, Qt::Vertical);
 
     statusBar()->addWidget(m_cardLabel);
     statusBar()->addWidget(m_pythonLabel);
@@ -120,7 +123,7 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     if (!settings.contains(QStringLiteral("window/geometry")))
-        resize(1400, 900);
+        resize(1600, 1000);
     updateStatus();
     updateAgentsLabel();
     reloadWorkspace();

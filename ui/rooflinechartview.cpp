@@ -46,7 +46,9 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     , m_status(new QLabel(this))
 {
     m_view->setRenderHint(QPainter::Antialiasing);
-    m_view->chart()->legend()->setAlignment(Qt::AlignBottom);
+    // Beside the plot, not under it: the dock is wider than tall, and the log axes need the height.
+    m_view->chart()->legend()->setAlignment(Qt::AlignRight);
+    m_view->setMinimumHeight(260);
     auto *png = new QPushButton(tr("Export PNG..."), this);
     auto *svg = new QPushButton(tr("Export SVG..."), this);
     connect(png, &QPushButton::clicked, this, [this] {
@@ -199,9 +201,13 @@ void RooflineChartView::rebuild()
         }
         QPen pen = line->pen();
         pen.setWidthF(2);
-        // Spec roofs solid, what calibrate measured on this card dashed beneath them.
-        if (c.origin == QLatin1String("measured"))
+        // Spec roofs solid in the text colour, what calibrate measured on this card dashed in the
+        // highlight colour: both from the palette, so they show on light and dark themes.
+        pen.setColor(palette().color(QPalette::WindowText));
+        if (c.origin == QLatin1String("measured")) {
             pen.setStyle(Qt::DashLine);
+            pen.setColor(palette().color(QPalette::Highlight));
+        }
         line->setPen(pen);
         attach(line);
     }

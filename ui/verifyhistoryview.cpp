@@ -35,7 +35,9 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(160);
+    m_chartView->setMinimumHeight(200);
+    // Legend beside the plot: under it, it takes the height the axis labels need.
+    m_chartView->chart()->legend()->setAlignment(Qt::AlignRight);
     m_empty->setWordWrap(true);
     m_empty->setText(tr("No verify yet for this target. Verify it (Verify in the toolbar, or `hotkernel verify`) "
                         "and record the result to build its history."));

@@ -13,6 +13,9 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
+
+#include <tuple>
 
 namespace hotkernel {
 
@@ -26,6 +29,21 @@ QStringList filesUnder(const QString &dir, const QStringList &patterns)
         files.append(it.next());
     files.sort();
     return files;
+}
+
+// When a report was made: the time in the name hotkernel gives reports (<stem>-YYYYMMDD-HHMMSS.*,
+// UTC), which survives copying (the demo is extracted anew each start); else the file's time.
+QDateTime reportTime(const QString &path)
+{
+    static const QRegularExpression stamp(QStringLiteral("-(\\d{8}-\\d{6})\\.[^/]*$"));
+    if (const QRegularExpressionMatch m = stamp.match(path); m.hasMatch()) {
+        QDateTime t = QDateTime::fromString(m.captured(1), QStringLiteral("yyyyMMdd-HHmmss"));
+        if (t.isValid()) {
+            t.setTimeSpec(Qt::UTC);
+            return t;
+        }
+    }
+    return QFileInfo(path).lastModified().toUTC();
 }
 
 } // namespace
@@ -43,8 +61,13 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
             reports.append(path);
     }
     std::vector<SourceReport> sourceReports;
-    std::vector<std::pair<QDateTime, KernelTable>> tables;
+    std::vector<std::tuple<QDateTime, QString, KernelTable>> tables;
     for (const QString &path : std::as_const(reports)) {
+        // ncu's raw page holds everything its details page does, plus FLOPs and bytes per kernel:
+        // when both exports of one report are here, the raw page stands for it.
+        if (path.endsWith(QLatin1String(".details.csv"))
+            && reports.contains(path.left(path.size() - int(qstrlen(".details.csv"))) + QStringLiteral(".raw.csv")))
+            continue;
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
             continue;
@@ -55,15 +78,18 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
                 for (SourceReport &r : NcuSourceParser::parse(data))
                     sourceReports.push_back(std::move(r));
             } else if (format != KernelReportParser::Format::Unknown) {
-                tables.emplace_back(QFileInfo(path).lastModified(), KernelReportParser::parse(data, path));
+                tables.emplace_back(reportTime(path), path, KernelReportParser::parse(data, path));
             }
         } catch (const UserError &e) {
             w.problems.append(QStringLiteral("%1: %2").arg(dir.relativeFilePath(path), e.message()));
         }
     }
-    std::stable_sort(tables.begin(), tables.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    // Newest first (ties: by name, which for hotkernel's reports ends in the time too).
+    std::stable_sort(tables.begin(), tables.end(), [](const auto &a, const auto &b) {
+        return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) > std::get<0>(b) : std::get<1>(a) > std::get<1>(b);
+    });
     for (auto &t : tables)
-        w.kernelTables.push_back(std::move(t.second));
+        w.kernelTables.push_back(std::move(std::get<2>(t)));
 
     const QStringList listings = filesUnder(root, {QStringLiteral("*.sass"), QStringLiteral("*.ptx")});
     for (const QString &path : listings) {
