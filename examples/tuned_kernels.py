@@ -77,11 +77,10 @@ def gemv(w, x, config=None):
 
 # --- decode attention (one query token, GQA): split-KV partials, then a combine --------------
 @triton.jit
-def _decode_partial_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk,
-                           GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr):
-    kv_head = tl.program_id(0)
-    split = tl.program_id(1)
-    n_splits = tl.num_programs(1)
+def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, kv_head, split,
+                  N_SPLITS, GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr):
+    """One split of one KV head: online softmax over its keys, for the GROUP query heads at once
+    (one tl.dot of BLOCK_H rows); stores the split's running max, sum and unnormalised output."""
     h = tl.arange(0, BLOCK_H)
     hmask = h < GROUP
     d = tl.arange(0, D)
@@ -102,10 +101,17 @@ def _decode_partial_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log
         v = tl.load(v_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
         m_i = m_new
-    out = (kv_head * GROUP + h) * n_splits + split
+    out = (kv_head * GROUP + h) * N_SPLITS + split
     tl.store(m_ptr + out, m_i, mask=hmask)
     tl.store(l_ptr + out, l_i, mask=hmask)
     tl.store(acc_ptr + out[:, None] * D + d[None, :], acc, mask=hmask[:, None])
+
+
+@triton.jit
+def _decode_partial_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk,
+                           GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr):
+    _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, tl.program_id(0),
+                  tl.program_id(1), tl.num_programs(1), GROUP, BLOCK_H, BLOCK_N, D)
 
 
 @triton.jit
@@ -153,32 +159,12 @@ def _decode_fused_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, o_ptr, coun
                          GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
                          N_SPLITS: tl.constexpr):
     kv_head = tl.program_id(0)
-    split = tl.program_id(1)
+    _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, kv_head, tl.program_id(1),
+                  N_SPLITS, GROUP, BLOCK_H, BLOCK_N, D)
     h = tl.arange(0, BLOCK_H)
     hmask = h < GROUP
     d = tl.arange(0, D)
     heads = kv_head * GROUP + h
-    q = tl.load(q_ptr + heads[:, None] * D + d[None, :], mask=hmask[:, None], other=0.0)
-    m_i = tl.full((BLOCK_H,), -float("inf"), dtype=tl.float32)
-    l_i = tl.zeros((BLOCK_H,), dtype=tl.float32)
-    acc = tl.zeros((BLOCK_H, D), dtype=tl.float32)
-    base = kv_head.to(tl.int64) * seq_len * D
-    start = split * chunk
-    for n in range(start, start + chunk, BLOCK_N):
-        offs = (n + tl.arange(0, BLOCK_N)).to(tl.int64)
-        k = tl.load(k_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
-        s = tl.dot(q, tl.trans(k)) * scale_log2
-        m_new = tl.maximum(m_i, tl.max(s, axis=1))
-        p = tl.exp2(s - m_new[:, None])
-        alpha = tl.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, axis=1)
-        v = tl.load(v_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
-        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-        m_i = m_new
-    part = heads * N_SPLITS + split
-    tl.store(m_ptr + part, m_i, mask=hmask)
-    tl.store(l_ptr + part, l_i, mask=hmask)
-    tl.store(acc_ptr + part[:, None] * D + d[None, :], acc, mask=hmask[:, None])
     tl.debug_barrier()  # every warp's partial is written before the counter says so
     done = tl.atomic_add(count_ptr + kv_head, 1, sem="acq_rel", scope="gpu")
     if done == N_SPLITS - 1:

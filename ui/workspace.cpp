@@ -55,6 +55,8 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
     const QDir dir(root);
     QStringList reports = filesUnder(dir.filePath(QStringLiteral("profiles")),
                                      {QStringLiteral("*.csv"), QStringLiteral("*.jsonl"), QStringLiteral("*.txt")});
+    // ncu source-page exports (hot instructions) may sit beside the listings they annotate.
+    reports += filesUnder(dir.filePath(QStringLiteral("sass")), {QStringLiteral("*.csv")});
     for (const QString &extra : extraReports) {
         const QString path = dir.absoluteFilePath(extra);
         if (!reports.contains(path) && QFileInfo::exists(path))

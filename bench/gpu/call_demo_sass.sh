@@ -11,3 +11,4 @@ cuobjdump -sass "$cubin" > "$OUT/rmsnorm_candidate.sass" && head -5 "$OUT/rmsnor
 cp "${cubin%.cubin}.json" "$OUT/rmsnorm_candidate.triton.json"
 ncu --import .carry/demo/rmsnorm_candidate-20261202-134714.ncu-rep --page source --print-source sass --csv > "$OUT/rmsnorm_candidate.source.csv"
 head -3 "$OUT/rmsnorm_candidate.source.csv"; wc -l "$OUT"/*
+echo "== decode kernels after the shared-loop refactor"; timeout 90 python3 bench/gpu/check_decode.py 2>&1 | grep -v Warning
