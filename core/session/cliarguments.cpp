@@ -71,9 +71,16 @@ Json CliArguments::parse(const ToolSpec &spec, const QStringList &arguments)
     Json result = Json::object();
     int positional = 0;
 
-    const auto assign = [&](const QString &name, const QString &text) {
+    // Options split array values on commas ("--extra w:8,b:8"); a positional array (a command
+    // line) takes each word whole, commas and all.
+    const auto assign = [&](const QString &name, const QString &text, bool wholeWord = false) {
         const Json &property = properties[toStd(name)];
-        if (propertyType(property) == QLatin1String("array")) {
+        if (propertyType(property) == QLatin1String("array") && wholeWord) {
+            Json &list = result[toStd(name)];
+            if (!list.is_array())
+                list = Json::array();
+            list.push_back(convert(spec, name, property.value("items", Json::object()), text));
+        } else if (propertyType(property) == QLatin1String("array")) {
             Json &list = result[toStd(name)];
             if (!list.is_array())
                 list = Json::array();
@@ -85,9 +92,14 @@ Json CliArguments::parse(const ToolSpec &spec, const QStringList &arguments)
         }
     };
 
+    bool onlyPositionals = false; // after "--": words that start with '-' belong to the command
     for (int i = 0; i < arguments.size(); ++i) {
         const QString arg = arguments.at(i);
-        if (arg.startsWith(QLatin1Char('-')) && arg.size() > 1 && !arg.at(1).isDigit()) {
+        if (arg == QLatin1String("--") && !onlyPositionals) {
+            onlyPositionals = true;
+            continue;
+        }
+        if (!onlyPositionals && arg.startsWith(QLatin1Char('-')) && arg.size() > 1 && !arg.at(1).isDigit()) {
             QString key = arg.mid(arg.startsWith(QStringLiteral("--")) ? 2 : 1);
             QString inlineValue;
             bool hasInline = false;
@@ -123,7 +135,7 @@ Json CliArguments::parse(const ToolSpec &spec, const QStringList &arguments)
             throw UserError(QStringLiteral("hotkernel %1: unexpected argument '%2'.\n%3").arg(spec.cliVerb, arg, usage(spec)));
         }
         const QString name = spec.cliPositionals.at(positional);
-        assign(name, arg);
+        assign(name, arg, true);
         if (propertyType(properties[toStd(name)]) != QLatin1String("array"))
             ++positional;
     }
@@ -149,6 +161,11 @@ QString CliArguments::usage(const ToolSpec &spec)
         line += isRequired ? QStringLiteral(" %1").arg(p.toUpper()) : QStringLiteral(" [%1]").arg(p.toUpper());
     }
     line += QStringLiteral(" [options]\n");
+    for (const QString &p : spec.cliPositionals) {
+        if (propertyType(properties.value(toStd(p), Json::object())) == QLatin1String("array"))
+            line += QStringLiteral("  %1 is the words that are not options; put -- before them when one starts with '-'.\n")
+                        .arg(p.toUpper());
+    }
     QString options;
     for (auto it = properties.begin(); it != properties.end(); ++it) {
         const QString name = toQt(it.key());

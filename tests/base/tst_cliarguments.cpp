@@ -41,6 +41,24 @@ private Q_SLOTS:
         QCOMPARE(args["extra"].size(), size_t(3));
         QCOMPARE(args["extra"][2].get<std::string>(), "c:4");
     }
+    void doubleDashPassesTheCommandThrough()
+    {
+        ToolSpec s;
+        s.name = QStringLiteral("profile");
+        s.cliVerb = QStringLiteral("profile");
+        s.cliPositionals = {QStringLiteral("command")};
+        s.inputSchema = Json::parse(R"({"type": "object", "required": ["command"], "properties": {
+            "command": {"type": "array", "items": {"type": "string"}, "description": "what to run"},
+            "launch_count": {"type": "integer", "description": "launches"}}})");
+        const Json args = CliArguments::parse(s, {QStringLiteral("--launch-count"), QStringLiteral("2"), QStringLiteral("--"),
+                                                   QStringLiteral("python3"), QStringLiteral("train.py"), QStringLiteral("--steps"),
+                                                   QStringLiteral("1,2"), QStringLiteral("--")});
+        QCOMPARE(args["launch_count"].get<int>(), 2);
+        const Json expected = Json::array({"python3", "train.py", "--steps", "1,2", "--"});
+        QVERIFY2(args["command"] == expected, args["command"].dump().c_str());
+        // Without "--", an option-looking word is still an option: the error names it.
+        QVERIFY_THROWS_EXCEPTION(UserError, CliArguments::parse(s, {QStringLiteral("python3"), QStringLiteral("--steps")}));
+    }
     void negatedBoolean()
     {
         const Json args = CliArguments::parse(spec(), {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("--no-fresh")});
