@@ -3,8 +3,6 @@
 
 #include "kerneltablemodel.h"
 
-#include <QRegularExpression>
-
 namespace hotkernel {
 
 KernelFilterProxy::KernelFilterProxy(QObject *parent)
@@ -34,49 +32,26 @@ void KernelFilterProxy::sort(int column, Qt::SortOrder order)
     m_kernels->sort(column, order);
 }
 
-const KernelFilterProxy::FixedFilter &KernelFilterProxy::fixedFilter() const
+void KernelFilterProxy::setNameFilter(const QString &text)
 {
-    const QRegularExpression re = filterRegularExpression();
-    if (re.pattern() == m_fixed.pattern)
-        return m_fixed;
-    m_fixed = FixedFilter{re.pattern()};
-    // QRegularExpression::escape() puts a backslash before every character but [A-Za-z0-9_]
-    // (NUL becomes a backslash and '0'). Undo that; any other unescaped character means a real
-    // expression.
-    QString text;
-    const QString &p = m_fixed.pattern;
-    for (qsizetype i = 0; i < p.size(); ++i) {
-        const QChar c = p.at(i);
-        if (c == QLatin1Char('\\') && i + 1 < p.size()) {
-            const QChar next = p.at(++i);
-            text.append(next == QLatin1Char('0') ? QChar(0) : next);
-        } else if (c.isLetterOrNumber() || c == QLatin1Char('_')) {
-            text.append(c);
-        } else {
-            return m_fixed; // not literal
-        }
+    if (!m_kernels) {
+        setFilterFixedString(text);
+        return;
     }
-    if (QRegularExpression::escape(text) != p)
-        return m_fixed;
-    m_fixed.literal = true;
-    m_fixed.caseFolded = re.patternOptions().testFlag(QRegularExpression::CaseInsensitiveOption);
-    m_fixed.needle = m_fixed.caseFolded ? text.toCaseFolded() : text;
-    return m_fixed;
+    if (!filterRegularExpression().pattern().isEmpty())
+        setFilterRegularExpression(QString());
+    m_nameFilter = text.toCaseFolded();
+    invalidateRowsFilter();
 }
 
 bool KernelFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
-    if (!m_kernels || filterKeyColumn() != KernelTableModel::NameColumn || sourceParent.isValid())
-        return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
-    const FixedFilter &f = fixedFilter();
-    if (!f.literal)
-        return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
-    if (f.needle.isEmpty())
-        return true;
-    // The name column shows the kernel name ("... (gone)" appended for vanished kernels, which a
-    // name filter need not match).
-    return f.caseFolded ? m_kernels->sortName(sourceRow).contains(f.needle)
-                        : m_kernels->kernelName(sourceRow).contains(f.needle);
+    // Matched against the kernel name itself, not the shown text: a vanished kernel's "(gone)"
+    // suffix is not part of its name.
+    if (m_kernels && !sourceParent.isValid() && !m_nameFilter.isEmpty()
+        && !m_kernels->sortName(sourceRow).contains(m_nameFilter))
+        return false;
+    return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
 }
 
 } // namespace hotkernel

@@ -41,7 +41,7 @@ KernelTableView::KernelTableView(QWidget *parent)
     m_table->setColumnWidth(KernelTableModel::NameColumn, 320);
     m_filter->setPlaceholderText(tr("Filter kernels by name"));
     m_filter->setClearButtonEnabled(true);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &KernelFilterProxy::setNameFilter);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
         if (current.isValid())
             Q_EMIT kernelSelected(current.data(KernelTableModel::KernelNameRole).toString());

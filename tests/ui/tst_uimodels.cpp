@@ -102,7 +102,7 @@ private Q_SLOTS:
         model.setTable(t);
         proxy.sort(KernelTableModel::AverageColumn, Qt::DescendingOrder);
         QCOMPARE(proxy.index(0, 0).data(KernelTableModel::KernelNameRole).toString(), QStringLiteral("k_big"));
-        proxy.setFilterFixedString(QStringLiteral("K_"));
+        proxy.setNameFilter(QStringLiteral("K_"));
         QCOMPARE(proxy.rowCount(), 2);
     }
 
@@ -140,23 +140,23 @@ private Q_SLOTS:
 
         // Filtering keeps the sorted order, and sorting a filtered view sorts what is shown.
         proxy.sort(KernelTableModel::CallsColumn, Qt::DescendingOrder);
-        proxy.setFilterFixedString(QStringLiteral("_K"));
+        proxy.setNameFilter(QStringLiteral("_K"));
         QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "beta_k", "delta_k"}));
         proxy.sort(KernelTableModel::AverageColumn, Qt::DescendingOrder);
         QCOMPARE(namesInOrder(proxy), names({"delta_k", "beta_k", "Alpha_k"}));
         proxy.sort(KernelTableModel::NameColumn, Qt::AscendingOrder);
         QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "beta_k", "delta_k"}));
-        proxy.setFilterFixedString(QString());
+        proxy.setNameFilter(QString());
         QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "beta_k", "delta_k", "Gamma"}));
         // A real regular expression goes through Qt's own matching; a fixed string holding an
         // expression's special characters stays literal.
         proxy.setFilterRegularExpression(QStringLiteral("^(alpha|gamma)"));
         QCOMPARE(namesInOrder(proxy), names({"Alpha_k", "Gamma"}));
-        proxy.setFilterFixedString(QStringLiteral("HA_"));
+        proxy.setNameFilter(QStringLiteral("HA_"));
         QCOMPARE(namesInOrder(proxy), names({"Alpha_k"}));
-        proxy.setFilterFixedString(QStringLiteral("a|g"));
+        proxy.setNameFilter(QStringLiteral("a|g"));
         QCOMPARE(proxy.rowCount(), 0);
-        proxy.setFilterFixedString(QString());
+        proxy.setNameFilter(QString());
 
         // The order survives a new table, and -1 gives the report's order back.
         KernelTable other = t;
