@@ -129,10 +129,9 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     reloadWorkspace();
 }
 
-MainWindow::~MainWindow()
-{
-    m_loader.waitForFinished();
-}
+// No join with a workspace load still running: its task holds copies of the paths only and
+// returns a value, which the destroyed watcher simply never delivers.
+MainWindow::~MainWindow() = default;
 
 QDockWidget *MainWindow::addDock(QWidget *widget, const QString &title, const QString &name, Qt::DockWidgetArea area)
 {
