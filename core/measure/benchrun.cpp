@@ -29,16 +29,9 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     const QString shippedContract = MeasureSetup::shippedContractSha256();
     QStringList warnings;
 
-    // A named interpreter starts the worker at once; the torch probe then runs beside it.
-    PythonInfo python;
-    if (const std::optional<PythonInfo> known = session.python().explicitInterpreter()) {
-        python = *known;
-    } else {
-        job->setProgress(0, std::nullopt, QStringLiteral("looking for the Python interpreter"));
-        python = co_await session.python().locate(job);
-        if (!job || job->isCancelled())
-            co_return ToolResult::cancelledResult();
-    }
+    PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
 
     PreparedRunner prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), file, python, fresh, timeout, job);
     struct Cleanup
@@ -48,16 +41,14 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
         bool all = false; // dead workers (failed, timed out, cancelled) always leave the pool
         ~Cleanup() { MeasureSetup::releaseWorkers(session, {runner}, all); }
     } cleanup{session, &prepared};
-    if (python.torchVersion.isEmpty()) {
-        try {
-            python = co_await session.python().locate(job); // throws when it cannot import torch
-        } catch (...) {
-            cleanup.all = true; // workers on an interpreter without torch are of no use to anyone
-            throw;
-        }
-        if (!job || job->isCancelled())
-            co_return ToolResult::cancelledResult();
+    try {
+        python = co_await MeasureSetup::confirmedInterpreter(session, python, job);
+    } catch (...) {
+        cleanup.all = true; // workers on an interpreter without torch are of no use to anyone
+        throw;
     }
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
 
     job->setProgress(0, double(n + warmup),
                      fresh ? QStringLiteral("fresh mode: one process per run")

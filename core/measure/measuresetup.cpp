@@ -58,6 +58,22 @@ QString shippedContractSha256()
     return sha256OfFile(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py"));
 }
 
+QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job)
+{
+    // Starting the workers at once saves the 2-3 s a torch import takes before them.
+    if (const std::optional<PythonInfo> known = session.python().explicitInterpreter())
+        co_return PythonInfo(*known); // a copy: QCoro 0.8's return_value(U &&) moves from lvalues
+    job->setProgress(0, std::nullopt, QStringLiteral("looking for the Python interpreter"));
+    co_return co_await session.python().locate(job);
+}
+
+QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job)
+{
+    if (!python.torchVersion.isEmpty())
+        co_return PythonInfo(python);
+    co_return co_await session.python().locate(job);
+}
+
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script, const PythonInfo &python,
                        bool fresh, std::chrono::milliseconds timeout, QPointer<Job> job)
 {

@@ -44,6 +44,13 @@ QString sha256OfFile(const QString &path);
 // sha256 of the contract this build ships (:/hotkernel/contract/_hotkernel_contract.py); empty if unreadable.
 QString shippedContractSha256();
 
+// The interpreter to start workers with: a named one at once, its torch not yet checked
+// (torchVersion empty), else the one PythonLocator finds. Throws UserError when none is found.
+QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job);
+// python itself once its torch is known; else the torch probe, run while the workers start.
+// Throws UserError when that interpreter cannot import torch.
+QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job);
+
 // A fresh runner, or the pool's worker for (role, script) in warm mode; started, not yet ready.
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script, const PythonInfo &python,
                        bool fresh, std::chrono::milliseconds timeout, QPointer<Job> job);

@@ -92,16 +92,9 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     const QString shippedContract = MeasureSetup::shippedContractSha256();
     QStringList warnings;
 
-    // A named interpreter starts the workers at once; the torch probe then runs beside them.
-    PythonInfo python;
-    if (const std::optional<PythonInfo> known = session.python().explicitInterpreter()) {
-        python = *known;
-    } else {
-        job->setProgress(0, std::nullopt, QStringLiteral("looking for the Python interpreter"));
-        python = co_await session.python().locate(job);
-        if (!job || job->isCancelled())
-            co_return ToolResult::cancelledResult();
-    }
+    PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
 
     // Both start now and import torch in parallel; the GPU snapshot overlaps with that too.
     b.prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh, o.timeout, job);
@@ -114,16 +107,14 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         bool all = false; // dead workers (failed, timed out, cancelled) always leave the pool
         ~Cleanup() { MeasureSetup::releaseWorkers(session, runners, all); }
     } cleanup{session, prepared};
-    if (python.torchVersion.isEmpty()) {
-        try {
-            python = co_await session.python().locate(job); // throws when it cannot import torch
-        } catch (...) {
-            cleanup.all = true; // workers on an interpreter without torch are of no use to anyone
-            throw;
-        }
-        if (!job || job->isCancelled())
-            co_return ToolResult::cancelledResult();
+    try {
+        python = co_await MeasureSetup::confirmedInterpreter(session, python, job);
+    } catch (...) {
+        cleanup.all = true; // workers on an interpreter without torch are of no use to anyone
+        throw;
     }
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
 
     const QString mode = o.fresh ? QStringLiteral("fresh") : QStringLiteral("warm");
     job->setProgress(0, std::nullopt,
@@ -160,7 +151,6 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     QStringList mismatches;
     Json failedRuns = Json::array();
     const std::optional<double> total = o.n ? std::optional<double>(2.0 * (o.warmup + *o.n)) : std::nullopt;
-    QElapsedTimer measuring;
     Comparison comparison;
     int pair = 0;
     int runsDone = 0;
@@ -223,10 +213,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             reason = QStringLiteral("the candidate's output does not match the reference (run %1: %2)").arg(pair).arg(lc.mismatch);
             break;
         }
-        if (pair == o.warmup) {
-            measuring.start();
+        if (pair == o.warmup)
             measuringAt = wall.nsecsElapsed() / 1e9;
-        }
         if (pair >= o.warmup) {
             b.ms.push_back(lb.ms);
             c.ms.push_back(lc.ms);
@@ -239,7 +227,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         if (o.n) {
             if (measured >= *o.n)
                 break;
-        } else if (!Statistics::needsMorePairs(comparison, measured, measuring.nsecsElapsed() / 1e9, o.adaptive)) {
+        } else if (!Statistics::needsMorePairs(comparison, measured, wall.nsecsElapsed() / 1e9 - measuringAt, o.adaptive)) {
             break;
         }
     }
