@@ -210,6 +210,16 @@ private Q_SLOTS:
         QCOMPARE(sha256Hex(target(QStringLiteral("_hotkernel_contract.py"))), shipped);
     }
 
+    void vendoredCopiesAreTheShippedFile()
+    {
+        // examples/ and the demo session carry the contract as `new` vendors it; an edit to the
+        // shipped file that misses a copy makes every verify of those scripts invalid.
+        const QByteArray shipped = sha256Hex(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/contract/_hotkernel_contract.py"));
+        QVERIFY(!shipped.isEmpty());
+        for (const char *copy : {"/examples/_hotkernel_contract.py", "/resources/demo/_hotkernel_contract.py"})
+            QVERIFY2(sha256Hex(QStringLiteral(HOTKERNEL_SOURCE_DIR) + QLatin1String(copy)) == shipped, copy);
+    }
+
     void badDefinitionIsReportedNotCrashed()
     {
         useCandidate(QStringLiteral("badtarget_baseline.py"));
