@@ -14,6 +14,8 @@
 #include <QFileInfo>
 #include <QtConcurrent>
 
+#include <optional>
+
 namespace hotkernel {
 
 namespace {
@@ -69,15 +71,38 @@ void checkProfilerRun(const ProcessResult &r, const ProcessSpec &spec, int timeo
                                        "timeout_s.").arg(timeoutSeconds));
 }
 
+// A process run for the request: its working directory and its time limit.
+ProcessSpec specFor(const QString &program, const ProfileRequest &request)
+{
+    ProcessSpec spec;
+    spec.program = program;
+    spec.workingDirectory = request.workingDirectory;
+    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    return spec;
+}
+
+// Runs the profiler (or the traced command) with the checks every profiler shares, and keeps its
+// exit code and stderr tail in out. Empty when the job was cancelled.
+QCoro::Task<std::optional<ProcessResult>> runProfiled(const ProcessSpec &spec, const ProfileRequest &request,
+                                                      const QString &progress, int steps, ProfileOutcome *out, Job *job)
+{
+    if (job)
+        job->setProgress(0, steps, progress);
+    ProcessResult r = co_await ProcessRunner::run(spec, job);
+    if (!job || job->isCancelled())
+        co_return std::nullopt;
+    checkProfilerRun(r, spec, request.timeoutSeconds);
+    out->exitCode = r.exitCode;
+    out->stderrTail = r.stderrTail(12);
+    co_return std::optional<ProcessResult>(std::move(r));
+}
+
 QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 {
     ProfileOutcome out;
     out.tool = QStringLiteral("ncu");
     const QString ncu = CudaTools::require(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU"));
-    ProcessSpec spec;
-    spec.program = ncu;
-    spec.workingDirectory = request.workingDirectory;
-    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    ProcessSpec spec = specFor(ncu, request);
     spec.arguments << QStringLiteral("--clock-control") << request.clockControl;
     if (!request.kernelRegex.isEmpty())
         spec.arguments << QStringLiteral("-k") << QStringLiteral("regex:") + request.kernelRegex;
@@ -94,31 +119,25 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     spec.arguments << QStringLiteral("-o") << request.reportBase << QStringLiteral("-f");
     spec.arguments << request.command;
     out.commands << spec.commandLine();
-    if (job)
-        job->setProgress(0, 2, QStringLiteral("profiling with ncu (each kernel is replayed; this is slow)"));
-    const ProcessResult r = co_await ProcessRunner::run(spec, job);
-    if (!job || job->isCancelled())
+    const QString profiling = QStringLiteral("profiling with ncu (each kernel is replayed; this is slow)");
+    const std::optional<ProcessResult> r = co_await runProfiled(spec, request, profiling, 2, &out, job);
+    if (!r)
         co_return out;
-    checkProfilerRun(r, spec, request.timeoutSeconds);
-    out.exitCode = r.exitCode;
-    out.stderrTail = r.stderrTail(12);
     out.report = request.reportBase + QStringLiteral(".ncu-rep");
     if (!QFileInfo::exists(out.report)) {
-        const QByteArray all = r.standardOutput + r.standardError;
+        const QByteArray all = r->standardOutput + r->standardError;
         if (all.contains("No kernels were profiled"))
             throw UserError(QStringLiteral("ncu profiled no kernel%1. Check kernel_regex against the kernel names "
                                            "(torch_trace or profile --tool trace lists them) and that the command "
                                            "launches kernels at all.\n%2")
                                 .arg(request.kernelRegex.isEmpty() ? QString() : QStringLiteral(" matching '%1'").arg(request.kernelRegex),
                                      out.stderrTail));
-        throw UserError(QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r.exitCode).arg(out.stderrTail));
+        throw UserError(QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
     }
 
     if (job)
         job->setProgress(1, 2, QStringLiteral("exporting the details page"));
-    ProcessSpec exportSpec;
-    exportSpec.program = ncu;
-    exportSpec.workingDirectory = request.workingDirectory;
+    ProcessSpec exportSpec = specFor(ncu, request);
     exportSpec.timeout = std::chrono::minutes(5);
     exportSpec.arguments << QStringLiteral("--import") << out.report << QStringLiteral("--csv")
                          << QStringLiteral("--page") << QStringLiteral("details");
@@ -139,34 +158,25 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
     ProfileOutcome out;
     out.tool = QStringLiteral("nsys");
     const QString nsys = CudaTools::require(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS"));
-    ProcessSpec spec;
-    spec.program = nsys;
-    spec.workingDirectory = request.workingDirectory;
-    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    ProcessSpec spec = specFor(nsys, request);
     spec.arguments << QStringLiteral("profile") << QStringLiteral("--trace") << QStringLiteral("cuda")
                    << QStringLiteral("--force-overwrite") << QStringLiteral("true")
                    << QStringLiteral("-o") << request.reportBase << request.command;
     out.commands << spec.commandLine();
-    if (job)
-        job->setProgress(0, 2, QStringLiteral("tracing with nsys"));
-    const ProcessResult r = co_await ProcessRunner::run(spec, job);
-    if (!job || job->isCancelled())
+    const QString tracing = QStringLiteral("tracing with nsys");
+    const std::optional<ProcessResult> r = co_await runProfiled(spec, request, tracing, 2, &out, job);
+    if (!r)
         co_return out;
-    checkProfilerRun(r, spec, request.timeoutSeconds);
-    out.exitCode = r.exitCode;
-    out.stderrTail = r.stderrTail(12);
     out.report = request.reportBase + QStringLiteral(".nsys-rep");
     if (!QFileInfo::exists(out.report))
-        throw UserError(QStringLiteral("nsys wrote no report (exit %1):\n%2").arg(r.exitCode).arg(out.stderrTail));
+        throw UserError(QStringLiteral("nsys wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
 
     if (job)
         job->setProgress(1, 2, QStringLiteral("summarising kernels"));
     // cuda_gpu_kern_sum since nsys 2023; gpukernsum before.
     QByteArray csv;
     const QStringList reportNames{QStringLiteral("cuda_gpu_kern_sum"), QStringLiteral("gpukernsum")};
-    ProcessSpec stats;
-    stats.program = nsys;
-    stats.workingDirectory = request.workingDirectory;
+    ProcessSpec stats = specFor(nsys, request);
     stats.timeout = std::chrono::minutes(5);
     ProcessResult s;
     for (const QString &report : reportNames) {
@@ -204,28 +214,21 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
                                        "library, or use tool \"ncu\".").arg(tried.join(QStringLiteral(", "))));
     out.report = request.reportBase + QStringLiteral(".trace.jsonl");
     QFile::remove(out.report); // the tracer appends (several processes share one file)
-    ProcessSpec spec;
-    spec.program = request.command.value(0);
+    ProcessSpec spec = specFor(request.command.value(0), request);
     spec.arguments = request.command.mid(1);
-    spec.workingDirectory = request.workingDirectory;
-    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
     spec.extraEnvironment.insert(QStringLiteral("CUDA_INJECTION64_PATH"), library);
     spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), out.report);
     out.commands << QStringLiteral("CUDA_INJECTION64_PATH=%1 HOTKERNEL_TRACE_FILE=%2 %3")
                         .arg(shellQuote(library), shellQuote(out.report), spec.commandLine());
-    if (job)
-        job->setProgress(0, 1, QStringLiteral("running under the kernel tracer"));
-    const ProcessResult r = co_await ProcessRunner::run(spec, job);
-    if (!job || job->isCancelled())
+    const QString tracing = QStringLiteral("running under the kernel tracer");
+    const std::optional<ProcessResult> r = co_await runProfiled(spec, request, tracing, 1, &out, job);
+    if (!r)
         co_return out;
-    checkProfilerRun(r, spec, request.timeoutSeconds);
-    out.exitCode = r.exitCode;
-    out.stderrTail = r.stderrTail(12);
     QFile file(out.report);
     if (!file.open(QIODevice::ReadOnly))
         throw UserError(QStringLiteral("The tracer wrote no trace (exit %1). Either the command never initialised CUDA, "
                                        "or the driver did not load %2 (CUDA_INJECTION64_PATH).\n%3")
-                            .arg(r.exitCode).arg(library, out.stderrTail));
+                            .arg(r->exitCode).arg(library, out.stderrTail));
     out.table = co_await parseOffThread(file.readAll(), out.report, &TraceParser::parse);
     co_return out;
 }
