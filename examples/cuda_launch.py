@@ -57,6 +57,8 @@ def compile_cubin(source_path, device=None, extra_flags=()):
 
 
 _driver = None
+_STATIC_SHARED_LIMIT = 48 * 1024  # dynamic shared memory above this needs the function's opt-in
+_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
 
 def _cuda():
@@ -68,6 +70,7 @@ def _cuda():
         lib.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p,
                                        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
         lib.cuGetErrorString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        lib.cuFuncSetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
         _driver = lib
     return _driver
 
@@ -88,6 +91,7 @@ class CudaModule:
         self._handle = ctypes.c_void_p()
         _check(_cuda().cuModuleLoadData(ctypes.byref(self._handle), self._image), "cuModuleLoadData(%s)" % cubin_path)
         self._functions = {}
+        self._shared_opt_in = {}
 
     def function(self, name):
         if name not in self._functions:
@@ -113,6 +117,11 @@ class CudaModule:
         params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
         grid = tuple(grid) + (1,) * (3 - len(grid))
         block = tuple(block) + (1,) * (3 - len(block))
+        function = self.function(name)
+        if shared_bytes > max(_STATIC_SHARED_LIMIT, self._shared_opt_in.get(name, 0)):
+            _check(_cuda().cuFuncSetAttribute(function, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes),
+                   "cuFuncSetAttribute(%s, %d bytes of dynamic shared memory)" % (name, shared_bytes))
+            self._shared_opt_in[name] = shared_bytes
         stream = torch.cuda.current_stream().cuda_stream
-        _check(_cuda().cuLaunchKernel(self.function(name), *grid, *block, shared_bytes, stream, params, None),
+        _check(_cuda().cuLaunchKernel(function, *grid, *block, shared_bytes, stream, params, None),
                "cuLaunchKernel(%s)" % name)

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: Apache-2.0
+// Split-KV decode attention for the example target decode_attention: one query token, GQA with 4
+// query heads per KV head, head dim 128, bf16:
+//   out[h] = softmax(q[h] . K[h / 4]^T / sqrt(128)) V[h / 4]
+//   q [Hq, 128], K and V [Hkv, S, 128] (contiguous), out [Hq, 128].
+// Built by examples/cuda_launch.py with nvcc into a cubin and launched through the driver API.
+//
+// Why it is shaped this way (the H200 streams the 128 MiB of K and V in ~32 us; cuDNN takes ~37 us
+// and the two-launch Triton kernel ~35.7 us, so the kernel boundary and the pipeline depth matter,
+// not the arithmetic):
+// - One launch. Grid (chunks, Hkv): a block owns a contiguous chunk of keys of one KV head and all 4
+//   of its query heads, so K and V are read exactly once. The block that finishes a KV head's
+//   chunks last (a per-head ticket counter, reset by that block) combines their partials; there is
+//   no second kernel and no gap between launches inside a CUDA graph.
+// - Every warp runs its own cp.async pipeline over its own keys (STAGES tiles of 16 keys of K and
+//   of V in flight), synchronised with __syncwarp only: no block barrier in the streaming loop.
+//   Shared-memory rows are padded to 272 bytes so that the 8 rows an ldmatrix reads fall in
+//   different banks.
+// - Tensor cores do both products with the flash-attention fragment trick: S = Q K^T with the 4
+//   query heads as the rows of a 16-row mma (rows 4..15 are zero), and the score fragment is,
+//   element for element, the A fragment of P V, so the probabilities never leave registers.
+//   V's B fragment comes from ldmatrix.trans. The wasted rows cost tensor-core time, of which
+//   there is plenty; they cost no memory traffic.
+// - Online softmax in base 2 (the 1/sqrt(d) scale folded into log2(e)), fp32 throughout, P
+//   rounded to bf16 only as an mma operand.
+#include <cuda_bf16.h>
+#include <stdint.h>
+
+namespace {
+
+constexpr int kDim = 128;                         // head dimension
+constexpr int kGroup = 4;                         // query heads per KV head
+constexpr int kTileKeys = 16;                     // keys per pipeline stage and warp
+constexpr int kRowBytes = kDim * 2;               // one key row of K or V in global memory
+constexpr int kRowStride = kRowBytes + 16;        // its padded row in shared memory
+constexpr int kTileBytes = kTileKeys * kRowStride;
+constexpr int kStageBytes = 2 * kTileBytes;       // K tile, then V tile
+constexpr int kChunksPerLane = kTileKeys * kRowBytes / 16 / 32;  // 16-byte copies per lane and tile
+
+__device__ __forceinline__ uint32_t shared_address(const void *p)
+{
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void copy_async_16(uint32_t dst, const void *src)
+{
+    // .cg: straight to L2, not L1; K and V are read once.
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void copy_async_commit()
+{
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+template <int PENDING>
+__device__ __forceinline__ void copy_async_wait()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+}
+
+__device__ __forceinline__ void load_matrix_x4(uint32_t r[4], uint32_t address)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address)
+                 : "memory");
+}
+
+__device__ __forceinline__ void load_matrix_x4_transposed(uint32_t r[4], uint32_t address)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address)
+                 : "memory");
+}
+
+// c += A (16x16, row-major fragment a) * B (16x8, column fragment b0 b1), fp32 accumulate.
+__device__ __forceinline__ void mma_16x8x16(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1)
+{
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                 "{%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ float exp2_approx(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));  // ex2(-inf) = +0
+    return y;
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(float low, float high)
+{
+    const __nv_bfloat162 v = __floats2bfloat162_rn(low, high);
+    return *reinterpret_cast<const uint32_t *>(&v);
+}
+
+// The block's result for one KV head's chunk, per query head: the running max m (log2 units),
+// the sum l of exp2(score - m), and the unnormalised output acc[128].
+struct Partial {
+    float *acc;  // [Hkv * chunks * 4][128]
+    float2 *ml;  // [Hkv * chunks * 4]: (m, l)
+};
+
+template <int WARPS, int STAGES>
+__device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__restrict__ q,
+                                                      const __nv_bfloat16 *__restrict__ k,
+                                                      const __nv_bfloat16 *__restrict__ v, Partial partial,
+                                                      int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out,
+                                                      int seq, float scale_log2)
+{
+    extern __shared__ __align__(16) unsigned char shared[];
+    __shared__ int ticket;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;  // fragment row group and thread-in-group
+    const int chunk = blockIdx.x, chunks = gridDim.x, kv_head = blockIdx.y;
+    const int keys_per_warp = seq / chunks / WARPS;
+    const int tiles = keys_per_warp / kTileKeys;
+    const size_t first_key = size_t(kv_head) * seq + size_t(chunk) * (seq / chunks) + size_t(warp) * keys_per_warp;
+    const char *k_rows = reinterpret_cast<const char *>(k + first_key * kDim);
+    const char *v_rows = reinterpret_cast<const char *>(v + first_key * kDim);
+    unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
+    const uint32_t warp_base = shared_address(warp_shared);
+
+    auto issue_tile = [&](int tile, int slot) {
+        const uint32_t k_dst = warp_base + slot * kStageBytes, v_dst = k_dst + kTileBytes;
+        const size_t src = size_t(tile) * kTileKeys * kRowBytes;
+#pragma unroll
+        for (int i = 0; i < kChunksPerLane; ++i) {
+            const int c = i * 32 + lane, row = c / 16, col = c % 16;  // a warp copies two whole rows
+            copy_async_16(k_dst + row * kRowStride + col * 16, k_rows + src + row * kRowBytes + col * 16);
+            copy_async_16(v_dst + row * kRowStride + col * 16, v_rows + src + row * kRowBytes + col * 16);
+        }
+    };
+
+    // Q as the A fragment of S = Q K^T, one pair of registers per 16-dim step: row g is query head
+    // g of this KV head (rows 4..15 are zero, as are the a1/a3 registers of rows g + 8).
+    uint32_t q_frag[kDim / 16][2];
+    {
+        const uint32_t *q_pairs = reinterpret_cast<const uint32_t *>(q + (kv_head * kGroup + min(g, kGroup - 1)) * kDim);
+#pragma unroll
+        for (int s = 0; s < kDim / 16; ++s) {
+            q_frag[s][0] = g < kGroup ? q_pairs[(s * 16 + 2 * t) / 2] : 0u;
+            q_frag[s][1] = g < kGroup ? q_pairs[(s * 16 + 2 * t + 8) / 2] : 0u;
+        }
+    }
+
+    // O fragment: o[n] holds head g's dims 8n + 2t and 8n + 2t + 1 in [0] and [1] ([2], [3] are the
+    // unused rows g + 8).
+    float o[kDim / 8][4];
+#pragma unroll
+    for (int n = 0; n < kDim / 8; ++n)
+        o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+    float m_run = -INFINITY, l_run = 0.f;
+
+    // ldmatrix row addresses of this lane inside a tile: K for the B fragment of Q K^T (matrices:
+    // keys 0-7 dims +0, keys 0-7 dims +8, keys 8-15 dims +0, keys 8-15 dims +8), V transposed for
+    // the B fragment of P V (keys 0-7 dims +0, keys 8-15 dims +0, keys 0-7 dims +8, keys 8-15 dims +8).
+    const uint32_t k_lane = ((lane >> 4) * 8 + (lane & 7)) * kRowStride + ((lane >> 3) & 1) * 16;
+    const uint32_t v_lane = kTileBytes + (((lane >> 3) & 1) * 8 + (lane & 7)) * kRowStride + (lane >> 4) * 16;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < tiles)
+            issue_tile(s, s);
+        copy_async_commit();
+    }
+    for (int i = 0; i < tiles; ++i) {
+        const int next = i + STAGES - 1;
+        if (next < tiles)
+            issue_tile(next, next % STAGES);  // the slot tile i - 1 used; freed by the last __syncwarp
+        copy_async_commit();
+        copy_async_wait<STAGES - 1>();
+        __syncwarp();  // every lane's copies of tile i are visible to the whole warp
+        const uint32_t slot = warp_base + (i % STAGES) * kStageBytes;
+
+        float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};  // keys 0-7, keys 8-15
+#pragma unroll
+        for (int s = 0; s < kDim / 16; ++s) {
+            uint32_t b[4];
+            load_matrix_x4(b, slot + k_lane + s * 32);
+            const uint32_t a[4] = {q_frag[s][0], 0u, q_frag[s][1], 0u};
+            mma_16x8x16(s_lo, a, b[0], b[1]);
+            mma_16x8x16(s_hi, a, b[2], b[3]);
+        }
+        // Head g's scores for keys 2t, 2t + 1, 8 + 2t, 9 + 2t; the max over the tile needs the
+        // four lanes of the group.
+        const float x0 = s_lo[0] * scale_log2, x1 = s_lo[1] * scale_log2;
+        const float x2 = s_hi[0] * scale_log2, x3 = s_hi[1] * scale_log2;
+        float tile_max = fmaxf(fmaxf(x0, x1), fmaxf(x2, x3));
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+        const float m_new = fmaxf(m_run, tile_max);
+        const float alpha = exp2_approx(m_run - m_new);
+        const float p0 = exp2_approx(x0 - m_new), p1 = exp2_approx(x1 - m_new);
+        const float p2 = exp2_approx(x2 - m_new), p3 = exp2_approx(x3 - m_new);
+        l_run = l_run * alpha + ((p0 + p1) + (p2 + p3));
+        m_run = m_new;
+#pragma unroll
+        for (int n = 0; n < kDim / 8; ++n) {
+            o[n][0] *= alpha;
+            o[n][1] *= alpha;
+        }
+        // The score fragment laid out as the A fragment of P V (keys are its columns).
+        const uint32_t p_frag[4] = {pack_bf16(p0, p1), 0u, pack_bf16(p2, p3), 0u};
+#pragma unroll
+        for (int j = 0; j < kDim / 16; ++j) {
+            uint32_t b[4];
+            load_matrix_x4_transposed(b, slot + v_lane + j * 32);
+            mma_16x8x16(o[2 * j], p_frag, b[0], b[1]);
+            mma_16x8x16(o[2 * j + 1], p_frag, b[2], b[3]);
+        }
+        __syncwarp();  // the slot is free for the copy issued next iteration
+    }
+    copy_async_wait<0>();
+    l_run += __shfl_xor_sync(0xffffffffu, l_run, 1);
+    l_run += __shfl_xor_sync(0xffffffffu, l_run, 2);
+
+    // Each warp leaves its (m, l, acc) in its own pipeline space, which only it has used.
+    float *warp_acc = reinterpret_cast<float *>(warp_shared);  // [4][128]
+    float2 *warp_ml = reinterpret_cast<float2 *>(warp_acc + kGroup * kDim);
+    __syncwarp();
+    if (g < kGroup) {
+#pragma unroll
+        for (int n = 0; n < kDim / 8; ++n)
+            *reinterpret_cast<float2 *>(warp_acc + g * kDim + 8 * n + 2 * t) = make_float2(o[n][0], o[n][1]);
+        if (t == 0)
+            warp_ml[g] = make_float2(m_run, l_run);
+    }
+    __syncthreads();
+
+    // The block's partial: the warps' results merged, four dims per thread and step.
+    const size_t part_row = (size_t(kv_head) * chunks + chunk) * kGroup;
+    for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
+        const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
+        float m = -INFINITY;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w)
+            m = fmaxf(m, reinterpret_cast<const float2 *>(shared + w * STAGES * kStageBytes + kGroup * kDim * 4)[h].x);
+        float l = 0.f;
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) {
+            const float *wa = reinterpret_cast<const float *>(shared + w * STAGES * kStageBytes);
+            const float2 ml = reinterpret_cast<const float2 *>(wa + kGroup * kDim)[h];
+            const float f = exp2_approx(ml.x - m);
+            const float4 a = *reinterpret_cast<const float4 *>(wa + h * kDim + d);
+            l += ml.y * f;
+            acc.x += a.x * f;
+            acc.y += a.y * f;
+            acc.z += a.z * f;
+            acc.w += a.w * f;
+        }
+        *reinterpret_cast<float4 *>(partial.acc + (part_row + h) * kDim + d) = acc;
+        if (d == 0)
+            partial.ml[part_row + h] = make_float2(m, l);
+    }
+
+    // The last block of this KV head to finish combines all chunks (threadFenceReduction pattern).
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        ticket = atomicAdd(tickets + kv_head, 1);
+    __syncthreads();
+    if (ticket != chunks - 1)
+        return;
+    __threadfence();
+    const size_t head_row = size_t(kv_head) * chunks * kGroup;
+    for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
+        const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
+        float m = -INFINITY;
+#pragma unroll 8
+        for (int c = 0; c < chunks; ++c)
+            m = fmaxf(m, __ldcg(partial.ml + head_row + c * kGroup + h).x);
+        float l = 0.f;
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
+        for (int c = 0; c < chunks; ++c) {
+            const float2 ml = __ldcg(partial.ml + head_row + c * kGroup + h);
+            const float4 a = __ldcg(reinterpret_cast<const float4 *>(partial.acc + (head_row + c * kGroup + h) * kDim + d));
+            const float f = exp2_approx(ml.x - m);
+            l += ml.y * f;
+            acc.x += a.x * f;
+            acc.y += a.y * f;
+            acc.z += a.z * f;
+            acc.w += a.w * f;
+        }
+        const float inv = 1.f / l;
+        __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
+        *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+        *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+    }
+    if (threadIdx.x == 0)
+        tickets[kv_head] = 0;  // ready for the next call on this stream
+}
+
+}  // namespace
+
+// One entry point per (warps per block, pipeline stages); extern "C" keeps the names the launcher
+// looks up. Dynamic shared memory: WARPS * STAGES * 8704 bytes.
+#define HOTKERNEL_DECODE_ATTENTION(WARPS, STAGES)                                                           \
+    extern "C" __global__ void __launch_bounds__(WARPS * 32)                                                 \
+        decode_attention_w##WARPS##_s##STAGES(const __nv_bfloat16 *__restrict__ q,                          \
+                                               const __nv_bfloat16 *__restrict__ k,                          \
+                                               const __nv_bfloat16 *__restrict__ v, float *part_acc,         \
+                                               float2 *part_ml, int *tickets, __nv_bfloat16 *out, int seq,   \
+                                               float scale_log2)                                             \
+    {                                                                                                        \
+        decode_attention_body<WARPS, STAGES>(q, k, v, Partial{part_acc, part_ml}, tickets, out, seq,        \
+                                             scale_log2);                                                    \
+    }
+
+HOTKERNEL_DECODE_ATTENTION(1, 3)
+HOTKERNEL_DECODE_ATTENTION(1, 4)
+HOTKERNEL_DECODE_ATTENTION(2, 3)
+HOTKERNEL_DECODE_ATTENTION(2, 4)
+HOTKERNEL_DECODE_ATTENTION(2, 6)
+HOTKERNEL_DECODE_ATTENTION(4, 2)
+HOTKERNEL_DECODE_ATTENTION(4, 3)
+HOTKERNEL_DECODE_ATTENTION(4, 4)
+HOTKERNEL_DECODE_ATTENTION(8, 2)
+HOTKERNEL_DECODE_ATTENTION(8, 3)

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The decode attention of decode_attention.cu (CUDA C++), for candidates of the decode_attention target."""
+import math
+import os
+
+import torch
+
+import cuda_launch
+
+_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "decode_attention.cu")
+_STAGE_BYTES = 2 * 16 * (256 + 16)  # one pipeline stage of a warp: 16 keys of K and of V, padded rows
+_BUILT = {(1, 3), (1, 4), (2, 3), (2, 4), (2, 6), (4, 2), (4, 3), (4, 4), (8, 2), (8, 3)}  # (warps, stages)
+_modules = {}
+_tickets = {}
+
+# Warps per block, pipeline stages per warp, and chunks (blocks) per KV head: chosen by the H200 sweep
+# in bench/gpu/check_decode_cuda.py.
+DECODE_CUDA_CONFIG = dict(warps=4, stages=3, chunks=32)
+
+
+def _module():
+    device = torch.cuda.current_device()
+    if device not in _modules:
+        _modules[device] = cuda_launch.CudaModule(cuda_launch.compile_cubin(_SOURCE, device))
+    return _modules[device]
+
+
+def _ticket_counters(device, kv_heads):
+    """Per-KV-head tickets that the kernel leaves at zero; one set per stream, so that calls on
+    different streams never count each other's blocks."""
+    key = (device, torch.cuda.current_stream(device).cuda_stream)
+    if key not in _tickets or _tickets[key].numel() < kv_heads:
+        _tickets[key] = torch.zeros(kv_heads, device=device, dtype=torch.int32)
+    return _tickets[key]
+
+
+def decode_attention_cuda(q, k, v, config=None):
+    """q [1, Hq, 1, 128], k and v [1, Hkv, S, 128] bf16 with Hq = 4 Hkv -> [1, Hq, 1, 128], like SDPA with GQA."""
+    cfg = dict(DECODE_CUDA_CONFIG if config is None else config)
+    warps, stages, chunks = cfg["warps"], cfg["stages"], cfg["chunks"]
+    if (warps, stages) not in _BUILT:
+        raise ValueError("decode_attention_cuda has no kernel for %d warps x %d stages (built: %s)"
+                         % (warps, stages, sorted(_BUILT)))
+    if q.dim() != 4 or k.dim() != 4 or q.shape[0] != 1 or q.shape[2] != 1 or k.shape != v.shape or k.shape[0] != 1:
+        raise ValueError("shapes must be q [1, Hq, 1, D] and k, v [1, Hkv, S, D]; got q %s, k %s, v %s"
+                         % (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
+    _, hq, _, dim = q.shape
+    _, hkv, seq, _ = k.shape
+    if dim != 128 or k.shape[3] != 128 or hq != 4 * hkv:
+        raise ValueError("decode_attention_cuda handles head dim 128 and 4 query heads per KV head (got D %d, "
+                         "Hq %d, Hkv %d)" % (dim, hq, hkv))
+    keys_per_step = chunks * warps * 16
+    if seq % keys_per_step != 0:
+        raise ValueError("S = %d is not a multiple of chunks x warps x 16 = %d" % (seq, keys_per_step))
+    if any(t.dtype != torch.bfloat16 for t in (q, k, v)) or not all(t.is_contiguous() for t in (q, k, v)):
+        raise ValueError("decode_attention_cuda wants contiguous bf16 q, k and v")
+    part_acc = torch.empty(hkv * chunks * 4 * dim, device=q.device, dtype=torch.float32)
+    part_ml = torch.empty(hkv * chunks * 4 * 2, device=q.device, dtype=torch.float32)
+    out = torch.empty_like(q)
+    scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
+    _module().launch("decode_attention_w%d_s%d" % (warps, stages), (chunks, hkv), (32 * warps,),
+                     [q, k, v, part_acc, part_ml, _ticket_counters(q.device, hkv), out, seq, scale_log2],
+                     shared_bytes=warps * stages * _STAGE_BYTES)
+    return out
