@@ -48,6 +48,12 @@ __device__ __forceinline__ void copy_async_16(uint32_t dst, const void *src)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
 
+__device__ __forceinline__ void copy_async_16_prefetch(uint32_t dst, const void *src)
+{
+    // The same, asking L2 to fetch the whole 256-byte block from DRAM (larger DRAM requests).
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+
 __device__ __forceinline__ void copy_async_commit()
 {
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -57,6 +63,36 @@ template <int PENDING>
 __device__ __forceinline__ void copy_async_wait()
 {
     asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+}
+
+// The bulk-copy path (the Hopper TMA engine): one instruction per lane copies a whole 256-byte row,
+// and completion is counted in bytes on a per-slot mbarrier instead of per-thread copy groups.
+__device__ __forceinline__ void barrier_init(uint32_t bar)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+}
+
+__device__ __forceinline__ void barrier_expect_bytes(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void barrier_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done = 0;
+    while (!done) {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    }
+}
+
+__device__ __forceinline__ void copy_bulk(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
 }
 
 __device__ __forceinline__ void load_matrix_x4(uint32_t r[4], uint32_t address)
@@ -104,34 +140,76 @@ struct Partial {
     float2 *ml;  // [Hkv * chunks * 4]: (m, l)
 };
 
-template <int WARPS, int STAGES>
+// cp.async 16 bytes per thread (optionally with a 256-byte L2 prefetch), or cp.async.bulk per row.
+enum class Copy { per_thread, per_thread_prefetch, bulk };
+
+// stop_after values other than 0 (run to the end) are for measuring the phases only
+// (bench/gpu/check_decode_cuda.py); candidates always run to the end.
+constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2;
+
+template <int WARPS, int STAGES, Copy COPY>
 __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__restrict__ q,
                                                       const __nv_bfloat16 *__restrict__ k,
                                                       const __nv_bfloat16 *__restrict__ v, Partial partial,
                                                       int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out,
-                                                      int seq, float scale_log2)
+                                                      int seq, float scale_log2, bool interleaved, int stop_after)
 {
     extern __shared__ __align__(16) unsigned char shared[];
     __shared__ int ticket;
+    __shared__ __align__(8) uint64_t slot_full[COPY == Copy::bulk ? WARPS * STAGES : 1];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;  // fragment row group and thread-in-group
     const int chunk = blockIdx.x, chunks = gridDim.x, kv_head = blockIdx.y;
     const int keys_per_warp = seq / chunks / WARPS;
     const int tiles = keys_per_warp / kTileKeys;
-    const size_t first_key = size_t(kv_head) * seq + size_t(chunk) * (seq / chunks) + size_t(warp) * keys_per_warp;
-    const char *k_rows = reinterpret_cast<const char *>(k + first_key * kDim);
-    const char *v_rows = reinterpret_cast<const char *>(v + first_key * kDim);
+    // Which keys tile j of this warp holds. In chunk order a block owns seq / chunks consecutive
+    // keys; interleaved, step j of all blocks and warps of a KV head covers one contiguous window
+    // (tile (j * chunks + chunk) * WARPS + warp), so the whole grid streams through a few narrow
+    // address windows instead of thousands of scattered ones.
+    const auto first_key_of_tile = [&](int j) -> size_t {
+        return interleaved ? size_t((j * chunks + chunk) * WARPS + warp) * kTileKeys
+                           : size_t(chunk) * (seq / chunks) + size_t(warp) * keys_per_warp + size_t(j) * kTileKeys;
+    };
+    const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
+    const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
     unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
     const uint32_t warp_base = shared_address(warp_shared);
 
+    const uint32_t full_base = shared_address(slot_full) + warp * STAGES * 8;
+    if constexpr (COPY == Copy::bulk) {
+        if (lane == 0)
+            for (int s = 0; s < STAGES; ++s)
+                barrier_init(full_base + s * 8);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
+        __syncwarp();
+    }
+
     auto issue_tile = [&](int tile, int slot) {
         const uint32_t k_dst = warp_base + slot * kStageBytes, v_dst = k_dst + kTileBytes;
-        const size_t src = size_t(tile) * kTileKeys * kRowBytes;
+        const size_t src = first_key_of_tile(tile) * kRowBytes;
+        if constexpr (COPY == Copy::bulk) {
+            const uint32_t bar = full_base + slot * 8;
+            if (lane == 0)
+                barrier_expect_bytes(bar, 2 * kTileKeys * kRowBytes);
+            __syncwarp();
+            // Lanes 0-15 copy the K rows, lanes 16-31 the V rows, into the padded layout.
+            const int row = lane % kTileKeys;
+            const char *rows = lane < kTileKeys ? k_rows : v_rows;
+            copy_bulk((lane < kTileKeys ? k_dst : v_dst) + row * kRowStride, rows + src + row * kRowBytes, kRowBytes, bar);
+        } else {
 #pragma unroll
-        for (int i = 0; i < kChunksPerLane; ++i) {
-            const int c = i * 32 + lane, row = c / 16, col = c % 16;  // a warp copies two whole rows
-            copy_async_16(k_dst + row * kRowStride + col * 16, k_rows + src + row * kRowBytes + col * 16);
-            copy_async_16(v_dst + row * kRowStride + col * 16, v_rows + src + row * kRowBytes + col * 16);
+            for (int i = 0; i < kChunksPerLane; ++i) {
+                const int c = i * 32 + lane, row = c / 16, col = c % 16;  // a warp copies two whole rows
+                const uint32_t dst = row * kRowStride + col * 16;
+                const size_t from = src + row * kRowBytes + col * 16;
+                if constexpr (COPY == Copy::per_thread_prefetch) {
+                    copy_async_16_prefetch(k_dst + dst, k_rows + from);
+                    copy_async_16_prefetch(v_dst + dst, v_rows + from);
+                } else {
+                    copy_async_16(k_dst + dst, k_rows + from);
+                    copy_async_16(v_dst + dst, v_rows + from);
+                }
+            }
         }
     };
 
@@ -169,11 +247,18 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     }
     for (int i = 0; i < tiles; ++i) {
         const int next = i + STAGES - 1;
-        if (next < tiles)
+        if (next < tiles) {
+            if constexpr (COPY == Copy::bulk)  // the slot was last read through the generic proxy (ldmatrix)
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             issue_tile(next, next % STAGES);  // the slot tile i - 1 used; freed by the last __syncwarp
-        copy_async_commit();
-        copy_async_wait<STAGES - 1>();
-        __syncwarp();  // every lane's copies of tile i are visible to the whole warp
+        }
+        if constexpr (COPY == Copy::bulk) {
+            barrier_wait(full_base + (i % STAGES) * 8, (i / STAGES) & 1);
+        } else {
+            copy_async_commit();
+            copy_async_wait<STAGES - 1>();
+            __syncwarp();  // every lane's copies of tile i are visible to the whole warp
+        }
         const uint32_t slot = warp_base + (i % STAGES) * kStageBytes;
 
         float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};  // keys 0-7, keys 8-15
@@ -217,6 +302,11 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     copy_async_wait<0>();
     l_run += __shfl_xor_sync(0xffffffffu, l_run, 1);
     l_run += __shfl_xor_sync(0xffffffffu, l_run, 2);
+    if (stop_after == kStopAfterStreaming) {
+        if (l_run < 0.f)  // never: keeps the loop's results alive for the measurement
+            out[threadIdx.x] = __float2bfloat16(o[0][0]);
+        return;
+    }
 
     // Each warp leaves its (m, l, acc) in its own pipeline space, which only it has used.
     float *warp_acc = reinterpret_cast<float *>(warp_shared);  // [4][128]
@@ -266,31 +356,77 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     __syncthreads();
     if (ticket != chunks - 1)
         return;
+    if (stop_after == kStopBeforeCombine) {
+        if (threadIdx.x == 0)
+            tickets[kv_head] = 0;
+        return;
+    }
     __threadfence();
+    // One round trip to L2: every thread issues all of its loads before using any. With 8 warps two
+    // threads share an output, each taking every other chunk, and merge by a shuffle.
+    constexpr int kOutputs = kGroup * kDim / 4;  // float4 outputs of a KV head
+    constexpr int kParts = WARPS * 32 >= 2 * kOutputs ? WARPS * 32 / kOutputs : 1;
+    static_assert(kParts <= 32 && (kParts & (kParts - 1)) == 0, "the parts of an output share a warp");
+    constexpr int kBatch = 8;  // chunks loaded together per thread
     const size_t head_row = size_t(kv_head) * chunks * kGroup;
-    for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
+    const int part = threadIdx.x % kParts;
+    for (int idx = threadIdx.x / kParts; idx < kOutputs; idx += WARPS * 32 / kParts) {
         const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
-        float m = -INFINITY;
-#pragma unroll 8
-        for (int c = 0; c < chunks; ++c)
-            m = fmaxf(m, __ldcg(partial.ml + head_row + c * kGroup + h).x);
-        float l = 0.f;
+        float m = -INFINITY, l = 0.f;
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 8
-        for (int c = 0; c < chunks; ++c) {
-            const float2 ml = __ldcg(partial.ml + head_row + c * kGroup + h);
-            const float4 a = __ldcg(reinterpret_cast<const float4 *>(partial.acc + (head_row + c * kGroup + h) * kDim + d));
-            const float f = exp2_approx(ml.x - m);
-            l += ml.y * f;
-            acc.x += a.x * f;
-            acc.y += a.y * f;
-            acc.z += a.z * f;
-            acc.w += a.w * f;
+        for (int c0 = part; c0 < chunks; c0 += kBatch * kParts) {
+            float2 ml[kBatch];
+            float4 a[kBatch];
+#pragma unroll
+            for (int j = 0; j < kBatch; ++j) {
+                const int c = c0 + j * kParts;
+                const size_t row = head_row + size_t(min(c, chunks - 1)) * kGroup + h;
+                ml[j] = __ldcg(partial.ml + row);
+                a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
+                if (c >= chunks)
+                    ml[j] = make_float2(-INFINITY, 0.f);  // weight exp2(-inf) = 0
+            }
+            float m_new = m;
+#pragma unroll
+            for (int j = 0; j < kBatch; ++j)
+                m_new = fmaxf(m_new, ml[j].x);  // finite: chunk c0 is always valid
+            const float rescale = exp2_approx(m - m_new);
+            l *= rescale;
+            acc = make_float4(acc.x * rescale, acc.y * rescale, acc.z * rescale, acc.w * rescale);
+#pragma unroll
+            for (int j = 0; j < kBatch; ++j) {
+                const float f = exp2_approx(ml[j].x - m_new);
+                l += ml[j].y * f;
+                acc.x += a[j].x * f;
+                acc.y += a[j].y * f;
+                acc.z += a[j].z * f;
+                acc.w += a[j].w * f;
+            }
+            m = m_new;
         }
-        const float inv = 1.f / l;
-        __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
-        *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
-        *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+#pragma unroll
+        for (int offset = 1; offset < kParts; offset *= 2) {
+            const float m_other = __shfl_xor_sync(0xffffffffu, m, offset);
+            const float l_other = __shfl_xor_sync(0xffffffffu, l, offset);
+            float4 a_other;
+            a_other.x = __shfl_xor_sync(0xffffffffu, acc.x, offset);
+            a_other.y = __shfl_xor_sync(0xffffffffu, acc.y, offset);
+            a_other.z = __shfl_xor_sync(0xffffffffu, acc.z, offset);
+            a_other.w = __shfl_xor_sync(0xffffffffu, acc.w, offset);
+            const float m_new = fmaxf(m, m_other);
+            const float f = m == -INFINITY ? 0.f : exp2_approx(m - m_new);  // a part with no chunks
+            const float f_other = m_other == -INFINITY ? 0.f : exp2_approx(m_other - m_new);
+            l = l * f + l_other * f_other;
+            acc = make_float4(acc.x * f + a_other.x * f_other, acc.y * f + a_other.y * f_other,
+                              acc.z * f + a_other.z * f_other, acc.w * f + a_other.w * f_other);
+            m = m_new;
+        }
+        if (part == 0) {
+            const float inv = 1.f / l;
+            __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
+            *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+            *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+        }
     }
     if (threadIdx.x == 0)
         tickets[kv_head] = 0;  // ready for the next call on this stream
@@ -298,27 +434,32 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
 
 }  // namespace
 
-// One entry point per (warps per block, pipeline stages); extern "C" keeps the names the launcher
-// looks up. Dynamic shared memory: WARPS * STAGES * 8704 bytes.
-#define HOTKERNEL_DECODE_ATTENTION(WARPS, STAGES)                                                           \
+// One entry point per copy path, warps per block and pipeline stages; extern "C" keeps the names the
+// launcher looks up. Dynamic shared memory: WARPS * STAGES * 8704 bytes.
+#define HOTKERNEL_DECODE_ATTENTION(NAME, COPY, WARPS, STAGES)                                               \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                                 \
-        decode_attention_w##WARPS##_s##STAGES(const __nv_bfloat16 *__restrict__ q,                          \
-                                               const __nv_bfloat16 *__restrict__ k,                          \
-                                               const __nv_bfloat16 *__restrict__ v, float *part_acc,         \
-                                               float2 *part_ml, int *tickets, __nv_bfloat16 *out, int seq,   \
-                                               float scale_log2)                                             \
+        NAME##_w##WARPS##_s##STAGES(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k, \
+                                    const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml,     \
+                                    int *tickets, __nv_bfloat16 *out, int seq, float scale_log2,             \
+                                    int interleaved, int stop_after)                                         \
     {                                                                                                        \
-        decode_attention_body<WARPS, STAGES>(q, k, v, Partial{part_acc, part_ml}, tickets, out, seq,        \
-                                             scale_log2);                                                    \
+        decode_attention_body<WARPS, STAGES, COPY>(q, k, v, Partial{part_acc, part_ml}, tickets, out, seq,  \
+                                                   scale_log2, interleaved != 0, stop_after);                \
     }
 
-HOTKERNEL_DECODE_ATTENTION(1, 3)
-HOTKERNEL_DECODE_ATTENTION(1, 4)
-HOTKERNEL_DECODE_ATTENTION(2, 3)
-HOTKERNEL_DECODE_ATTENTION(2, 4)
-HOTKERNEL_DECODE_ATTENTION(2, 6)
-HOTKERNEL_DECODE_ATTENTION(4, 2)
-HOTKERNEL_DECODE_ATTENTION(4, 3)
-HOTKERNEL_DECODE_ATTENTION(4, 4)
-HOTKERNEL_DECODE_ATTENTION(8, 2)
-HOTKERNEL_DECODE_ATTENTION(8, 3)
+#define HOTKERNEL_DECODE_ATTENTION_ALL(WARPS, STAGES)                                                      \
+    HOTKERNEL_DECODE_ATTENTION(decode_attention, Copy::per_thread, WARPS, STAGES)                           \
+    HOTKERNEL_DECODE_ATTENTION(decode_attention_prefetch, Copy::per_thread_prefetch, WARPS, STAGES)         \
+    HOTKERNEL_DECODE_ATTENTION(decode_attention_bulk, Copy::bulk, WARPS, STAGES)
+
+HOTKERNEL_DECODE_ATTENTION_ALL(1, 3)
+HOTKERNEL_DECODE_ATTENTION_ALL(1, 4)
+HOTKERNEL_DECODE_ATTENTION_ALL(2, 3)
+HOTKERNEL_DECODE_ATTENTION_ALL(2, 4)
+HOTKERNEL_DECODE_ATTENTION_ALL(2, 6)
+HOTKERNEL_DECODE_ATTENTION_ALL(4, 2)
+HOTKERNEL_DECODE_ATTENTION_ALL(4, 3)
+HOTKERNEL_DECODE_ATTENTION_ALL(4, 4)
+HOTKERNEL_DECODE_ATTENTION_ALL(4, 6)
+HOTKERNEL_DECODE_ATTENTION_ALL(8, 2)
+HOTKERNEL_DECODE_ATTENTION_ALL(8, 3)

@@ -9,13 +9,19 @@ import cuda_launch
 
 _SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "decode_attention.cu")
 _STAGE_BYTES = 2 * 16 * (256 + 16)  # one pipeline stage of a warp: 16 keys of K and of V, padded rows
-_BUILT = {(1, 3), (1, 4), (2, 3), (2, 4), (2, 6), (4, 2), (4, 3), (4, 4), (8, 2), (8, 3)}  # (warps, stages)
+_BUILT = {(1, 3), (1, 4), (2, 3), (2, 4), (2, 6), (4, 2), (4, 3), (4, 4), (4, 6), (8, 2), (8, 3)}  # (warps, stages)
 _modules = {}
 _tickets = {}
 
-# Warps per block, pipeline stages per warp, and chunks (blocks) per KV head: chosen by the H200 sweep
-# in bench/gpu/check_decode_cuda.py.
-DECODE_CUDA_CONFIG = dict(warps=4, stages=3, chunks=32)
+# Warps per block, pipeline stages per warp, chunks (blocks) per KV head, and the order in which a
+# block's warps walk the keys: "chunk" (each block one run of consecutive keys; the default, as
+# first recorded) or "interleaved" (step j of every block of a KV head reads one contiguous window).
+# How tiles reach shared memory: "thread" (cp.async, 16 bytes per thread; the default, as first
+# recorded), "thread-prefetch" (the same with a 256-byte L2 prefetch) or "bulk" (cp.async.bulk, the
+# TMA engine, one row per lane). Chosen by the H200 sweep in bench/gpu/check_decode_cuda.py.
+DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
+_ORDERS = {"chunk": 0, "interleaved": 1}
+_COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk"}
 
 
 def _module():
@@ -34,10 +40,18 @@ def _ticket_counters(device, kv_heads):
     return _tickets[key]
 
 
-def decode_attention_cuda(q, k, v, config=None):
-    """q [1, Hq, 1, 128], k and v [1, Hkv, S, 128] bf16 with Hq = 4 Hkv -> [1, Hq, 1, 128], like SDPA with GQA."""
+def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
+    """q [1, Hq, 1, 128], k and v [1, Hkv, S, 128] bf16 with Hq = 4 Hkv -> [1, Hq, 1, 128], like SDPA with GQA.
+
+    _stop_after is for measuring the kernel's phases only (1: skip the final combine, 2: stop after
+    the streaming loop); the output is then garbage."""
     cfg = dict(DECODE_CUDA_CONFIG if config is None else config)
-    warps, stages, chunks = cfg["warps"], cfg["stages"], cfg["chunks"]
+    warps, stages, chunks, order = cfg["warps"], cfg["stages"], cfg["chunks"], cfg.get("order", "chunk")
+    copy = cfg.get("copy", "thread")
+    if order not in _ORDERS:
+        raise ValueError("order must be one of %s, not %r" % (sorted(_ORDERS), order))
+    if copy not in _COPIES:
+        raise ValueError("copy must be one of %s, not %r" % (sorted(_COPIES), copy))
     if (warps, stages) not in _BUILT:
         raise ValueError("decode_attention_cuda has no kernel for %d warps x %d stages (built: %s)"
                          % (warps, stages, sorted(_BUILT)))
@@ -58,7 +72,8 @@ def decode_attention_cuda(q, k, v, config=None):
     part_ml = torch.empty(hkv * chunks * 4 * 2, device=q.device, dtype=torch.float32)
     out = torch.empty_like(q)
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
-    _module().launch("decode_attention_w%d_s%d" % (warps, stages), (chunks, hkv), (32 * warps,),
-                     [q, k, v, part_acc, part_ml, _ticket_counters(q.device, hkv), out, seq, scale_log2],
+    _module().launch("%s_w%d_s%d" % (_COPIES[copy], warps, stages), (chunks, hkv), (32 * warps,),
+                     [q, k, v, part_acc, part_ml, _ticket_counters(q.device, hkv), out, seq, scale_log2,
+                      _ORDERS[order], int(_stop_after)],
                      shared_bytes=warps * stages * _STAGE_BYTES)
     return out

@@ -78,9 +78,14 @@ def gemv(w, x, config=None):
 # --- decode attention (one query token, GQA): split-KV partials, then a combine --------------
 @triton.jit
 def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, kv_head, split,
-                  N_SPLITS, GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr):
+                  N_SPLITS, GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
+                  INTERLEAVED: tl.constexpr = False):
     """One split of one KV head: online softmax over its keys, for the GROUP query heads at once
-    (one tl.dot of BLOCK_H rows); stores the split's running max, sum and unnormalised output."""
+    (one tl.dot of BLOCK_H rows); stores the split's running max, sum and unnormalised output.
+
+    A split is `chunk` consecutive keys, or with INTERLEAVED the blocks split, split + N_SPLITS, ...
+    of BLOCK_N keys: then step j of all splits of a KV head reads one contiguous window, which the
+    CUDA version measured 5% faster than thousands of scattered streams (bench/gpu/results/)."""
     h = tl.arange(0, BLOCK_H)
     hmask = h < GROUP
     d = tl.arange(0, D)
@@ -90,7 +95,11 @@ def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_le
     acc = tl.zeros((BLOCK_H, D), dtype=tl.float32)
     base = kv_head.to(tl.int64) * seq_len * D
     start = split * chunk
-    for n in range(start, start + chunk, BLOCK_N):
+    for j in range(0, chunk // BLOCK_N):
+        if INTERLEAVED:
+            n = (j * N_SPLITS + split) * BLOCK_N
+        else:
+            n = start + j * BLOCK_N
         offs = (n + tl.arange(0, BLOCK_N)).to(tl.int64)
         k = tl.load(k_ptr + base + offs[:, None] * D + d[None, :], eviction_policy="evict_first")
         s = tl.dot(q, tl.trans(k)) * scale_log2
@@ -109,9 +118,10 @@ def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_le
 
 @triton.jit
 def _decode_partial_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk,
-                           GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr):
+                           GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
+                           INTERLEAVED: tl.constexpr):
     _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, tl.program_id(0),
-                  tl.program_id(1), tl.num_programs(1), GROUP, BLOCK_H, BLOCK_N, D)
+                  tl.program_id(1), tl.num_programs(1), GROUP, BLOCK_H, BLOCK_N, D, INTERLEAVED)
 
 
 @triton.jit
@@ -145,8 +155,8 @@ def decode_attention(q, k, v, config=None):
     scale_log2 = (1.0 / dim ** 0.5) * 1.4426950408889634
     _decode_partial_kernel[(hkv, n_splits)](q, k, v, m, l, acc, scale_log2, seq, seq // n_splits,
                                             GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
-                                            BLOCK_N=cfg["BLOCK_N"], D=dim, num_warps=cfg["num_warps"],
-                                            num_stages=cfg["num_stages"])
+                                            BLOCK_N=cfg["BLOCK_N"], D=dim, INTERLEAVED=bool(cfg.get("interleaved", False)),
+                                            num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     _decode_combine_kernel[(hq,)](m, l, acc, o, N_SPLITS=n_splits, D=dim, num_warps=4)
     return o
 
@@ -157,10 +167,10 @@ def decode_attention(q, k, v, config=None):
 @triton.jit
 def _decode_fused_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, o_ptr, count_ptr, scale_log2, seq_len, chunk,
                          GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
-                         N_SPLITS: tl.constexpr):
+                         N_SPLITS: tl.constexpr, INTERLEAVED: tl.constexpr):
     kv_head = tl.program_id(0)
     _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, kv_head, tl.program_id(1),
-                  N_SPLITS, GROUP, BLOCK_H, BLOCK_N, D)
+                  N_SPLITS, GROUP, BLOCK_H, BLOCK_N, D, INTERLEAVED)
     h = tl.arange(0, BLOCK_H)
     hmask = h < GROUP
     d = tl.arange(0, D)
@@ -207,7 +217,7 @@ def decode_attention_fused(q, k, v, config=None):
     _decode_fused_kernel[(hkv, n_splits)](q, k, v, m, l, acc, o, _decode_counters[key], scale_log2, seq,
                                           seq // n_splits, GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
                                           BLOCK_N=cfg["BLOCK_N"], D=dim, N_SPLITS=n_splits,
-                                          num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+                                          INTERLEAVED=bool(cfg.get("interleaved", False)), num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     return o
 
 

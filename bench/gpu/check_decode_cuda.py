@@ -3,7 +3,9 @@
 several shapes and score ranges, then sweeps its (warps, stages, chunks) configurations next to cuDNN
 SDPA (the recorded baseline) and the Triton two-launch candidate, all timed by graph replay in one
 run so that the ratios are comparable. Run on the GPU machine:
-    python3 bench/gpu/check_decode_cuda.py [--out FILE.json]
+    python3 bench/gpu/check_decode_cuda.py [--out FILE.json] [--orders interleaved,chunk]
+        [--copies thread,thread-prefetch,bulk] [--chunks 8,16,32] [--triton]
+--triton adds the Triton kernels of examples/tuned_kernels.py in the interleaved order.
 """
 import json
 import sys
@@ -34,9 +36,14 @@ def correctness():
     cases = [  # (Hkv, S, q scale, config): the q scale spreads the scores, so the running max moves
         (8, 32768, 1.0, dac.DECODE_CUDA_CONFIG),
         (8, 32768, 8.0, dac.DECODE_CUDA_CONFIG),
-        (2, 4096, 1.0, dict(warps=4, stages=3, chunks=8)),
-        (2, 4096, 30.0, dict(warps=1, stages=4, chunks=64)),
-        (1, 2048, 1.0, dict(warps=8, stages=2, chunks=1)),
+        (8, 32768, 8.0, dict(warps=8, stages=2, chunks=16, order="chunk")),
+        (8, 32768, 8.0, dict(warps=8, stages=2, chunks=16, order="interleaved", copy="bulk")),
+        (8, 32768, 1.0, dict(warps=4, stages=3, chunks=16, order="interleaved", copy="thread-prefetch")),
+        (2, 4096, 30.0, dict(warps=2, stages=3, chunks=8, order="chunk", copy="bulk")),
+        (2, 4096, 1.0, dict(warps=4, stages=3, chunks=8, order="interleaved")),
+        (2, 4096, 30.0, dict(warps=1, stages=4, chunks=64, order="interleaved")),
+        (2, 4096, 30.0, dict(warps=2, stages=6, chunks=8, order="chunk")),
+        (1, 2048, 1.0, dict(warps=8, stages=2, chunks=1, order="interleaved")),
     ]
     for hkv, s, scale, cfg in cases:
         q = torch.randn(1, 4 * hkv, 1, 128, device="cuda", dtype=torch.bfloat16) * scale
@@ -73,17 +80,38 @@ def timing():
 
     measure("sdpa default (cuDNN)", sdpa)
     measure("triton two-launch 16x128 w4 s3", triton_two_launch)
-    for warps, stages in sorted(dac._BUILT):
-        for chunks in (8, 16, 32, 64, 128, 256):
-            per_warp = s // chunks // warps
-            if per_warp % 16 or per_warp < 16 * stages:
-                continue
-            cfg = dict(warps=warps, stages=stages, chunks=chunks)
-            try:
-                measure("cuda " + json.dumps(cfg, separators=(",", ":")), lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))
-            except Exception as e:  # e.g. more shared memory than a block may have
-                print("decode cuda", cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
+    # The Triton kernels with the interleaved order the CUDA sweep found (the same one-line change).
+    if "--triton" in sys.argv:
+        for impl, name in ((sweep.tk.decode_attention, "two-launch"), (sweep.tk.decode_attention_fused, "fused")):
+            for sp, bn, nw, ns in [(16, 128, 4, 3), (16, 128, 4, 2), (16, 128, 8, 3), (16, 64, 4, 3), (16, 64, 4, 4),
+                                   (32, 64, 4, 3), (32, 128, 4, 3), (32, 64, 8, 3), (16, 128, 8, 2), (16, 256, 8, 2)]:
+                cfg = dict(n_splits=sp, BLOCK_N=bn, num_warps=nw, num_stages=ns, interleaved=True)
+                try:
+                    measure("triton %s %s" % (name, json.dumps(cfg, separators=(",", ":"))),
+                            lambda q, k, v, c=cfg, i=impl: i(q, k, v, c))
+                except Exception as e:
+                    print("decode triton", name, cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
+    orders = sys.argv[sys.argv.index("--orders") + 1].split(",") if "--orders" in sys.argv else ["interleaved", "chunk"]
+    copies = sys.argv[sys.argv.index("--copies") + 1].split(",") if "--copies" in sys.argv else sorted(dac._COPIES)
+    chunk_counts = [int(c) for c in sys.argv[sys.argv.index("--chunks") + 1].split(",")] if "--chunks" in sys.argv else [8, 16, 32, 64, 128, 256]
+    configs = [dict(warps=w, stages=st, chunks=c, order=o, copy=cp)
+               for cp in copies for o in orders for w, st in sorted(dac._BUILT) for c in chunk_counts
+               if (s // c // w) % 16 == 0 and s // c // w >= 16 * st]
+    for cfg in configs:
+        try:
+            measure("cuda " + json.dumps(cfg, separators=(",", ":")), lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))
+        except Exception as e:  # e.g. more shared memory than a block may have
+            print("decode cuda", cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
     measure("sdpa default (cuDNN), again", sdpa)
+    # Where the time goes in the fastest configurations: the same kernel stopped after its streaming
+    # loop, and stopped before the last block's combine (outputs are garbage; timing only).
+    best = sorted((r for r in sweep.results if r["ok"] and r["variant"].startswith("cuda ")), key=lambda r: r["us"])[:3]
+    for row in best:
+        cfg = json.loads(row["variant"][len("cuda "):])
+        for stop, what in ((2, "streaming loop only"), (1, "without the final combine")):
+            f = lambda q, k, v, c=cfg, st=stop: dac.decode_attention_cuda(q, k, v, c, _stop_after=st)  # noqa: E731
+            us = sweep.graph_time_us(f, sets)
+            print(f"phases     {row['variant']:60s} {what:28s} {us:7.2f} us (full {row['us']:.2f} us)", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Writes the decode_attention variants of the CUDA C++ kernel for examples_loop.py from a
-check_decode_cuda.py result: variant NN for the fastest correct configuration, NN+1 for the next.
-    python3 bench/gpu/decode_cuda_variants.py SWEEP.json [--first 04]
+"""Writes decode_attention variants for examples_loop.py from a check_decode_cuda.py result:
+variant NN for the fastest correct configuration (CUDA C++, or Triton in the interleaved order),
+NN+1 for the next.
+    python3 bench/gpu/decode_cuda_variants.py SWEEP.json [--first 04] [--only-if-faster]
+--only-if-faster writes nothing unless the fastest configuration beats the current Triton candidate
+timed in the same sweep (the keep-or-revert step, before spending verifies on it).
 The configuration is measured, not guessed, so the variants are written on the GPU machine right
 after the sweep; they come back with the results and are committed beside the others."""
 import json
@@ -9,21 +12,27 @@ import os
 import sys
 
 VARIANTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "variants")
-WHO = "agent: Claude (hotkernel developer session), CUDA C++ written by hand"
-KERNEL = ("CUDA C++ split-KV decode (examples/decode_attention.cu): one launch, the last block of a KV head "
-          "combines its chunks; per-warp cp.async pipelines of 16-key K and V tiles; Q K^T and P V on tensor "
-          "cores (mma.sync m16n8k16, the 4 query heads as rows, scores kept in registers as P's fragment)")
+CURRENT = "triton two-launch 16x128 w4 s3"  # the kept candidate's row in the sweep
+CUDA_WHO = "agent: Claude (hotkernel developer session), CUDA C++ written by hand"
+TRITON_WHO = "agent: Claude (hotkernel developer session), Triton written by hand"
+CUDA_KERNEL = ("CUDA C++ split-KV decode (examples/decode_attention.cu): one launch, the last block of a KV head "
+               "combines its chunks; per-warp cp.async pipelines of 16-key K and V tiles; Q K^T and P V on tensor "
+               "cores (mma.sync m16n8k16, the 4 query heads as rows, scores kept in registers as P's fragment)")
+INTERLEAVED_WORDS = "interleaved tiles (step j of all blocks of a KV head reads one contiguous window)"
+COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
+              "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",
+              "bulk": "cp.async.bulk (TMA) one row per lane, completion counted on an mbarrier"}
 
 TEMPLATE = '''# SPDX-License-Identifier: Apache-2.0
 """Candidate for target decode_attention: {note}"""
 from _hotkernel_contract import main  # first: keeps stdout for the protocol
 from decode_attention_baseline import TARGET
 
-import decode_attention_cuda
+import {module}
 
 
 def fn(q, k, v):
-    return decode_attention_cuda.decode_attention_cuda(q, k, v, {config})
+    return {call}(q, k, v, {config})
 
 
 if __name__ == "__main__":
@@ -31,25 +40,56 @@ if __name__ == "__main__":
 '''
 
 
+def describe(row):
+    """(file stem suffix, note, module, call, config source, who) of one sweep row."""
+    name, cfg_text = row["variant"].split(" {", 1)
+    cfg = json.loads("{" + cfg_text)
+    if name == "cuda":
+        order, copy = cfg.get("order", "chunk"), cfg.get("copy", "thread")
+        shape = "%d warps x %d stages, %d chunks per KV head, %s, %s" % (
+            cfg["warps"], cfg["stages"], cfg["chunks"],
+            INTERLEAVED_WORDS if order == "interleaved" else "each block one run of consecutive keys", COPY_WORDS[copy])
+        stem = "cuda-w%ds%dc%d%s-%s" % (cfg["warps"], cfg["stages"], cfg["chunks"],
+                                        "-interleaved" if order == "interleaved" else "", copy)
+        config = "dict(warps=%d, stages=%d, chunks=%d, order=%r, copy=%r)" % (
+            cfg["warps"], cfg["stages"], cfg["chunks"], order, copy)
+        return stem, "%s; %s" % (CUDA_KERNEL, shape), "decode_attention_cuda", \
+            "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
+    fused = name == "triton fused"
+    what = ("Triton one launch (the last program of a KV head combines its splits)" if fused
+            else "Triton split-KV + combine kernel")
+    shape = "%d splits, %d keys per step, %d warps, %d stages, %s" % (
+        cfg["n_splits"], cfg["BLOCK_N"], cfg["num_warps"], cfg["num_stages"],
+        INTERLEAVED_WORDS if cfg.get("interleaved") else "each split one run of consecutive keys")
+    stem = "triton-%s-%dx%d-w%ds%d%s" % ("fused" if fused else "split", cfg["n_splits"], cfg["BLOCK_N"],
+                                          cfg["num_warps"], cfg["num_stages"], "-interleaved" if cfg.get("interleaved") else "")
+    config = "dict(n_splits=%d, BLOCK_N=%d, num_warps=%d, num_stages=%d, interleaved=%r)" % (
+        cfg["n_splits"], cfg["BLOCK_N"], cfg["num_warps"], cfg["num_stages"], bool(cfg.get("interleaved")))
+    return stem, "%s; %s" % (what, shape), "tuned_kernels", \
+        "tuned_kernels.decode_attention_fused" if fused else "tuned_kernels.decode_attention", config, TRITON_WHO
+
+
 def main():
     rows = json.load(open(sys.argv[1]))
     first = int(sys.argv[sys.argv.index("--first") + 1]) if "--first" in sys.argv else 4
-    cuda = sorted((r for r in rows if r["ok"] and r["variant"].startswith("cuda ")), key=lambda r: r["us"])
-    if not cuda:
-        sys.exit("decode_cuda_variants: no correct CUDA configuration in %s" % sys.argv[1])
-    for number, row in zip(range(first, first + 2), cuda[:2]):
-        cfg = json.loads(row["variant"][len("cuda "):])
-        shape = "%d warps x %d stages, %d chunks per KV head" % (cfg["warps"], cfg["stages"], cfg["chunks"])
-        note = "%s; %s (%.2f us in the sweep)" % (KERNEL, shape, row["us"])
-        stem = os.path.join(VARIANTS, "decode_attention__%02d-cuda-w%ds%dc%d" % (number, cfg["warps"], cfg["stages"], cfg["chunks"]))
-        config = "dict(warps=%d, stages=%d, chunks=%d)" % (cfg["warps"], cfg["stages"], cfg["chunks"])
-        with open(stem + ".py", "w") as fh:
-            fh.write(TEMPLATE.format(note=note, config=config))
-        with open(stem + ".note", "w") as fh:
+    tried = sorted((r for r in rows if r["ok"] and " {" in r["variant"]), key=lambda r: r["us"])
+    if not tried:
+        sys.exit("decode_cuda_variants: no correct configuration in %s" % sys.argv[1])
+    current = [r["us"] for r in rows if r["variant"] == CURRENT]
+    if "--only-if-faster" in sys.argv and current and tried[0]["us"] >= min(current):
+        sys.exit("decode_cuda_variants: the fastest configuration (%s, %.2f us) does not beat the Triton candidate "
+                 "(%.2f us) in the same sweep; no variants written" % (tried[0]["variant"], tried[0]["us"], min(current)))
+    for number, row in zip(range(first, first + 2), tried[:2]):
+        stem, note, module, call, config, who = describe(row)
+        note = "%s (%.2f us in the sweep)" % (note, row["us"])
+        path = os.path.join(VARIANTS, "decode_attention__%02d-%s" % (number, stem))
+        with open(path + ".py", "w") as fh:
+            fh.write(TEMPLATE.format(note=note, module=module, call=call, config=config))
+        with open(path + ".note", "w") as fh:
             fh.write(note + "\n")
-        with open(stem + ".who", "w") as fh:
-            fh.write(WHO + "\n")
-        print("wrote", stem + ".py", "-", shape, flush=True)
+        with open(path + ".who", "w") as fh:
+            fh.write(who + "\n")
+        print("wrote", path + ".py", "-", note, flush=True)
 
 
 if __name__ == "__main__":
