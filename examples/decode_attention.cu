@@ -5,17 +5,22 @@
 //   q [Hq, 128], K and V [Hkv, S, 128] (contiguous), out [Hq, 128].
 // Built by examples/cuda_launch.py with nvcc into a cubin and launched through the driver API.
 //
-// Why it is shaped this way (the H200 streams the 128 MiB of K and V in ~32 us; cuDNN takes ~37 us
-// and the two-launch Triton kernel ~35.7 us, so the kernel boundary and the pipeline depth matter,
-// not the arithmetic):
-// - One launch. Grid (chunks, Hkv): a block owns a contiguous chunk of keys of one KV head and all 4
-//   of its query heads, so K and V are read exactly once. The block that finishes a KV head's
-//   chunks last (a per-head ticket counter, reset by that block) combines their partials; there is
-//   no second kernel and no gap between launches inside a CUDA graph.
-// - Every warp runs its own cp.async pipeline over its own keys (STAGES tiles of 16 keys of K and
-//   of V in flight), synchronised with __syncwarp only: no block barrier in the streaming loop.
+// Why it is shaped this way (the H200 streams the 128 MiB of K and V in ~32 us; cuDNN takes ~38 us
+// and the two-launch Triton kernel ~36.4 us, so the kernel boundary, the access order and the tail
+// matter, not the arithmetic):
+// - One launch. Grid (chunks, Hkv): a block owns 1/chunks of the keys of one KV head and all 4 of
+//   its query heads, so K and V are read exactly once. The block that finishes a KV head's chunks
+//   last (a per-head ticket counter, reset by that block) combines their partials, issuing all of
+//   its loads in one round trip; there is no second kernel and no gap between launches inside a
+//   CUDA graph.
+// - Every warp runs its own pipeline over its own keys (STAGES tiles of 16 keys of K and of V in
+//   flight), synchronised with __syncwarp only: no block barrier in the streaming loop. Three ways
+//   to fill a tile are kept, because the H200 measured them equal (bench/gpu/results/decode-cuda-*):
+//   cp.async per thread, the same with a 256-byte L2 prefetch, and cp.async.bulk (TMA) per row.
 //   Shared-memory rows are padded to 272 bytes so that the 8 rows an ldmatrix reads fall in
 //   different banks.
+// - Key order: "interleaved" (step j of every warp of a KV head reads one contiguous window) ran
+//   5% faster than each block walking its own run of keys (thousands of scattered streams).
 // - Tensor cores do both products with the flash-attention fragment trick: S = Q K^T with the 4
 //   query heads as the rows of a 16-row mma (rows 4..15 are zero), and the score fragment is,
 //   element for element, the A fragment of P V, so the probabilities never leave registers.

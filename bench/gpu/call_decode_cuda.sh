@@ -4,7 +4,8 @@
 # configurations beside cuDNN SDPA and the Triton candidate (no hotkernel binary needed); with
 # `loop`, then writes the two fastest correct configurations as variants and runs them through the
 # example loop with hotkernel itself (carried as .carry/hotkernel-bundle.tar.xz): verify, record,
-# keep or revert, three reproductions of n=7. Everything comes back under $OUT.
+# keep or revert, three reproductions of n=7. NCU=0 leaves out the ncu profiles (short on device
+# time). Everything comes back under $OUT.
 set -u
 part=${1:-sweep}
 export PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/triton-cache HOTKERNEL_CUBIN_CACHE=/tmp/cubin
@@ -13,7 +14,7 @@ log nvidia-smi; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,p
 stamp=$(date -u +%Y-%m-%d-%H%M)
 sweep="$OUT/decode-cuda-$stamp.json"
 log check and sweep; timeout 300 python3 bench/gpu/check_decode_cuda.py --out "$sweep" ${SWEEP_ARGS:-} 2>&1 | tee "$OUT/decode-cuda-$stamp.txt"
-if [ -s "$sweep" ]; then
+if [ -s "$sweep" ] && [ "${NCU:-1}" = 1 ]; then
     log "ncu: the fastest CUDA configuration (speed of light, memory, warp states)"
     timeout 120 ncu --clock-control none -k regex:decode_attention --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
@@ -29,7 +30,7 @@ if [ "$part" = loop ] && [ -s "$sweep" ]; then
     stage=/tmp/stage-loop; mkdir -p "$stage/variants"
     export HOTKERNEL_NATIVE_DIR=/tmp/native
     log "ncu: the kept candidate"
-    timeout 90 hotkernel profile --tool ncu --kernel-regex 'decode_attention|_decode_' --launch-count 6 python3 examples/decode_attention_candidate.py > "$OUT/ncu-decode.txt" 2>&1
+    [ "${NCU:-1}" = 1 ] && timeout 90 hotkernel profile --tool ncu --kernel-regex 'decode_attention|_decode_' --launch-count 6 python3 examples/decode_attention_candidate.py > "$OUT/ncu-decode.txt" 2>&1
     tail -25 "$OUT/ncu-decode.txt"
     cp -r results LEADERBOARD.md "$stage/"; cp examples/decode_attention_candidate.py "$stage/"
     cp bench/gpu/variants/decode_attention__"$(printf '%02d' "$first")"-* bench/gpu/variants/decode_attention__"$(printf '%02d' $((first + 1)))"-* "$stage/variants/"
