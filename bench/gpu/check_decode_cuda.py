@@ -4,8 +4,9 @@ several shapes and score ranges, then sweeps its (warps, stages, chunks) configu
 SDPA (the recorded baseline) and the Triton two-launch candidate, all timed by graph replay in one
 run so that the ratios are comparable. Run on the GPU machine:
     python3 bench/gpu/check_decode_cuda.py [--out FILE.json] [--orders interleaved,chunk]
-        [--copies thread,thread-prefetch,bulk] [--chunks 8,16,32] [--triton]
---triton adds the Triton kernels of examples/tuned_kernels.py in the interleaved order.
+        [--copies thread,thread-prefetch,bulk] [--chunks 8,16,32] [--triton] [--stream-phase]
+--triton adds the Triton kernels of examples/tuned_kernels.py in the interleaved order;
+--stream-phase also times every CUDA configuration stopped after its streaming loop.
 """
 import json
 import sys
@@ -100,6 +101,10 @@ def timing():
     for cfg in configs:
         try:
             measure("cuda " + json.dumps(cfg, separators=(",", ":")), lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))
+            if "--stream-phase" in sys.argv:  # how fast this shape streams K and V with no combine at all
+                f = lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c, _stop_after=2)  # noqa: E731
+                print(f"stream     cuda {json.dumps(cfg, separators=(',', ':')):60s} streaming loop only "
+                      f"{sweep.graph_time_us(f, sets):7.2f} us", flush=True)
         except Exception as e:  # e.g. more shared memory than a block may have
             print("decode cuda", cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
     measure("sdpa default (cuDNN), again", sdpa)
