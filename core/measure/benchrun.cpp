@@ -34,19 +34,8 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
         co_return ToolResult::cancelledResult();
 
     PreparedRunner prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), file, python, fresh, timeout, job);
-    struct Cleanup
-    {
-        Session &session;
-        PreparedRunner *runner;
-        bool all = false; // dead workers (failed, timed out, cancelled) always leave the pool
-        ~Cleanup() { MeasureSetup::releaseWorkers(session, {runner}, all); }
-    } cleanup{session, &prepared};
-    try {
-        python = co_await MeasureSetup::confirmedInterpreter(session, python, job);
-    } catch (...) {
-        cleanup.all = true; // workers on an interpreter without torch are of no use to anyone
-        throw;
-    }
+    MeasureSetup::WorkerRelease release(session, {&prepared});
+    python = co_await MeasureSetup::confirmedInterpreter(session, python, job, release);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
 

@@ -103,14 +103,31 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     return prepared;
 }
 
-void releaseWorkers(Session &session, const std::vector<PreparedRunner *> &runners, bool all)
+WorkerRelease::WorkerRelease(Session &session, std::vector<PreparedRunner *> runners)
+    : m_session(session)
+    , m_runners(std::move(runners))
 {
-    for (PreparedRunner *p : runners) {
+}
+
+WorkerRelease::~WorkerRelease()
+{
+    for (PreparedRunner *p : m_runners) {
         if (!p || !p->worker)
             continue;
         p->worker->setJob({});
-        if (all || !p->worker->isAlive())
-            session.workers().discard(p->worker);
+        if (m_dropAll || !p->worker->isAlive())
+            m_session.workers().discard(p->worker);
+    }
+}
+
+QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job,
+                                            WorkerRelease &release)
+{
+    try {
+        co_return co_await confirmedInterpreter(session, python, job);
+    } catch (...) {
+        release.dropAll();
+        throw;
     }
 }
 

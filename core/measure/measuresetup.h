@@ -13,6 +13,7 @@
 #include <QPointer>
 
 #include <memory>
+#include <vector>
 
 namespace hotkernel {
 
@@ -54,8 +55,28 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
 // A fresh runner, or the pool's worker for (role, script) in warm mode; started, not yet ready.
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script, const PythonInfo &python,
                        bool fresh, std::chrono::milliseconds timeout, QPointer<Job> job);
-// After a failure or a cancel: workers that died (or every worker when all is set) leave the pool.
-void releaseWorkers(Session &session, const std::vector<PreparedRunner *> &runners, bool all);
+// Gives the prepared runners' workers back when a measurement ends, however it ends: a worker that
+// died (failed, timed out, cancelled) leaves the pool, and every one does after dropAll().
+class WorkerRelease
+{
+public:
+    WorkerRelease(Session &session, std::vector<PreparedRunner *> runners);
+    ~WorkerRelease();
+    WorkerRelease(const WorkerRelease &) = delete;
+    WorkerRelease &operator=(const WorkerRelease &) = delete;
+
+    void dropAll() { m_dropAll = true; }
+
+private:
+    Session &m_session;
+    std::vector<PreparedRunner *> m_runners;
+    bool m_dropAll = false;
+};
+
+// confirmedInterpreter for workers already starting on python: when it cannot import torch, they
+// are of no use to anyone, and release drops them all before the UserError goes on.
+QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job,
+                                            WorkerRelease &release);
 
 // The GPU snapshot plus warnings about other processes on it (our own workers are left out).
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings);

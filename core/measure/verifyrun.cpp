@@ -99,20 +99,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     // Both start now and import torch in parallel; the GPU snapshot overlaps with that too.
     b.prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh, o.timeout, job);
     c.prepared = MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh, o.timeout, job);
-    const std::vector<PreparedRunner *> prepared{&b.prepared, &c.prepared};
-    struct Cleanup
-    {
-        Session &session;
-        std::vector<PreparedRunner *> runners;
-        bool all = false; // dead workers (failed, timed out, cancelled) always leave the pool
-        ~Cleanup() { MeasureSetup::releaseWorkers(session, runners, all); }
-    } cleanup{session, prepared};
-    try {
-        python = co_await MeasureSetup::confirmedInterpreter(session, python, job);
-    } catch (...) {
-        cleanup.all = true; // workers on an interpreter without torch are of no use to anyone
-        throw;
-    }
+    MeasureSetup::WorkerRelease release(session, {&b.prepared, &c.prepared});
+    python = co_await MeasureSetup::confirmedInterpreter(session, python, job, release);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
 
