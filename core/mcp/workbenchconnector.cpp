@@ -61,26 +61,22 @@ void WorkbenchConnector::attempt()
     auto *timeout = new QTimer(socket);
     timeout->setSingleShot(true);
     connect(socket, &QLocalSocket::connected, this, [this, socket] { succeed(socket); });
-    connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] {
-        if (m_socket != socket)
-            return;
-        const QString reason = socket->errorString();
-        m_socket = nullptr;
-        socket->disconnect(this);
-        socket->deleteLater();
-        attemptFailed(reason);
-    });
-    connect(timeout, &QTimer::timeout, this, [this, socket] {
-        if (m_socket != socket)
-            return;
-        m_socket = nullptr;
-        socket->disconnect(this);
-        socket->abort();
-        socket->deleteLater();
-        attemptFailed(tr("no answer within %1 ms").arg(AttemptTimeoutMs));
-    });
+    connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] { abandon(socket, socket->errorString()); });
+    connect(timeout, &QTimer::timeout, this,
+            [this, socket] { abandon(socket, tr("no answer within %1 ms").arg(AttemptTimeoutMs)); });
     timeout->start(AttemptTimeoutMs);
     socket->connectToServer(m_name);
+}
+
+void WorkbenchConnector::abandon(QLocalSocket *socket, const QString &reason)
+{
+    if (m_socket != socket)
+        return; // an attempt already settled
+    m_socket = nullptr;
+    socket->disconnect(this);
+    socket->abort();
+    socket->deleteLater();
+    attemptFailed(reason);
 }
 
 void WorkbenchConnector::attemptFailed(const QString &reason)

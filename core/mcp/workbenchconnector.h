@@ -30,6 +30,8 @@ Q_SIGNALS:
 
 private:
     void attempt();
+    // Ends the attempt on socket (unless it already settled) and retries or gives up.
+    void abandon(QLocalSocket *socket, const QString &reason);
     void attemptFailed(const QString &reason);
     void succeed(QLocalSocket *socket);
 
