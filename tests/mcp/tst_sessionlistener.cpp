@@ -78,6 +78,14 @@ struct Workbench
             QTest::qWait(10);
     }
 
+    // Starts the listener and waits for its socket: false when it was not listening within 5 s.
+    bool listen()
+    {
+        QSignalSpy listening(listener.get(), &SessionListener::listening);
+        listener->start();
+        return QTest::qWaitFor([&] { return listening.size() == 1; }, 5000);
+    }
+
     QList<Job *> jobsOf(const QString &client) const
     {
         QList<Job *> found;
@@ -275,9 +283,7 @@ private Q_SLOTS:
         // `printf ... | hotkernel mcp`: stdin is at end of file right after the requests.
         QTemporaryDir dir;
         Workbench bench(dir.path());
-        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
-        bench.listener->start();
-        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QVERIFY(bench.listen());
         Agent agent(dir.path(), QStringLiteral("piped"));
         agent.initialize();
         const int list = agent.request("tools/list");
@@ -296,10 +302,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         Workbench bench(dir.path());
-        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
         QSignalSpy attached(bench.listener.get(), &SessionListener::clientAttached);
-        bench.listener->start();
-        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QVERIFY(bench.listen());
         Agent a(dir.path(), QStringLiteral("tester-a"));
         Agent b(dir.path(), QStringLiteral("tester-b"));
         a.initialize();
@@ -329,9 +333,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         Workbench bench(dir.path());
-        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
-        bench.listener->start();
-        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QVERIFY(bench.listen());
         Job *windowJob =
             bench.session.start(QStringLiteral("test_sleep"), Json::object(), QStringLiteral("window"));
         QPointer<Job> windowJobAlive = windowJob;
@@ -366,9 +368,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         Workbench bench(dir.path());
-        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
-        bench.listener->start();
-        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QVERIFY(bench.listen());
         Agent agent(dir.path(), QStringLiteral("tester-d"));
         agent.initialize();
         WAIT_REPLY(agent, 1, init);
@@ -389,10 +389,8 @@ private Q_SLOTS:
         const QString path = SessionListener::socketName(bench.session.workDir().root());
         QVERIFY(makeStaleSocket(path));
         QVERIFY(QFileInfo::exists(path));
-        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
         QSignalSpy failed(bench.listener.get(), &SessionListener::listenFailed);
-        bench.listener->start();
-        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QVERIFY(bench.listen());
         QCOMPARE(failed.size(), 0);
 
         // A second workbench on the same directory must not take the live socket over.
@@ -433,10 +431,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         Workbench bench(dir.path());
-        QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
         QSignalSpy attached(bench.listener.get(), &SessionListener::clientAttached);
-        bench.listener->start();
-        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QVERIFY(bench.listen());
         Agent agent(dir.path(), QStringLiteral("solo"), {QStringLiteral("--headless")});
         agent.initialize();
         const int list = agent.request("tools/list");

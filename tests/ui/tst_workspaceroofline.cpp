@@ -38,6 +38,16 @@ KernelTable parseFixture(const QString &name)
     return KernelReportParser::parse(f.readAll(), f.fileName());
 }
 
+KernelStat kernelStat(const char *name, double avgNs, double dramBytes, double flops)
+{
+    KernelStat k;
+    k.name = QString::fromLatin1(name);
+    k.avgNs = avgNs;
+    k.dramBytes = dramBytes;
+    k.flops = flops;
+    return k;
+}
+
 bool near(double actual, double expected, double relative = 1e-9)
 {
     return std::abs(actual / expected - 1.0) < relative;
@@ -150,27 +160,11 @@ private Q_SLOTS:
     {
         KernelTable t;
         t.source = QStringLiteral("ncu-raw");
-        KernelStat copy; // a pure copy: bytes but no FLOPs
-        copy.name = QStringLiteral("copy");
-        copy.avgNs = 1000;
-        copy.dramBytes = 1e6;
-        copy.flops = 0;
-        KernelStat gemm;
-        gemm.name = QStringLiteral("gemm");
-        gemm.avgNs = 1000;
-        gemm.dramBytes = 1e6;
-        gemm.flops = 1e9;
+        const KernelStat copy = kernelStat("copy", 1000, 1e6, 0); // a pure copy: bytes but no FLOPs
+        KernelStat gemm = kernelStat("gemm", 1000, 1e6, 1e9);
         gemm.tensorPipeUsed = true;
-        KernelStat broken;
-        broken.name = QStringLiteral("broken");
-        broken.avgNs = 1000;
-        broken.dramBytes = std::numeric_limits<double>::quiet_NaN();
-        broken.flops = 1e6;
-        KernelStat good;
-        good.name = QStringLiteral("good");
-        good.avgNs = 2000;
-        good.dramBytes = 4e6;
-        good.flops = 8e6;
+        const KernelStat broken = kernelStat("broken", 1000, std::numeric_limits<double>::quiet_NaN(), 1e6);
+        const KernelStat good = kernelStat("good", 2000, 4e6, 8e6);
         t.kernels = {copy, gemm, broken, good};
         RooflineData data;
         QCOMPARE(Roofline::addKernelPoints(data, t), 1);
