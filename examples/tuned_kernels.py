@@ -140,19 +140,24 @@ def _decode_combine_kernel(m_ptr, l_ptr, acc_ptr, o_ptr, N_SPLITS: tl.constexpr,
 DECODE_CONFIG = dict(n_splits=32, BLOCK_N=64, num_warps=8, num_stages=3)
 
 
-def decode_attention(q, k, v, config=None):
-    """q [B=1, Hq, 1, D], k/v [1, Hkv, S, D] contiguous; returns [1, Hq, 1, D] like SDPA with GQA."""
+def _decode_setup(q, k, config):
+    """What both decode launches share: the config, the shapes, the split partials (m, l, acc),
+    the output and the softmax scale in log2 units."""
     cfg = dict(DECODE_CONFIG if config is None else config)
     _, hq, _, dim = q.shape
     _, hkv, seq, _ = k.shape
-    group = hq // hkv
     n_splits = cfg["n_splits"]
     assert seq % n_splits == 0 and (seq // n_splits) % cfg["BLOCK_N"] == 0
     m = torch.empty(hq * n_splits, device=q.device, dtype=torch.float32)
-    l = torch.empty_like(m)
-    acc = torch.empty(hq * n_splits, dim, device=q.device, dtype=torch.float32)
-    o = torch.empty_like(q)
+    partials = (m, torch.empty_like(m), torch.empty(hq * n_splits, dim, device=q.device, dtype=torch.float32))
     scale_log2 = (1.0 / dim ** 0.5) * 1.4426950408889634
+    return cfg, (hq, hkv, seq, dim, hq // hkv), partials, torch.empty_like(q), scale_log2
+
+
+def decode_attention(q, k, v, config=None):
+    """q [B=1, Hq, 1, D], k/v [1, Hkv, S, D] contiguous; returns [1, Hq, 1, D] like SDPA with GQA."""
+    cfg, (hq, hkv, seq, dim, group), (m, l, acc), o, scale_log2 = _decode_setup(q, k, config)
+    n_splits = cfg["n_splits"]
     _decode_partial_kernel[(hkv, n_splits)](q, k, v, m, l, acc, scale_log2, seq, seq // n_splits,
                                             GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
                                             BLOCK_N=cfg["BLOCK_N"], D=dim, INTERLEAVED=bool(cfg.get("interleaved", False)),
@@ -200,24 +205,16 @@ _decode_counters = {}
 
 def decode_attention_fused(q, k, v, config=None):
     """decode_attention in one launch; the per-KV-head counters live across calls (zeroed once)."""
-    cfg = dict(DECODE_CONFIG if config is None else config)
-    _, hq, _, dim = q.shape
-    _, hkv, seq, _ = k.shape
-    group = hq // hkv
+    cfg, (hq, hkv, seq, dim, group), (m, l, acc), o, scale_log2 = _decode_setup(q, k, config)
     n_splits = cfg["n_splits"]
-    assert seq % n_splits == 0 and (seq // n_splits) % cfg["BLOCK_N"] == 0
     key = (q.device, hkv)
     if key not in _decode_counters:
         _decode_counters[key] = torch.zeros(hkv, device=q.device, dtype=torch.int32)
-    m = torch.empty(hq * n_splits, device=q.device, dtype=torch.float32)
-    l = torch.empty_like(m)
-    acc = torch.empty(hq * n_splits, dim, device=q.device, dtype=torch.float32)
-    o = torch.empty_like(q)
-    scale_log2 = (1.0 / dim ** 0.5) * 1.4426950408889634
     _decode_fused_kernel[(hkv, n_splits)](q, k, v, m, l, acc, o, _decode_counters[key], scale_log2, seq,
                                           seq // n_splits, GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
                                           BLOCK_N=cfg["BLOCK_N"], D=dim, N_SPLITS=n_splits,
-                                          INTERLEAVED=bool(cfg.get("interleaved", False)), num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+                                          INTERLEAVED=bool(cfg.get("interleaved", False)),
+                                          num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     return o
 
 
