@@ -150,14 +150,18 @@ enum class Copy { per_thread, per_thread_prefetch, bulk };
 
 // stop_after values other than 0 (run to the end) are for measuring the phases only
 // (bench/gpu/check_decode_cuda.py); candidates always run to the end.
-constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2;
+constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2, kStreamOnly = 3;
+
+// How a KV head's keys are dealt to its blocks and warps (decode_attention_cuda.py names them);
+// 1 is interleaved.
+constexpr int kOrderChunk = 0, kOrderStaggered = 2;
 
 template <int WARPS, int STAGES, Copy COPY>
 __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__restrict__ q,
                                                       const __nv_bfloat16 *__restrict__ k,
                                                       const __nv_bfloat16 *__restrict__ v, Partial partial,
                                                       int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out,
-                                                      int seq, float scale_log2, bool interleaved, int stop_after)
+                                                      int seq, float scale_log2, int order, int stop_after)
 {
     extern __shared__ __align__(16) unsigned char shared[];
     __shared__ int ticket;
@@ -171,9 +175,14 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     // keys; interleaved, step j of all blocks and warps of a KV head covers one contiguous window
     // (tile (j * chunks + chunk) * WARPS + warp), so the whole grid streams through a few narrow
     // address windows instead of thousands of scattered ones.
+    // Staggered is interleaved with KV head h starting its walk h/Hkv of the way along its keys (and
+    // wrapping), so that the heads' windows do not sit at the same offset of their 8 MiB regions.
+    const int rotation = order == kOrderStaggered ? kv_head * tiles / int(gridDim.y) : 0;
     const auto first_key_of_tile = [&](int j) -> size_t {
-        return interleaved ? size_t((j * chunks + chunk) * WARPS + warp) * kTileKeys
-                           : size_t(chunk) * (seq / chunks) + size_t(warp) * keys_per_warp + size_t(j) * kTileKeys;
+        if (order == kOrderChunk)
+            return size_t(chunk) * (seq / chunks) + size_t(warp) * keys_per_warp + size_t(j) * kTileKeys;
+        const int step = (j + rotation) % tiles;
+        return size_t((step * chunks + chunk) * WARPS + warp) * kTileKeys;
     };
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
@@ -265,6 +274,11 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
             __syncwarp();  // every lane's copies of tile i are visible to the whole warp
         }
         const uint32_t slot = warp_base + (i % STAGES) * kStageBytes;
+        if (stop_after == kStreamOnly) {  // the copies alone: how fast this shape can stream at all
+            l_run += float(warp_shared[(i % STAGES) * kStageBytes + lane]);
+            __syncwarp();
+            continue;
+        }
 
         float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};  // keys 0-7, keys 8-15
 #pragma unroll
@@ -307,7 +321,7 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     copy_async_wait<0>();
     l_run += __shfl_xor_sync(0xffffffffu, l_run, 1);
     l_run += __shfl_xor_sync(0xffffffffu, l_run, 2);
-    if (stop_after == kStopAfterStreaming) {
+    if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
         if (l_run < 0.f)  // never: keeps the loop's results alive for the measurement
             out[threadIdx.x] = __float2bfloat16(o[0][0]);
         return;
@@ -446,10 +460,10 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
         NAME##_w##WARPS##_s##STAGES(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k, \
                                     const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml,     \
                                     int *tickets, __nv_bfloat16 *out, int seq, float scale_log2,             \
-                                    int interleaved, int stop_after)                                         \
+                                    int order, int stop_after)                                               \
     {                                                                                                        \
         decode_attention_body<WARPS, STAGES, COPY>(q, k, v, Partial{part_acc, part_ml}, tickets, out, seq,  \
-                                                   scale_log2, interleaved != 0, stop_after);                \
+                                                   scale_log2, order, stop_after);                           \
     }
 
 #define HOTKERNEL_DECODE_ATTENTION_ALL(WARPS, STAGES)                                                      \

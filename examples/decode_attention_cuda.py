@@ -15,12 +15,13 @@ _tickets = {}
 
 # Warps per block, pipeline stages per warp, chunks (blocks) per KV head, and the order in which a
 # block's warps walk the keys: "chunk" (each block one run of consecutive keys; the default, as
-# first recorded) or "interleaved" (step j of every block of a KV head reads one contiguous window).
+# first recorded), "interleaved" (step j of every block of a KV head reads one contiguous window) or
+# "staggered" (interleaved, with KV head h starting h/Hkv of the way along its keys).
 # How tiles reach shared memory: "thread" (cp.async, 16 bytes per thread; the default, as first
 # recorded), "thread-prefetch" (the same with a 256-byte L2 prefetch) or "bulk" (cp.async.bulk, the
 # TMA engine, one row per lane). Chosen by the H200 sweep in bench/gpu/check_decode_cuda.py.
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
-_ORDERS = {"chunk": 0, "interleaved": 1}
+_ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk"}
 
 
@@ -44,7 +45,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     """q [1, Hq, 1, 128], k and v [1, Hkv, S, 128] bf16 with Hq = 4 Hkv -> [1, Hq, 1, 128], like SDPA with GQA.
 
     _stop_after is for measuring the kernel's phases only (1: skip the final combine, 2: stop after
-    the streaming loop); the output is then garbage."""
+    the streaming loop, 3: the streaming loop's copies alone, no arithmetic); the output is then garbage."""
     cfg = dict(DECODE_CUDA_CONFIG if config is None else config)
     warps, stages, chunks, order = cfg["warps"], cfg["stages"], cfg["chunks"], cfg.get("order", "chunk")
     copy = cfg.get("copy", "thread")

@@ -78,14 +78,16 @@ def gemv(w, x, config=None):
 # --- decode attention (one query token, GQA): split-KV partials, then a combine --------------
 @triton.jit
 def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, kv_head, split,
-                  N_SPLITS, GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
-                  INTERLEAVED: tl.constexpr = False):
+                  N_SPLITS, head_rotation, GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr,
+                  D: tl.constexpr, INTERLEAVED: tl.constexpr = False, STAGGER: tl.constexpr = False):
     """One split of one KV head: online softmax over its keys, for the GROUP query heads at once
     (one tl.dot of BLOCK_H rows); stores the split's running max, sum and unnormalised output.
 
     A split is `chunk` consecutive keys, or with INTERLEAVED the blocks split, split + N_SPLITS, ...
     of BLOCK_N keys: then step j of all splits of a KV head reads one contiguous window, which the
-    CUDA version measured 5% faster than thousands of scattered streams (bench/gpu/results/)."""
+    CUDA version measured 5% faster than thousands of scattered streams (bench/gpu/results/).
+    With STAGGER, KV head h starts its walk h * head_rotation steps in (and wraps), so that the
+    heads' windows do not sit at the same offset of their regions."""
     h = tl.arange(0, BLOCK_H)
     hmask = h < GROUP
     d = tl.arange(0, D)
@@ -95,7 +97,12 @@ def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_le
     acc = tl.zeros((BLOCK_H, D), dtype=tl.float32)
     base = kv_head.to(tl.int64) * seq_len * D
     start = split * chunk
-    for j in range(0, chunk // BLOCK_N):
+    steps = chunk // BLOCK_N
+    for i in range(0, steps):
+        if STAGGER:
+            j = (i + kv_head * head_rotation) % steps
+        else:
+            j = i
         if INTERLEAVED:
             n = (j * N_SPLITS + split) * BLOCK_N
         else:
@@ -118,10 +125,11 @@ def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_le
 
 @triton.jit
 def _decode_partial_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk,
-                           GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
-                           INTERLEAVED: tl.constexpr):
+                           head_rotation, GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr,
+                           D: tl.constexpr, INTERLEAVED: tl.constexpr, STAGGER: tl.constexpr):
     _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, tl.program_id(0),
-                  tl.program_id(1), tl.num_programs(1), GROUP, BLOCK_H, BLOCK_N, D, INTERLEAVED)
+                  tl.program_id(1), tl.num_programs(1), head_rotation, GROUP, BLOCK_H, BLOCK_N, D, INTERLEAVED,
+                  STAGGER)
 
 
 @triton.jit
@@ -138,6 +146,11 @@ def _decode_combine_kernel(m_ptr, l_ptr, acc_ptr, o_ptr, N_SPLITS: tl.constexpr,
 
 
 DECODE_CONFIG = dict(n_splits=32, BLOCK_N=64, num_warps=8, num_stages=3)
+
+
+def _head_rotation(cfg, seq, hkv):
+    """Steps by which each KV head's walk is rotated with the `stagger` option (0 without it)."""
+    return (seq // cfg["n_splits"] // cfg["BLOCK_N"]) // hkv if cfg.get("stagger") else 0
 
 
 def _decode_setup(q, k, config):
@@ -159,8 +172,10 @@ def decode_attention(q, k, v, config=None):
     cfg, (hq, hkv, seq, dim, group), (m, l, acc), o, scale_log2 = _decode_setup(q, k, config)
     n_splits = cfg["n_splits"]
     _decode_partial_kernel[(hkv, n_splits)](q, k, v, m, l, acc, scale_log2, seq, seq // n_splits,
-                                            GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
-                                            BLOCK_N=cfg["BLOCK_N"], D=dim, INTERLEAVED=bool(cfg.get("interleaved", False)),
+                                            _head_rotation(cfg, seq, hkv), GROUP=group,
+                                            BLOCK_H=max(16, triton.next_power_of_2(group)), BLOCK_N=cfg["BLOCK_N"],
+                                            D=dim, INTERLEAVED=bool(cfg.get("interleaved", False)),
+                                            STAGGER=bool(cfg.get("stagger", False)),
                                             num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     _decode_combine_kernel[(hq,)](m, l, acc, o, N_SPLITS=n_splits, D=dim, num_warps=4)
     return o
@@ -172,10 +187,10 @@ def decode_attention(q, k, v, config=None):
 @triton.jit
 def _decode_fused_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, o_ptr, count_ptr, scale_log2, seq_len, chunk,
                          GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, D: tl.constexpr,
-                         N_SPLITS: tl.constexpr, INTERLEAVED: tl.constexpr):
+                         N_SPLITS: tl.constexpr, INTERLEAVED: tl.constexpr, STAGGER: tl.constexpr, head_rotation):
     kv_head = tl.program_id(0)
     _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, kv_head, tl.program_id(1),
-                  N_SPLITS, GROUP, BLOCK_H, BLOCK_N, D, INTERLEAVED)
+                  N_SPLITS, head_rotation, GROUP, BLOCK_H, BLOCK_N, D, INTERLEAVED, STAGGER)
     h = tl.arange(0, BLOCK_H)
     hmask = h < GROUP
     d = tl.arange(0, D)
@@ -214,6 +229,8 @@ def decode_attention_fused(q, k, v, config=None):
                                           seq // n_splits, GROUP=group, BLOCK_H=max(16, triton.next_power_of_2(group)),
                                           BLOCK_N=cfg["BLOCK_N"], D=dim, N_SPLITS=n_splits,
                                           INTERLEAVED=bool(cfg.get("interleaved", False)),
+                                          STAGGER=bool(cfg.get("stagger", False)),
+                                          head_rotation=_head_rotation(cfg, seq, hkv),
                                           num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
     return o
 
