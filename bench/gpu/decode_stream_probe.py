@@ -13,6 +13,7 @@ Probes read K and V tile by tile exactly as a decode kernel would, with no atten
                      grid reads one window of K and one of V, and P can be any multiple of the SMs
 Run on the GPU machine: python3 bench/gpu/decode_stream_probe.py [--out FILE.json]
 """
+import ctypes
 import json
 import sys
 
@@ -24,7 +25,8 @@ import triton.language as tl
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import sweep  # noqa: E402
 import check_decode_cuda as cdc  # noqa: E402
-import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the path)
+import cuda_launch  # noqa: E402  (sweep put examples/ on the path)
+import decode_attention_cuda as dac  # noqa: E402
 
 HQ, HKV, S, D = 32, 8, 32768, 128
 KV_BYTES = 2 * HKV * S * D * 2
@@ -87,6 +89,37 @@ def probe_sweep(programs, block_n, warps, stages):
     return run
 
 
+class _ClusterDim(ctypes.Structure):
+    _fields_ = [("x", ctypes.c_uint), ("y", ctypes.c_uint), ("z", ctypes.c_uint), ("pad", ctypes.c_char * 52)]
+
+
+class _LaunchAttribute(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", _ClusterDim)]
+
+
+class _LaunchConfig(ctypes.Structure):
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared", ctypes.c_uint),
+                ("stream", ctypes.c_void_p), ("attrs", ctypes.POINTER(_LaunchAttribute)), ("n_attrs", ctypes.c_uint)]
+
+
+def max_active_clusters(name, warps, shared_bytes, cluster):
+    """How many clusters of `cluster` blocks of this CUDA decode kernel the card can hold at once (the
+    GPCs bound it: a cluster lives in one). Tells whether a cluster per KV head could combine over
+    distributed shared memory in one wave."""
+    driver = cuda_launch._cuda()
+    function = dac._module().function(name)
+    _CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, _CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 14, 4
+    driver.cuFuncSetAttribute(function, 8, shared_bytes)
+    if cluster > 8:
+        driver.cuFuncSetAttribute(function, _CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
+    attr = _LaunchAttribute(id=_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, value=_ClusterDim(x=cluster, y=1, z=1))
+    config = _LaunchConfig(grid=(ctypes.c_uint * 3)(16, HKV, 1), block=(ctypes.c_uint * 3)(32 * warps, 1, 1),
+                           shared=shared_bytes, stream=None, attrs=ctypes.pointer(attr), n_attrs=1)
+    count = ctypes.c_int(-1)
+    status = driver.cuOccupancyMaxActiveClusters(ctypes.byref(count), function, ctypes.byref(config))
+    return count.value if status == 0 else "error %d" % status
+
+
 def timed(sets, kind, name, f):
     us = sweep.graph_time_us(f, sets)
     gbs = KV_BYTES / (us * 1e-6) / 1e9
@@ -139,6 +172,11 @@ def main():
             for stop, what in ((3, "copies only"), (2, "streaming loop only"), (1, "without the final combine")):
                 f = lambda q, k, v, c=cfg, st=stop: dac.decode_attention_cuda(q, k, v, c, _stop_after=st)  # noqa: E731
                 print(f"phases   {label:64s} {what:26s} {sweep.graph_time_us(f, sets):7.2f} us", flush=True)
+    for warps, stages in ((8, 2), (4, 3)):
+        for cluster in (2, 4, 8, 16):
+            print(f"clusters decode_attention_w{warps}_s{stages} cluster {cluster}: at most "
+                  f"{max_active_clusters('decode_attention_w%d_s%d' % (warps, stages), warps, warps * stages * dac._STAGE_BYTES, cluster)}"
+                  " active at once", flush=True)
     measure("sdpa default (cuDNN), again", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
 
     if "--out" in sys.argv:
