@@ -143,7 +143,29 @@ __device__ __forceinline__ uint32_t pack_bf16(float low, float high)
 struct Partial {
     float *acc;  // [Hkv * chunks * 4][128]
     float2 *ml;  // [Hkv * chunks * 4]: (m, l)
+    // The tagged combine: Hkv epoch words, padded to 32, then [Hkv * chunks * 4][130] words of
+    // (epoch + 1) << 32 | value bits: acc[128], m, l.
+    uint64_t *tagged;
 };
+
+// The tagged combine (combine = 1) replaces write, fence, ticket and read (three L2 round trips on
+// the tail that no streaming hides) with one store and a poll: every value a block publishes
+// carries the call's epoch in the same 64-bit word, so the combining block knows each one is this
+// call's without any fence or counter, and the epoch, kept beside the values, moves on once per call.
+constexpr int kTaggedRow = 130, kEpochWords = 32;
+
+__device__ __forceinline__ void store_tagged(uint64_t *p, uint32_t tag, float value)
+{
+    const uint64_t word = (uint64_t(tag) << 32) | __float_as_uint(value);
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(word) : "memory");
+}
+
+__device__ __forceinline__ uint64_t load_tagged(const uint64_t *p)
+{
+    uint64_t word;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(p) : "memory");
+    return word;
+}
 
 // cp.async 16 bytes per thread (optionally with a 256-byte L2 prefetch), or cp.async.bulk per row.
 enum class Copy { per_thread, per_thread_prefetch, bulk };
@@ -161,7 +183,8 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
                                                       const __nv_bfloat16 *__restrict__ k,
                                                       const __nv_bfloat16 *__restrict__ v, Partial partial,
                                                       int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out,
-                                                      int seq, float scale_log2, int order, int stop_after)
+                                                      int seq, float scale_log2, int order, int combine,
+                                                      int stop_after)
 {
     extern __shared__ __align__(16) unsigned char shared[];
     __shared__ int ticket;
@@ -184,6 +207,8 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
         const int step = (j + rotation) % tiles;
         return size_t((step * chunks + chunk) * WARPS + warp) * kTileKeys;
     };
+    // This call's tag for the tagged combine; read now, used after the stream.
+    const uint32_t tag = combine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
     unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
@@ -362,25 +387,49 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
             acc.z += a.z * f;
             acc.w += a.w * f;
         }
+        if (combine) {
+            uint64_t *row = partial.tagged + kEpochWords + (part_row + h) * kTaggedRow;
+            store_tagged(row + d, tag, acc.x);
+            store_tagged(row + d + 1, tag, acc.y);
+            store_tagged(row + d + 2, tag, acc.z);
+            store_tagged(row + d + 3, tag, acc.w);
+            if (d == 0) {
+                store_tagged(row + kDim, tag, m);
+                store_tagged(row + kDim + 1, tag, l);
+            }
+            continue;
+        }
         *reinterpret_cast<float4 *>(partial.acc + (part_row + h) * kDim + d) = acc;
         if (d == 0)
             partial.ml[part_row + h] = make_float2(m, l);
     }
 
-    // The last block of this KV head to finish combines all chunks (threadFenceReduction pattern).
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        ticket = atomicAdd(tickets + kv_head, 1);
-    __syncthreads();
-    if (ticket != chunks - 1)
-        return;
-    if (stop_after == kStopBeforeCombine) {
+    if (combine) {
+        // The last block of the KV head (the last one dispatched) combines, polling for this call's
+        // tag on every value it reads.
+        if (chunk != chunks - 1)
+            return;
+        if (stop_after == kStopBeforeCombine) {  // still moves the epoch on: no later call may take these values
+            if (threadIdx.x == 0)
+                store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));
+            return;
+        }
+    } else {
+        // The last block of this KV head to finish combines all chunks (threadFenceReduction pattern).
+        __threadfence();
+        __syncthreads();
         if (threadIdx.x == 0)
-            tickets[kv_head] = 0;
-        return;
+            ticket = atomicAdd(tickets + kv_head, 1);
+        __syncthreads();
+        if (ticket != chunks - 1)
+            return;
+        if (stop_after == kStopBeforeCombine) {
+            if (threadIdx.x == 0)
+                tickets[kv_head] = 0;
+            return;
+        }
+        __threadfence();
     }
-    __threadfence();
     // One round trip to L2: every thread issues all of its loads before using any. With 8 warps two
     // threads share an output, each taking every other chunk, and merge by a shuffle.
     constexpr int kOutputs = kGroup * kDim / 4;  // float4 outputs of a KV head
@@ -400,8 +449,29 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
             for (int j = 0; j < kBatch; ++j) {
                 const int c = c0 + j * kParts;
                 const size_t row = head_row + size_t(min(c, chunks - 1)) * kGroup + h;
-                ml[j] = __ldcg(partial.ml + row);
-                a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
+                if (combine) {
+                    const uint64_t *tagged = partial.tagged + kEpochWords + row * kTaggedRow;
+                    uint64_t w[6];
+                    bool ready;
+                    do {  // all six loads in flight at once; again until each carries this call's tag
+                        w[0] = load_tagged(tagged + d);
+                        w[1] = load_tagged(tagged + d + 1);
+                        w[2] = load_tagged(tagged + d + 2);
+                        w[3] = load_tagged(tagged + d + 3);
+                        w[4] = load_tagged(tagged + kDim);
+                        w[5] = load_tagged(tagged + kDim + 1);
+                        ready = true;
+#pragma unroll
+                        for (int x = 0; x < 6; ++x)
+                            ready = ready && uint32_t(w[x] >> 32) == tag;
+                    } while (!ready);
+                    a[j] = make_float4(__uint_as_float(uint32_t(w[0])), __uint_as_float(uint32_t(w[1])),
+                                       __uint_as_float(uint32_t(w[2])), __uint_as_float(uint32_t(w[3])));
+                    ml[j] = make_float2(__uint_as_float(uint32_t(w[4])), __uint_as_float(uint32_t(w[5])));
+                } else {
+                    ml[j] = __ldcg(partial.ml + row);
+                    a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
+                }
                 if (c >= chunks)
                     ml[j] = make_float2(-INFINITY, 0.f);  // weight exp2(-inf) = 0
             }
@@ -447,8 +517,13 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
             *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
         }
     }
-    if (threadIdx.x == 0)
+    if (combine) {
+        __syncthreads();  // every thread has read this call's values
+        if (threadIdx.x == 0)
+            store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));  // the next call's tag is tag + 1
+    } else if (threadIdx.x == 0) {
         tickets[kv_head] = 0;  // ready for the next call on this stream
+    }
 }
 
 }  // namespace
@@ -459,11 +534,11 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                                 \
         NAME##_w##WARPS##_s##STAGES(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k, \
                                     const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml,     \
-                                    int *tickets, __nv_bfloat16 *out, int seq, float scale_log2,             \
-                                    int order, int stop_after)                                               \
+                                    uint64_t *tagged, int *tickets, __nv_bfloat16 *out, int seq,             \
+                                    float scale_log2, int order, int combine, int stop_after)                \
     {                                                                                                        \
-        decode_attention_body<WARPS, STAGES, COPY>(q, k, v, Partial{part_acc, part_ml}, tickets, out, seq,  \
-                                                   scale_log2, order, stop_after);                           \
+        decode_attention_body<WARPS, STAGES, COPY>(q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, \
+                                                   seq, scale_log2, order, combine, stop_after);             \
     }
 
 #define HOTKERNEL_DECODE_ATTENTION_ALL(WARPS, STAGES)                                                      \

@@ -20,9 +20,15 @@ _tickets = {}
 # How tiles reach shared memory: "thread" (cp.async, 16 bytes per thread; the default, as first
 # recorded), "thread-prefetch" (the same with a 256-byte L2 prefetch) or "bulk" (cp.async.bulk, the
 # TMA engine, one row per lane). Chosen by the H200 sweep in bench/gpu/check_decode_cuda.py.
+# How the chunks of a KV head are combined: "ticket" (the last block to take a ticket reads every
+# chunk's partial; the default, as first recorded) or "tagged" (every published value carries the
+# call's epoch, and the head's last block polls for them: no fence and no counter on the tail).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk"}
+_COMBINES = {"ticket": 0, "tagged": 1}
+_TAGGED_ROW, _EPOCH_WORDS = 130, 32  # decode_attention.cu: kTaggedRow, kEpochWords
+_tagged = {}
 
 
 def _module():
@@ -41,6 +47,15 @@ def _ticket_counters(device, kv_heads):
     return _tickets[key]
 
 
+def _tagged_partials(device, kv_heads, chunks):
+    """The tagged combine's epochs and values, which live across calls: one set per stream and shape.
+    Epochs and values are one allocation, so that nothing can reset one without the other."""
+    key = (device, torch.cuda.current_stream(device).cuda_stream, kv_heads, chunks)
+    if key not in _tagged:
+        _tagged[key] = torch.zeros(_EPOCH_WORDS + kv_heads * chunks * 4 * _TAGGED_ROW, device=device, dtype=torch.int64)
+    return _tagged[key]
+
+
 def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     """q [1, Hq, 1, 128], k and v [1, Hkv, S, 128] bf16 with Hq = 4 Hkv -> [1, Hq, 1, 128], like SDPA with GQA.
 
@@ -53,6 +68,9 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         raise ValueError("order must be one of %s, not %r" % (sorted(_ORDERS), order))
     if copy not in _COPIES:
         raise ValueError("copy must be one of %s, not %r" % (sorted(_COPIES), copy))
+    combine = cfg.get("combine", "ticket")
+    if combine not in _COMBINES:
+        raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
     if (warps, stages) not in _BUILT:
         raise ValueError("decode_attention_cuda has no kernel for %d warps x %d stages (built: %s)"
                          % (warps, stages, sorted(_BUILT)))
@@ -61,6 +79,8 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
                          % (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
     _, hq, _, dim = q.shape
     _, hkv, seq, _ = k.shape
+    if hkv > _EPOCH_WORDS:
+        raise ValueError("decode_attention_cuda handles at most %d KV heads (got %d)" % (_EPOCH_WORDS, hkv))
     if dim != 128 or k.shape[3] != 128 or hq != 4 * hkv:
         raise ValueError("decode_attention_cuda handles head dim 128 and 4 query heads per KV head (got D %d, "
                          "Hq %d, Hkv %d)" % (dim, hq, hkv))
@@ -69,12 +89,16 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         raise ValueError("S = %d is not a multiple of chunks x warps x 16 = %d" % (seq, keys_per_step))
     if any(t.dtype != torch.bfloat16 for t in (q, k, v)) or not all(t.is_contiguous() for t in (q, k, v)):
         raise ValueError("decode_attention_cuda wants contiguous bf16 q, k and v")
-    part_acc = torch.empty(hkv * chunks * 4 * dim, device=q.device, dtype=torch.float32)
-    part_ml = torch.empty(hkv * chunks * 4 * 2, device=q.device, dtype=torch.float32)
+    if combine == "tagged":
+        part_acc = part_ml = tagged = _tagged_partials(q.device, hkv, chunks)  # acc and ml go unused
+    else:
+        part_acc = torch.empty(hkv * chunks * 4 * dim, device=q.device, dtype=torch.float32)
+        part_ml = torch.empty(hkv * chunks * 4 * 2, device=q.device, dtype=torch.float32)
+        tagged = part_acc  # unused
     out = torch.empty_like(q)
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
     _module().launch("%s_w%d_s%d" % (_COPIES[copy], warps, stages), (chunks, hkv), (32 * warps,),
-                     [q, k, v, part_acc, part_ml, _ticket_counters(q.device, hkv), out, seq, scale_log2,
-                      _ORDERS[order], int(_stop_after)],
+                     [q, k, v, part_acc, part_ml, tagged, _ticket_counters(q.device, hkv), out, seq, scale_log2,
+                      _ORDERS[order], _COMBINES[combine], int(_stop_after)],
                      shared_bytes=warps * stages * _STAGE_BYTES)
     return out

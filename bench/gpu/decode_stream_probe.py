@@ -131,6 +131,7 @@ def main():
     print(torch.cuda.get_device_name(0), "torch", torch.__version__, "triton", triton.__version__,
           "SMs", torch.cuda.get_device_properties(0).multi_processor_count, flush=True)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    good = cdc.correctness()
     sets = sweep.rotated(lambda: (torch.randn(1, HQ, 1, D, device="cuda", dtype=torch.bfloat16),
                                   torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16),
                                   torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16)), KV_BYTES)
@@ -164,9 +165,10 @@ def main():
                 cfg = dict(n_splits=sp, BLOCK_N=bn, num_warps=nw, num_stages=ns, **extra)
                 measure("triton %s %s" % (name, json.dumps(cfg, separators=(",", ":"))),
                         lambda q, k, v, c=cfg, i=impl: i(q, k, v, c))
-    for order in ("interleaved", "staggered"):
+    for order, combine in (("interleaved", "ticket"), ("staggered", "ticket"), ("interleaved", "tagged"),
+                           ("staggered", "tagged")):
         for w, st, c in [(8, 2, 16), (8, 3, 16), (4, 3, 32), (4, 4, 32)]:
-            cfg = dict(warps=w, stages=st, chunks=c, order=order, copy="thread")
+            cfg = dict(warps=w, stages=st, chunks=c, order=order, copy="thread", combine=combine)
             label = "cuda " + json.dumps(cfg, separators=(",", ":"))
             measure(label, lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))
             for stop, what in ((3, "copies only"), (2, "streaming loop only"), (1, "without the final combine")):
@@ -185,7 +187,7 @@ def main():
     for kind in ("probe", "decode"):
         rows = sorted((r for r in sweep.results if r["kernel"] == kind and r.get("ok")), key=lambda r: r["us"])[:6]
         print(f"fastest {kind}:", *("%s %.2f us" % (r["variant"], r["us"]) for r in rows), sep="\n  ")
-    if not all(r["ok"] for r in sweep.results):
+    if not good or not all(r["ok"] for r in sweep.results):
         sys.exit("decode_stream_probe: a kernel disagrees with the reference")
 
 
