@@ -2,12 +2,28 @@
 # SPDX-License-Identifier: Apache-2.0
 # GPU-machine call: decode attention's streaming probes (bench/gpu/decode_stream_probe.py): how fast
 # each access order reads K and V with no arithmetic, the gemv candidate's single stream beside
-# them, and the Triton and CUDA decode kernels with the stagger option, with the CUDA kernel's
-# phases. No hotkernel binary needed; everything comes back under $OUT.
+# them, and the Triton and CUDA decode kernels with the stagger and tagged-combine options, with the
+# CUDA kernel's phases. Then, when the fastest correct kernel beats the kept candidate in the same
+# run and the hotkernel bundle was carried (.carry/hotkernel-bundle.tar.xz), the example loop with
+# hotkernel itself: its two fastest configurations as variants FIRST and FIRST+1 (default 08),
+# verified, recorded, kept or reverted. Everything comes back under $OUT.
 set -u
+first=${1:-8}
 export PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/triton-cache HOTKERNEL_CUBIN_CACHE=/tmp/cubin
 log() { echo "== $(date -u +%T) $*"; }
 log nvidia-smi; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv
 stamp=$(date -u +%Y-%m-%d-%H%M)
-log probe; timeout ${PROBE_TIMEOUT:-480} python3 bench/gpu/decode_stream_probe.py --out "$OUT/decode-probe-$stamp.json" ${PROBE_ARGS:-} 2>&1 | tee "$OUT/decode-probe-$stamp.txt"
+probe="$OUT/decode-probe-$stamp.json"
+log probe; timeout ${PROBE_TIMEOUT:-330} python3 bench/gpu/decode_stream_probe.py --out "$probe" 2>&1 | tee "$OUT/decode-probe-$stamp.txt"
+if [ -s "$probe" ] && [ -f .carry/hotkernel-bundle.tar.xz ]; then
+    python3 bench/gpu/decode_cuda_variants.py "$probe" --first "$first" --only-if-faster || { log done; exit 0; }
+    mkdir -p /tmp/hk && tar -C /tmp/hk -xJf .carry/hotkernel-bundle.tar.xz && . /tmp/hk/env.sh
+    export HOTKERNEL_PYTHON=$(command -v python3) HOTKERNEL_NATIVE_DIR=/tmp/native
+    variants=$(printf '%02d,%02d' "$first" $((first + 1)))
+    log "decode loop $variants"; timeout ${LOOP_TIMEOUT:-230} python3 bench/gpu/examples_loop.py decode_attention --skip-untouched --variants "$variants"
+    stage=/tmp/stage-loop; mkdir -p "$stage/variants"
+    cp -r results LEADERBOARD.md "$stage/"; cp examples/decode_attention_candidate.py "$stage/"
+    cp bench/gpu/variants/decode_attention__"$(printf '%02d' "$first")"-* bench/gpu/variants/decode_attention__"$(printf '%02d' $((first + 1)))"-* "$stage/variants/"
+    tar -C "$stage" -czf "$OUT/loop.tar.gz" .
+fi
 log done

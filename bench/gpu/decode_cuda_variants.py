@@ -19,6 +19,10 @@ CUDA_KERNEL = ("CUDA C++ split-KV decode (examples/decode_attention.cu): one lau
                "combines its chunks; per-warp cp.async pipelines of 16-key K and V tiles; Q K^T and P V on tensor "
                "cores (mma.sync m16n8k16, the 4 query heads as rows, scores kept in registers as P's fragment)")
 INTERLEAVED_WORDS = "interleaved tiles (step j of all blocks of a KV head reads one contiguous window)"
+ORDER_WORDS = {"chunk": "each block one run of consecutive keys", "interleaved": INTERLEAVED_WORDS,
+               "staggered": INTERLEAVED_WORDS + ", KV head h starting h/8 of the way along its keys"}
+COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
+                 "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)"}
 COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
               "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",
               "bulk": "cp.async.bulk (TMA) one row per lane, completion counted on an mbarrier"}
@@ -45,26 +49,29 @@ def describe(row):
     name, cfg_text = row["variant"].split(" {", 1)
     cfg = json.loads("{" + cfg_text)
     if name == "cuda":
-        order, copy = cfg.get("order", "chunk"), cfg.get("copy", "thread")
-        shape = "%d warps x %d stages, %d chunks per KV head, %s, %s" % (
-            cfg["warps"], cfg["stages"], cfg["chunks"],
-            INTERLEAVED_WORDS if order == "interleaved" else "each block one run of consecutive keys", COPY_WORDS[copy])
-        stem = "cuda-w%ds%dc%d%s-%s" % (cfg["warps"], cfg["stages"], cfg["chunks"],
-                                        "-interleaved" if order == "interleaved" else "", copy)
-        config = "dict(warps=%d, stages=%d, chunks=%d, order=%r, copy=%r)" % (
-            cfg["warps"], cfg["stages"], cfg["chunks"], order, copy)
+        order, copy, combine = cfg.get("order", "chunk"), cfg.get("copy", "thread"), cfg.get("combine", "ticket")
+        shape = "%d warps x %d stages, %d chunks per KV head, %s, %s, %s" % (
+            cfg["warps"], cfg["stages"], cfg["chunks"], ORDER_WORDS[order], COPY_WORDS[copy], COMBINE_WORDS[combine])
+        stem = "cuda-w%ds%dc%d%s-%s%s" % (cfg["warps"], cfg["stages"], cfg["chunks"],
+                                          "" if order == "chunk" else "-" + order, copy,
+                                          "-tagged" if combine == "tagged" else "")
+        config = "dict(warps=%d, stages=%d, chunks=%d, order=%r, copy=%r, combine=%r)" % (
+            cfg["warps"], cfg["stages"], cfg["chunks"], order, copy, combine)
         return stem, "%s; %s" % (CUDA_KERNEL, shape), "decode_attention_cuda", \
             "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     fused = name == "triton fused"
     what = ("Triton one launch (the last program of a KV head combines its splits)" if fused
             else "Triton split-KV + combine kernel")
-    shape = "%d splits, %d keys per step, %d warps, %d stages, %s" % (
+    stagger = bool(cfg.get("stagger"))
+    shape = "%d splits, %d keys per step, %d warps, %d stages, %s%s" % (
         cfg["n_splits"], cfg["BLOCK_N"], cfg["num_warps"], cfg["num_stages"],
-        INTERLEAVED_WORDS if cfg.get("interleaved") else "each split one run of consecutive keys")
-    stem = "triton-%s-%dx%d-w%ds%d%s" % ("fused" if fused else "split", cfg["n_splits"], cfg["BLOCK_N"],
-                                          cfg["num_warps"], cfg["num_stages"], "-interleaved" if cfg.get("interleaved") else "")
-    config = "dict(n_splits=%d, BLOCK_N=%d, num_warps=%d, num_stages=%d, interleaved=%r)" % (
-        cfg["n_splits"], cfg["BLOCK_N"], cfg["num_warps"], cfg["num_stages"], bool(cfg.get("interleaved")))
+        INTERLEAVED_WORDS if cfg.get("interleaved") else "each split one run of consecutive keys",
+        ", KV head h starting h/8 of the way along its keys" if stagger else "")
+    stem = "triton-%s-%dx%d-w%ds%d%s%s" % ("fused" if fused else "split", cfg["n_splits"], cfg["BLOCK_N"],
+                                            cfg["num_warps"], cfg["num_stages"],
+                                            "-interleaved" if cfg.get("interleaved") else "", "-staggered" if stagger else "")
+    config = "dict(n_splits=%d, BLOCK_N=%d, num_warps=%d, num_stages=%d, interleaved=%r, stagger=%r)" % (
+        cfg["n_splits"], cfg["BLOCK_N"], cfg["num_warps"], cfg["num_stages"], bool(cfg.get("interleaved")), stagger)
     return stem, "%s; %s" % (what, shape), "tuned_kernels", \
         "tuned_kernels.decode_attention_fused" if fused else "tuned_kernels.decode_attention", config, TRITON_WHO
 

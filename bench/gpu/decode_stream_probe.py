@@ -147,10 +147,10 @@ def main():
     del wsets
 
     for order in ("interleaved", "staggered", "chunk"):
-        for splits, bn, nw, ns in [(16, 64, 4, 3), (16, 128, 4, 3), (16, 64, 8, 4), (32, 64, 4, 3), (64, 64, 4, 3)]:
+        for splits, bn, nw, ns in [(16, 64, 4, 3), (16, 64, 8, 4), (32, 64, 4, 3), (64, 64, 4, 3)]:
             timed(sets, "probe", f"head/{order} splits={splits} BLOCK_N={bn} w{nw} s{ns}", probe_head(order, splits, bn, nw, ns))
-    for programs in (128, sms, 2 * sms, 3 * sms, 4 * sms, 8 * sms):
-        for bn, nw, ns in [(64, 4, 3), (32, 4, 4), (64, 8, 4)]:
+    for programs in (128, sms, 2 * sms, 4 * sms, 8 * sms):
+        for bn, nw, ns in [(64, 4, 3), (32, 4, 4)]:
             timed(sets, "probe", f"sweep/{programs} BLOCK_N={bn} w{nw} s{ns}", probe_sweep(programs, bn, nw, ns))
 
     def measure(name, f):
@@ -159,9 +159,12 @@ def main():
         sweep.report("decode", name, sweep.graph_time_us(f, sets), moved, err, ok and torch.equal(out, f(q, k, v)))
 
     measure("sdpa default (cuDNN)", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
-    for impl, name in ((sweep.tk.decode_attention, "two-launch"), (sweep.tk.decode_attention_fused, "fused")):
-        for sp, bn, nw, ns in [(16, 128, 4, 3), (16, 64, 4, 3), (16, 128, 8, 3), (32, 64, 4, 3)]:
-            for extra in ({}, dict(interleaved=True), dict(interleaved=True, stagger=True), dict(stagger=True)):
+    measure("triton two-launch 16x128 w4 s3",  # the kept candidate (decode_cuda_variants.py gates on this row)
+            lambda q, k, v: sweep.tk.decode_attention(q, k, v, dict(n_splits=16, BLOCK_N=128, num_warps=4, num_stages=3)))
+    for impl, name, shapes in ((sweep.tk.decode_attention, "two-launch", [(16, 128, 4, 3), (16, 64, 4, 3), (32, 64, 4, 3)]),
+                               (sweep.tk.decode_attention_fused, "fused", [(16, 128, 8, 3)])):
+        for sp, bn, nw, ns in shapes:
+            for extra in (dict(interleaved=True), dict(interleaved=True, stagger=True), dict(stagger=True)):
                 cfg = dict(n_splits=sp, BLOCK_N=bn, num_warps=nw, num_stages=ns, **extra)
                 measure("triton %s %s" % (name, json.dumps(cfg, separators=(",", ":"))),
                         lambda q, k, v, c=cfg, i=impl: i(q, k, v, c))
