@@ -157,6 +157,7 @@ struct Partial {
 // carries the call's epoch in the same 64-bit word, so the combining block knows each one is this
 // call's without any fence or counter, and the epoch, kept beside the values, moves on once per call.
 constexpr int kTaggedRow = 130, kEpochWords = 32;
+constexpr unsigned kMaxPolls = 1u << 24;  // ~seconds of polling: far beyond any real wait
 
 __device__ __forceinline__ void store_tagged(uint64_t *p, uint32_t tag, float value)
 {
@@ -457,7 +458,10 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
                     const uint64_t *tagged = partial.tagged + kEpochWords + row * kTaggedRow;
                     uint64_t w[6];
                     bool ready;
+                    unsigned polls = 0;
                     do {  // all six loads in flight at once; again until each carries this call's tag
+                        if (++polls > kMaxPolls)
+                            __trap();  // a block never published: fail loudly rather than hang the GPU
                         w[0] = load_tagged(tagged + d);
                         w[1] = load_tagged(tagged + d + 1);
                         w[2] = load_tagged(tagged + d + 2);
