@@ -183,6 +183,276 @@ constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2, kStreamOnly = 3;
 // 1 is interleaved.
 constexpr int kOrderChunk = 0, kOrderStaggered = 2;
 
+// One warp's share of a tile: copies 16 keys of K and of V (byte offset src in their rows) into a
+// pipeline slot of padded rows, 16 bytes per lane and copy.
+template <Copy COPY>
+__device__ __forceinline__ void copy_tile_per_thread(uint32_t k_dst, const char *k_rows, const char *v_rows, size_t src,
+                                                     int lane)
+{
+    const uint32_t v_dst = k_dst + kTileBytes;
+#pragma unroll
+    for (int i = 0; i < kChunksPerLane; ++i) {
+        const int c = i * 32 + lane, row = c / 16, col = c % 16;  // a warp copies two whole rows
+        const uint32_t dst = row * kRowStride + col * 16;
+        const size_t from = src + row * kRowBytes + col * 16;
+        if constexpr (COPY == Copy::per_thread_prefetch) {
+            copy_async_16_prefetch(k_dst + dst, k_rows + from);
+            copy_async_16_prefetch(v_dst + dst, v_rows + from);
+        } else {
+            copy_async_16(k_dst + dst, k_rows + from);
+            copy_async_16(v_dst + dst, v_rows + from);
+        }
+    }
+}
+
+// Q as the A fragment of S = Q K^T, one pair of registers per 16-dim step: row g is query head
+// g of this KV head (rows 4..15 are zero, as are the a1/a3 registers of rows g + 8).
+__device__ __forceinline__ void load_q_fragment(uint32_t q_frag[kDim / 16][2], const __nv_bfloat16 *q, int kv_head,
+                                                int g, int t)
+{
+    const uint32_t *q_pairs = reinterpret_cast<const uint32_t *>(q + (kv_head * kGroup + min(g, kGroup - 1)) * kDim);
+#pragma unroll
+    for (int s = 0; s < kDim / 16; ++s) {
+        q_frag[s][0] = g < kGroup ? q_pairs[(s * 16 + 2 * t) / 2] : 0u;
+        q_frag[s][1] = g < kGroup ? q_pairs[(s * 16 + 2 * t + 8) / 2] : 0u;
+    }
+}
+
+// A warp's online softmax over its keys for the 4 query heads. o[n] holds head g's dims 8n + 2t and
+// 8n + 2t + 1 in [0] and [1] ([2], [3] are the unused rows g + 8); l is this lane's share of the
+// sum until summed over the group's four lanes.
+struct WarpState {
+    float m = -INFINITY, l = 0.f;
+    float o[kDim / 8][4] = {};
+};
+
+// ldmatrix row addresses of this lane inside a tile: K for the B fragment of Q K^T (matrices:
+// keys 0-7 dims +0, keys 0-7 dims +8, keys 8-15 dims +0, keys 8-15 dims +8), V transposed for
+// the B fragment of P V (keys 0-7 dims +0, keys 8-15 dims +0, keys 0-7 dims +8, keys 8-15 dims +8).
+__device__ __forceinline__ uint32_t k_lane_offset(int lane)
+{
+    return ((lane >> 4) * 8 + (lane & 7)) * kRowStride + ((lane >> 3) & 1) * 16;
+}
+
+__device__ __forceinline__ uint32_t v_lane_offset(int lane)
+{
+    return kTileBytes + (((lane >> 3) & 1) * 8 + (lane & 7)) * kRowStride + (lane >> 4) * 16;
+}
+
+// Folds one 16-key tile (K and V in the slot at shared address `slot`) into the warp's state.
+__device__ __forceinline__ void attend_tile(uint32_t slot, uint32_t k_lane, uint32_t v_lane,
+                                            const uint32_t q_frag[kDim / 16][2], float scale_log2, WarpState &st)
+{
+    float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};  // keys 0-7, keys 8-15
+#pragma unroll
+    for (int s = 0; s < kDim / 16; ++s) {
+        uint32_t b[4];
+        load_matrix_x4(b, slot + k_lane + s * 32);
+        const uint32_t a[4] = {q_frag[s][0], 0u, q_frag[s][1], 0u};
+        mma_16x8x16(s_lo, a, b[0], b[1]);
+        mma_16x8x16(s_hi, a, b[2], b[3]);
+    }
+    // Head g's scores for keys 2t, 2t + 1, 8 + 2t, 9 + 2t; the max over the tile needs the
+    // four lanes of the group.
+    const float x0 = s_lo[0] * scale_log2, x1 = s_lo[1] * scale_log2;
+    const float x2 = s_hi[0] * scale_log2, x3 = s_hi[1] * scale_log2;
+    float tile_max = fmaxf(fmaxf(x0, x1), fmaxf(x2, x3));
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+    const float m_new = fmaxf(st.m, tile_max);
+    const float alpha = exp2_approx(st.m - m_new);
+    const float p0 = exp2_approx(x0 - m_new), p1 = exp2_approx(x1 - m_new);
+    const float p2 = exp2_approx(x2 - m_new), p3 = exp2_approx(x3 - m_new);
+    st.l = st.l * alpha + ((p0 + p1) + (p2 + p3));
+    st.m = m_new;
+#pragma unroll
+    for (int n = 0; n < kDim / 8; ++n) {
+        st.o[n][0] *= alpha;
+        st.o[n][1] *= alpha;
+    }
+    // The score fragment laid out as the A fragment of P V (keys are its columns).
+    const uint32_t p_frag[4] = {pack_bf16(p0, p1), 0u, pack_bf16(p2, p3), 0u};
+#pragma unroll
+    for (int j = 0; j < kDim / 16; ++j) {
+        uint32_t b[4];
+        load_matrix_x4_transposed(b, slot + v_lane + j * 32);
+        mma_16x8x16(st.o[2 * j], p_frag, b[0], b[1]);
+        mma_16x8x16(st.o[2 * j + 1], p_frag, b[2], b[3]);
+    }
+}
+
+// A warp's result in shared memory: acc [4][128] floats, then (m, l) per query head. l must be the
+// group's sum already.
+constexpr int kWarpResultBytes = kGroup * kDim * 4 + kGroup * 8;
+
+__device__ __forceinline__ void store_warp_result(unsigned char *area, const WarpState &st, int g, int t)
+{
+    float *acc = reinterpret_cast<float *>(area);
+    if (g < kGroup) {
+#pragma unroll
+        for (int n = 0; n < kDim / 8; ++n)
+            *reinterpret_cast<float2 *>(acc + g * kDim + 8 * n + 2 * t) = make_float2(st.o[n][0], st.o[n][1]);
+        if (t == 0)
+            reinterpret_cast<float2 *>(acc + kGroup * kDim)[g] = make_float2(st.m, st.l);
+    }
+}
+
+// The warps' results (WARPS areas, `stride` bytes apart) merged for query head h, dims d..d+3.
+template <int WARPS>
+__device__ __forceinline__ void merge_warp_results(const unsigned char *first, int stride, int h, int d, float &m,
+                                                   float &l, float4 &acc)
+{
+    m = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w)
+        m = fmaxf(m, reinterpret_cast<const float2 *>(first + w * stride + kGroup * kDim * 4)[h].x);
+    l = 0.f;
+    acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) {
+        const float *wa = reinterpret_cast<const float *>(first + w * stride);
+        const float2 ml = reinterpret_cast<const float2 *>(wa + kGroup * kDim)[h];
+        const float f = exp2_approx(ml.x - m);  // 0 for a warp with no keys (m = -inf), if another has some
+        const float4 a = *reinterpret_cast<const float4 *>(wa + h * kDim + d);
+        l += ml.y * f;
+        acc.x += a.x * f;
+        acc.y += a.y * f;
+        acc.z += a.z * f;
+        acc.w += a.w * f;
+    }
+}
+
+__device__ __forceinline__ void store_tagged_partial(uint64_t *row, uint32_t tag, int d, float m, float l, float4 acc)
+{
+    store_tagged(row + d, tag, acc.x);
+    store_tagged(row + d + 1, tag, acc.y);
+    store_tagged(row + d + 2, tag, acc.z);
+    store_tagged(row + d + 3, tag, acc.w);
+    if (d == 0) {
+        store_tagged(row + kDim, tag, m);
+        store_tagged(row + kDim + 1, tag, l);
+    }
+}
+
+// Loads BATCH tagged partial rows (dims d..d+3 and m, l each), all in flight at once, and again
+// only those that do not carry `tag` yet, until every one does.
+template <int BATCH>
+__device__ __forceinline__ void load_tagged_batch(const uint64_t *const rows[BATCH], uint32_t tag, int d,
+                                                  float2 ml[BATCH], float4 a[BATCH])
+{
+    uint64_t w[BATCH][6];
+    bool ready[BATCH];
+#pragma unroll
+    for (int j = 0; j < BATCH; ++j)
+        ready[j] = false;
+    for (unsigned polls = 0;; ++polls) {
+        if (polls > kMaxPolls)
+            __trap();  // a block never published: fail loudly rather than hang the GPU
+#pragma unroll
+        for (int j = 0; j < BATCH; ++j) {
+            if (!ready[j]) {
+                w[j][0] = load_tagged(rows[j] + d);
+                w[j][1] = load_tagged(rows[j] + d + 1);
+                w[j][2] = load_tagged(rows[j] + d + 2);
+                w[j][3] = load_tagged(rows[j] + d + 3);
+                w[j][4] = load_tagged(rows[j] + kDim);
+                w[j][5] = load_tagged(rows[j] + kDim + 1);
+            }
+        }
+        bool all = true;
+#pragma unroll
+        for (int j = 0; j < BATCH; ++j) {
+            bool r = true;
+#pragma unroll
+            for (int x = 0; x < 6; ++x)
+                r = r && uint32_t(w[j][x] >> 32) == tag;
+            ready[j] = r;
+            all = all && r;
+        }
+        if (all)
+            break;
+    }
+#pragma unroll
+    for (int j = 0; j < BATCH; ++j) {
+        a[j] = make_float4(__uint_as_float(uint32_t(w[j][0])), __uint_as_float(uint32_t(w[j][1])),
+                           __uint_as_float(uint32_t(w[j][2])), __uint_as_float(uint32_t(w[j][3])));
+        ml[j] = make_float2(__uint_as_float(uint32_t(w[j][4])), __uint_as_float(uint32_t(w[j][5])));
+    }
+}
+
+// The final combine of one KV head's n partials into its 4 query heads' outputs (out_head: [4][128]).
+// One round trip to L2: every thread issues all of its loads before using any. With 8 warps two
+// threads share an output, each taking every other partial, and merge by a shuffle.
+// load(batch of partial indices, h, d, ml, a) fills the batch's values (indices past n are clamped).
+constexpr int kCombineBatch = 8;  // partials loaded together per thread
+
+template <int WARPS, typename Load>
+__device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16 *__restrict__ out_head)
+{
+    constexpr int kOutputs = kGroup * kDim / 4;  // float4 outputs of a KV head
+    constexpr int kParts = WARPS * 32 >= 2 * kOutputs ? WARPS * 32 / kOutputs : 1;
+    static_assert(kParts <= 32 && (kParts & (kParts - 1)) == 0, "the parts of an output share a warp");
+    const int part = threadIdx.x % kParts;
+    for (int idx = threadIdx.x / kParts; idx < kOutputs; idx += WARPS * 32 / kParts) {
+        const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
+        float m = -INFINITY, l = 0.f;
+        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int c0 = part; c0 < n; c0 += kCombineBatch * kParts) {
+            int index[kCombineBatch];
+#pragma unroll
+            for (int j = 0; j < kCombineBatch; ++j)
+                index[j] = min(c0 + j * kParts, n - 1);
+            float2 ml[kCombineBatch];
+            float4 a[kCombineBatch];
+            load(index, h, d, ml, a);
+#pragma unroll
+            for (int j = 0; j < kCombineBatch; ++j)
+                if (c0 + j * kParts >= n)
+                    ml[j] = make_float2(-INFINITY, 0.f);  // weight exp2(-inf) = 0
+            float m_new = m;
+#pragma unroll
+            for (int j = 0; j < kCombineBatch; ++j)
+                m_new = fmaxf(m_new, ml[j].x);  // finite: partial c0 is always valid
+            const float rescale = exp2_approx(m - m_new);
+            l *= rescale;
+            acc = make_float4(acc.x * rescale, acc.y * rescale, acc.z * rescale, acc.w * rescale);
+#pragma unroll
+            for (int j = 0; j < kCombineBatch; ++j) {
+                const float f = exp2_approx(ml[j].x - m_new);
+                l += ml[j].y * f;
+                acc.x += a[j].x * f;
+                acc.y += a[j].y * f;
+                acc.z += a[j].z * f;
+                acc.w += a[j].w * f;
+            }
+            m = m_new;
+        }
+#pragma unroll
+        for (int offset = 1; offset < kParts; offset *= 2) {
+            const float m_other = __shfl_xor_sync(0xffffffffu, m, offset);
+            const float l_other = __shfl_xor_sync(0xffffffffu, l, offset);
+            float4 a_other;
+            a_other.x = __shfl_xor_sync(0xffffffffu, acc.x, offset);
+            a_other.y = __shfl_xor_sync(0xffffffffu, acc.y, offset);
+            a_other.z = __shfl_xor_sync(0xffffffffu, acc.z, offset);
+            a_other.w = __shfl_xor_sync(0xffffffffu, acc.w, offset);
+            const float m_new = fmaxf(m, m_other);
+            const float f = m == -INFINITY ? 0.f : exp2_approx(m - m_new);  // a part with no partials
+            const float f_other = m_other == -INFINITY ? 0.f : exp2_approx(m_other - m_new);
+            l = l * f + l_other * f_other;
+            acc = make_float4(acc.x * f + a_other.x * f_other, acc.y * f + a_other.y * f_other,
+                              acc.z * f + a_other.z * f_other, acc.w * f + a_other.w * f_other);
+            m = m_new;
+        }
+        if (part == 0) {
+            const float inv = 1.f / l;
+            __nv_bfloat16 *dst = out_head + h * kDim + d;
+            *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+            *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+        }
+    }
+}
+
 template <int WARPS, int STAGES, Copy COPY>
 __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__restrict__ q,
                                                       const __nv_bfloat16 *__restrict__ k,
@@ -241,47 +511,14 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
             const char *rows = lane < kTileKeys ? k_rows : v_rows;
             copy_bulk((lane < kTileKeys ? k_dst : v_dst) + row * kRowStride, rows + src + row * kRowBytes, kRowBytes, bar);
         } else {
-#pragma unroll
-            for (int i = 0; i < kChunksPerLane; ++i) {
-                const int c = i * 32 + lane, row = c / 16, col = c % 16;  // a warp copies two whole rows
-                const uint32_t dst = row * kRowStride + col * 16;
-                const size_t from = src + row * kRowBytes + col * 16;
-                if constexpr (COPY == Copy::per_thread_prefetch) {
-                    copy_async_16_prefetch(k_dst + dst, k_rows + from);
-                    copy_async_16_prefetch(v_dst + dst, v_rows + from);
-                } else {
-                    copy_async_16(k_dst + dst, k_rows + from);
-                    copy_async_16(v_dst + dst, v_rows + from);
-                }
-            }
+            copy_tile_per_thread<COPY>(k_dst, k_rows, v_rows, src, lane);
         }
     };
 
-    // Q as the A fragment of S = Q K^T, one pair of registers per 16-dim step: row g is query head
-    // g of this KV head (rows 4..15 are zero, as are the a1/a3 registers of rows g + 8).
     uint32_t q_frag[kDim / 16][2];
-    {
-        const uint32_t *q_pairs = reinterpret_cast<const uint32_t *>(q + (kv_head * kGroup + min(g, kGroup - 1)) * kDim);
-#pragma unroll
-        for (int s = 0; s < kDim / 16; ++s) {
-            q_frag[s][0] = g < kGroup ? q_pairs[(s * 16 + 2 * t) / 2] : 0u;
-            q_frag[s][1] = g < kGroup ? q_pairs[(s * 16 + 2 * t + 8) / 2] : 0u;
-        }
-    }
-
-    // O fragment: o[n] holds head g's dims 8n + 2t and 8n + 2t + 1 in [0] and [1] ([2], [3] are the
-    // unused rows g + 8).
-    float o[kDim / 8][4];
-#pragma unroll
-    for (int n = 0; n < kDim / 8; ++n)
-        o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
-    float m_run = -INFINITY, l_run = 0.f;
-
-    // ldmatrix row addresses of this lane inside a tile: K for the B fragment of Q K^T (matrices:
-    // keys 0-7 dims +0, keys 0-7 dims +8, keys 8-15 dims +0, keys 8-15 dims +8), V transposed for
-    // the B fragment of P V (keys 0-7 dims +0, keys 8-15 dims +0, keys 0-7 dims +8, keys 8-15 dims +8).
-    const uint32_t k_lane = ((lane >> 4) * 8 + (lane & 7)) * kRowStride + ((lane >> 3) & 1) * 16;
-    const uint32_t v_lane = kTileBytes + (((lane >> 3) & 1) * 8 + (lane & 7)) * kRowStride + (lane >> 4) * 16;
+    load_q_fragment(q_frag, q, kv_head, g, t);
+    WarpState st;
+    const uint32_t k_lane = k_lane_offset(lane), v_lane = v_lane_offset(lane);
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
@@ -303,105 +540,37 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
             copy_async_wait<STAGES - 1>();
             __syncwarp();  // every lane's copies of tile i are visible to the whole warp
         }
-        const uint32_t slot = warp_base + (i % STAGES) * kStageBytes;
         if (stop_after == kStreamOnly) {  // the copies alone: how fast this shape can stream at all
-            l_run += float(warp_shared[(i % STAGES) * kStageBytes + lane]);
+            st.l += float(warp_shared[(i % STAGES) * kStageBytes + lane]);
             __syncwarp();
             continue;
         }
-
-        float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};  // keys 0-7, keys 8-15
-#pragma unroll
-        for (int s = 0; s < kDim / 16; ++s) {
-            uint32_t b[4];
-            load_matrix_x4(b, slot + k_lane + s * 32);
-            const uint32_t a[4] = {q_frag[s][0], 0u, q_frag[s][1], 0u};
-            mma_16x8x16(s_lo, a, b[0], b[1]);
-            mma_16x8x16(s_hi, a, b[2], b[3]);
-        }
-        // Head g's scores for keys 2t, 2t + 1, 8 + 2t, 9 + 2t; the max over the tile needs the
-        // four lanes of the group.
-        const float x0 = s_lo[0] * scale_log2, x1 = s_lo[1] * scale_log2;
-        const float x2 = s_hi[0] * scale_log2, x3 = s_hi[1] * scale_log2;
-        float tile_max = fmaxf(fmaxf(x0, x1), fmaxf(x2, x3));
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-        const float m_new = fmaxf(m_run, tile_max);
-        const float alpha = exp2_approx(m_run - m_new);
-        const float p0 = exp2_approx(x0 - m_new), p1 = exp2_approx(x1 - m_new);
-        const float p2 = exp2_approx(x2 - m_new), p3 = exp2_approx(x3 - m_new);
-        l_run = l_run * alpha + ((p0 + p1) + (p2 + p3));
-        m_run = m_new;
-#pragma unroll
-        for (int n = 0; n < kDim / 8; ++n) {
-            o[n][0] *= alpha;
-            o[n][1] *= alpha;
-        }
-        // The score fragment laid out as the A fragment of P V (keys are its columns).
-        const uint32_t p_frag[4] = {pack_bf16(p0, p1), 0u, pack_bf16(p2, p3), 0u};
-#pragma unroll
-        for (int j = 0; j < kDim / 16; ++j) {
-            uint32_t b[4];
-            load_matrix_x4_transposed(b, slot + v_lane + j * 32);
-            mma_16x8x16(o[2 * j], p_frag, b[0], b[1]);
-            mma_16x8x16(o[2 * j + 1], p_frag, b[2], b[3]);
-        }
+        attend_tile(warp_base + (i % STAGES) * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
         __syncwarp();  // the slot is free for the copy issued next iteration
     }
     copy_async_wait<0>();
-    l_run += __shfl_xor_sync(0xffffffffu, l_run, 1);
-    l_run += __shfl_xor_sync(0xffffffffu, l_run, 2);
+    st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
+    st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
     if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
-        if (l_run < 0.f)  // never: keeps the loop's results alive for the measurement
-            out[threadIdx.x] = __float2bfloat16(o[0][0]);
+        if (st.l < 0.f)  // never: keeps the loop's results alive for the measurement
+            out[threadIdx.x] = __float2bfloat16(st.o[0][0]);
         return;
     }
 
     // Each warp leaves its (m, l, acc) in its own pipeline space, which only it has used.
-    float *warp_acc = reinterpret_cast<float *>(warp_shared);  // [4][128]
-    float2 *warp_ml = reinterpret_cast<float2 *>(warp_acc + kGroup * kDim);
     __syncwarp();
-    if (g < kGroup) {
-#pragma unroll
-        for (int n = 0; n < kDim / 8; ++n)
-            *reinterpret_cast<float2 *>(warp_acc + g * kDim + 8 * n + 2 * t) = make_float2(o[n][0], o[n][1]);
-        if (t == 0)
-            warp_ml[g] = make_float2(m_run, l_run);
-    }
+    store_warp_result(warp_shared, st, g, t);
     __syncthreads();
 
     // The block's partial: the warps' results merged, four dims per thread and step.
     const size_t part_row = (size_t(kv_head) * chunks + chunk) * kGroup;
     for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
         const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
-        float m = -INFINITY;
-#pragma unroll
-        for (int w = 0; w < WARPS; ++w)
-            m = fmaxf(m, reinterpret_cast<const float2 *>(shared + w * STAGES * kStageBytes + kGroup * kDim * 4)[h].x);
-        float l = 0.f;
-        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-        for (int w = 0; w < WARPS; ++w) {
-            const float *wa = reinterpret_cast<const float *>(shared + w * STAGES * kStageBytes);
-            const float2 ml = reinterpret_cast<const float2 *>(wa + kGroup * kDim)[h];
-            const float f = exp2_approx(ml.x - m);
-            const float4 a = *reinterpret_cast<const float4 *>(wa + h * kDim + d);
-            l += ml.y * f;
-            acc.x += a.x * f;
-            acc.y += a.y * f;
-            acc.z += a.z * f;
-            acc.w += a.w * f;
-        }
+        float m, l;
+        float4 acc;
+        merge_warp_results<WARPS>(shared, STAGES * kStageBytes, h, d, m, l, acc);
         if (combine) {
-            uint64_t *row = partial.tagged + kEpochWords + (part_row + h) * kTaggedRow;
-            store_tagged(row + d, tag, acc.x);
-            store_tagged(row + d + 1, tag, acc.y);
-            store_tagged(row + d + 2, tag, acc.z);
-            store_tagged(row + d + 3, tag, acc.w);
-            if (d == 0) {
-                store_tagged(row + kDim, tag, m);
-                store_tagged(row + kDim + 1, tag, l);
-            }
+            store_tagged_partial(partial.tagged + kEpochWords + (part_row + h) * kTaggedRow, tag, d, m, l, acc);
             continue;
         }
         *reinterpret_cast<float4 *>(partial.acc + (part_row + h) * kDim + d) = acc;
@@ -435,103 +604,177 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
         }
         __threadfence();
     }
-    // One round trip to L2: every thread issues all of its loads before using any. With 8 warps two
-    // threads share an output, each taking every other chunk, and merge by a shuffle.
-    constexpr int kOutputs = kGroup * kDim / 4;  // float4 outputs of a KV head
-    constexpr int kParts = WARPS * 32 >= 2 * kOutputs ? WARPS * 32 / kOutputs : 1;
-    static_assert(kParts <= 32 && (kParts & (kParts - 1)) == 0, "the parts of an output share a warp");
-    constexpr int kBatch = 8;  // chunks loaded together per thread
     const size_t head_row = size_t(kv_head) * chunks * kGroup;
-    const int part = threadIdx.x % kParts;
-    for (int idx = threadIdx.x / kParts; idx < kOutputs; idx += WARPS * 32 / kParts) {
-        const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
-        float m = -INFINITY, l = 0.f;
-        float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-        for (int c0 = part; c0 < chunks; c0 += kBatch * kParts) {
-            float2 ml[kBatch];
-            float4 a[kBatch];
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j) {
-                const int c = c0 + j * kParts;
-                const size_t row = head_row + size_t(min(c, chunks - 1)) * kGroup + h;
-                if (combine) {
-                    const uint64_t *tagged = partial.tagged + kEpochWords + row * kTaggedRow;
-                    uint64_t w[6];
-                    bool ready;
-                    unsigned polls = 0;
-                    do {  // all six loads in flight at once; again until each carries this call's tag
-                        if (++polls > kMaxPolls)
-                            __trap();  // a block never published: fail loudly rather than hang the GPU
-                        w[0] = load_tagged(tagged + d);
-                        w[1] = load_tagged(tagged + d + 1);
-                        w[2] = load_tagged(tagged + d + 2);
-                        w[3] = load_tagged(tagged + d + 3);
-                        w[4] = load_tagged(tagged + kDim);
-                        w[5] = load_tagged(tagged + kDim + 1);
-                        ready = true;
-#pragma unroll
-                        for (int x = 0; x < 6; ++x)
-                            ready = ready && uint32_t(w[x] >> 32) == tag;
-                    } while (!ready);
-                    a[j] = make_float4(__uint_as_float(uint32_t(w[0])), __uint_as_float(uint32_t(w[1])),
-                                       __uint_as_float(uint32_t(w[2])), __uint_as_float(uint32_t(w[3])));
-                    ml[j] = make_float2(__uint_as_float(uint32_t(w[4])), __uint_as_float(uint32_t(w[5])));
-                } else {
-                    ml[j] = __ldcg(partial.ml + row);
-                    a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
-                }
-                if (c >= chunks)
-                    ml[j] = make_float2(-INFINITY, 0.f);  // weight exp2(-inf) = 0
-            }
-            float m_new = m;
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j)
-                m_new = fmaxf(m_new, ml[j].x);  // finite: chunk c0 is always valid
-            const float rescale = exp2_approx(m - m_new);
-            l *= rescale;
-            acc = make_float4(acc.x * rescale, acc.y * rescale, acc.z * rescale, acc.w * rescale);
-#pragma unroll
-            for (int j = 0; j < kBatch; ++j) {
-                const float f = exp2_approx(ml[j].x - m_new);
-                l += ml[j].y * f;
-                acc.x += a[j].x * f;
-                acc.y += a[j].y * f;
-                acc.z += a[j].z * f;
-                acc.w += a[j].w * f;
-            }
-            m = m_new;
-        }
-#pragma unroll
-        for (int offset = 1; offset < kParts; offset *= 2) {
-            const float m_other = __shfl_xor_sync(0xffffffffu, m, offset);
-            const float l_other = __shfl_xor_sync(0xffffffffu, l, offset);
-            float4 a_other;
-            a_other.x = __shfl_xor_sync(0xffffffffu, acc.x, offset);
-            a_other.y = __shfl_xor_sync(0xffffffffu, acc.y, offset);
-            a_other.z = __shfl_xor_sync(0xffffffffu, acc.z, offset);
-            a_other.w = __shfl_xor_sync(0xffffffffu, acc.w, offset);
-            const float m_new = fmaxf(m, m_other);
-            const float f = m == -INFINITY ? 0.f : exp2_approx(m - m_new);  // a part with no chunks
-            const float f_other = m_other == -INFINITY ? 0.f : exp2_approx(m_other - m_new);
-            l = l * f + l_other * f_other;
-            acc = make_float4(acc.x * f + a_other.x * f_other, acc.y * f + a_other.y * f_other,
-                              acc.z * f + a_other.z * f_other, acc.w * f + a_other.w * f_other);
-            m = m_new;
-        }
-        if (part == 0) {
-            const float inv = 1.f / l;
-            __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
-            *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
-            *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-        }
-    }
+    __nv_bfloat16 *out_head = out + size_t(kv_head) * kGroup * kDim;
     if (combine) {
+        combine_partials<WARPS>(
+            chunks,
+            [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
+                const uint64_t *rows[kCombineBatch];
+#pragma unroll
+                for (int j = 0; j < kCombineBatch; ++j)
+                    rows[j] = partial.tagged + kEpochWords + (head_row + size_t(index[j]) * kGroup + h) * kTaggedRow;
+                load_tagged_batch<kCombineBatch>(rows, tag, d, ml, a);
+            },
+            out_head);
         __syncthreads();  // every thread has read this call's values
         if (threadIdx.x == 0)
             store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));  // the next call's tag is tag + 1
-    } else if (threadIdx.x == 0) {
-        tickets[kv_head] = 0;  // ready for the next call on this stream
+    } else {
+        combine_partials<WARPS>(
+            chunks,
+            [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
+#pragma unroll
+                for (int j = 0; j < kCombineBatch; ++j) {
+                    const size_t row = head_row + size_t(index[j]) * kGroup + h;
+                    ml[j] = __ldcg(partial.ml + row);
+                    a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
+                }
+            },
+            out_head);
+        if (threadIdx.x == 0)
+            tickets[kv_head] = 0;  // ready for the next call on this stream
     }
+}
+
+// The even split (layout "even"): the grid is one block per SM (or two), and the Hkv * seq / 16
+// tiles of all KV heads, head after head, are cut into gridDim.x equal runs, so that no SM idles
+// (a grid of 16 blocks per KV head leaves 4 of the H200's 132 SMs without work). A block's warps
+// take the tiles of its run in turn, so each step of a block reads one contiguous window. A run is
+// shorter than a KV head, so it holds one or two heads' segments; each segment is published as a
+// tagged partial (row (block * 2 + segment) * 4 + query head), and the block holding a head's last
+// tile, the last block of that head to be dispatched, combines the head.
+template <int WARPS, int STAGES>
+__device__ __forceinline__ void decode_attention_even_body(const __nv_bfloat16 *__restrict__ q,
+                                                           const __nv_bfloat16 *__restrict__ k,
+                                                           const __nv_bfloat16 *__restrict__ v, uint64_t *tagged,
+                                                           __nv_bfloat16 *__restrict__ out, int seq, int kv_heads,
+                                                           float scale_log2, int stop_after)
+{
+    extern __shared__ __align__(16) unsigned char shared[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;  // fragment row group and thread-in-group
+    const int64_t tiles_per_head = seq / kTileKeys, total = tiles_per_head * kv_heads;
+    const int blocks = gridDim.x, block = blockIdx.x;
+    const auto run_start = [&](int64_t b) { return b * total / blocks; };
+    const int64_t first = run_start(block), last = run_start(block + 1);  // this block's tiles [first, last)
+    const int head0 = int(first / tiles_per_head);
+    const bool two_heads = (last - 1) / tiles_per_head != head0;
+    const int64_t boundary = int64_t(head0 + 1) * tiles_per_head;  // the first tile of head0 + 1
+    // This call's tags of the (one or two) heads this block touches; read now, used after the stream.
+    const uint32_t tag0 = uint32_t(load_tagged(tagged + head0)) + 1u;
+    const uint32_t tag1 = two_heads ? uint32_t(load_tagged(tagged + head0 + 1)) + 1u : 0u;
+
+    const int tiles = last - first > warp ? int((last - first - warp + WARPS - 1) / WARPS) : 0;
+    const auto tile_of = [&](int i) { return first + warp + int64_t(i) * WARPS; };
+    unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
+    const uint32_t warp_base = shared_address(warp_shared);
+    unsigned char *const first_segment_results = shared + WARPS * STAGES * kStageBytes;
+    const char *k_rows = reinterpret_cast<const char *>(k), *v_rows = reinterpret_cast<const char *>(v);
+    auto issue_tile = [&](int i, int slot) {
+        // Head after head, tile x starts x * 16 rows into K and V.
+        copy_tile_per_thread<Copy::per_thread>(warp_base + slot * kStageBytes, k_rows, v_rows,
+                                               size_t(tile_of(i)) * kTileKeys * kRowBytes, lane);
+    };
+
+    // The warp starts in head0 unless its first tile is already in head0 + 1.
+    const bool starts_in_first = tiles > 0 && tile_of(0) < boundary;
+    uint32_t q_frag[kDim / 16][2], q_next[kDim / 16][2];
+    load_q_fragment(q_frag, q, starts_in_first || !two_heads ? head0 : head0 + 1, g, t);
+    if (two_heads)
+        load_q_fragment(q_next, q, head0 + 1, g, t);
+    bool in_first = starts_in_first || !two_heads;
+    WarpState st;
+    const uint32_t k_lane = k_lane_offset(lane), v_lane = v_lane_offset(lane);
+    unsigned char *const my_first_result = first_segment_results + warp * kWarpResultBytes;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < tiles)
+            issue_tile(s, s);
+        copy_async_commit();
+    }
+    for (int i = 0; i < tiles; ++i) {
+        const int next = i + STAGES - 1;
+        if (next < tiles)
+            issue_tile(next, next % STAGES);  // the slot tile i - 1 used; freed by the last __syncwarp
+        copy_async_commit();
+        copy_async_wait<STAGES - 1>();
+        __syncwarp();  // every lane's copies of tile i are visible to the whole warp
+        if (in_first && tile_of(i) >= boundary) {  // into head0 + 1: park head0's state, start afresh
+            st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
+            st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
+            store_warp_result(my_first_result, st, g, t);
+            st = WarpState();
+#pragma unroll
+            for (int s = 0; s < kDim / 16; ++s) {
+                q_frag[s][0] = q_next[s][0];
+                q_frag[s][1] = q_next[s][1];
+            }
+            in_first = false;
+        }
+        attend_tile(warp_base + (i % STAGES) * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
+        __syncwarp();  // the slot is free for the copy issued next iteration
+    }
+    copy_async_wait<0>();
+    st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
+    st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
+    if (stop_after == kStopAfterStreaming) {
+        if (st.l < 0.f)  // never: keeps the loop's results alive for the measurement
+            out[threadIdx.x] = __float2bfloat16(st.o[0][0]);
+        return;
+    }
+
+    // Segment 0's results go to their own area, segment 1's to the warp's pipeline space; a warp
+    // with no keys in a segment leaves an empty result there (m = -inf weighs nothing).
+    __syncwarp();
+    if (in_first) {
+        store_warp_result(my_first_result, st, g, t);
+        if (two_heads)
+            store_warp_result(warp_shared, WarpState(), g, t);
+    } else {
+        store_warp_result(warp_shared, st, g, t);
+        if (!starts_in_first)
+            store_warp_result(my_first_result, WarpState(), g, t);
+    }
+    __syncthreads();
+
+    uint64_t *const rows = tagged + kEpochWords;
+    for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
+        const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
+        float m, l;
+        float4 acc;
+        merge_warp_results<WARPS>(first_segment_results, kWarpResultBytes, h, d, m, l, acc);
+        store_tagged_partial(rows + ((size_t(block) * 2) * kGroup + h) * kTaggedRow, tag0, d, m, l, acc);
+        if (two_heads) {
+            merge_warp_results<WARPS>(shared, STAGES * kStageBytes, h, d, m, l, acc);
+            store_tagged_partial(rows + ((size_t(block) * 2 + 1) * kGroup + h) * kTaggedRow, tag1, d, m, l, acc);
+        }
+    }
+
+    // The block holding head0's last tile combines head0 (a run is shorter than a head, so it cannot
+    // also hold the last tile of head0 + 1).
+    if (last < boundary)
+        return;
+    // The block holding tile x: the largest b with run_start(b) <= x.
+    const auto block_of = [&](int64_t x) { return int(((x + 1) * blocks + total - 1) / total - 1); };
+    const int first_block = block_of(int64_t(head0) * tiles_per_head);
+    combine_partials<WARPS>(
+        block - first_block + 1,
+        [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
+            const uint64_t *batch[kCombineBatch];
+#pragma unroll
+            for (int j = 0; j < kCombineBatch; ++j) {
+                const int b = first_block + index[j];
+                const int segment = head0 - int(run_start(b) / tiles_per_head);
+                batch[j] = rows + ((size_t(b) * 2 + segment) * kGroup + h) * kTaggedRow;
+            }
+            load_tagged_batch<kCombineBatch>(batch, tag0, d, ml, a);
+        },
+        out + size_t(head0) * kGroup * kDim);
+    __syncthreads();  // every thread has read this call's values
+    if (threadIdx.x == 0)
+        store_tagged(tagged + head0, 0u, __uint_as_float(tag0));  // the next call's tag is tag0 + 1
 }
 
 }  // namespace
@@ -565,3 +808,20 @@ HOTKERNEL_DECODE_ATTENTION_ALL(4, 4)
 HOTKERNEL_DECODE_ATTENTION_ALL(4, 6)
 HOTKERNEL_DECODE_ATTENTION_ALL(8, 2)
 HOTKERNEL_DECODE_ATTENTION_ALL(8, 3)
+
+// The even split: one entry per (warps, stages); dynamic shared memory WARPS * (STAGES * 8704 + 2080) bytes.
+#define HOTKERNEL_DECODE_ATTENTION_EVEN(WARPS, STAGES)                                                       \
+    extern "C" __global__ void __launch_bounds__(WARPS * 32)                                                 \
+        decode_attention_even_w##WARPS##_s##STAGES(const __nv_bfloat16 *__restrict__ q,                      \
+                                                   const __nv_bfloat16 *__restrict__ k,                      \
+                                                   const __nv_bfloat16 *__restrict__ v, uint64_t *tagged,    \
+                                                   __nv_bfloat16 *out, int seq, int kv_heads, float scale_log2, \
+                                                   int stop_after)                                           \
+    {                                                                                                        \
+        decode_attention_even_body<WARPS, STAGES>(q, k, v, tagged, out, seq, kv_heads, scale_log2, stop_after); \
+    }
+
+HOTKERNEL_DECODE_ATTENTION_EVEN(8, 2)
+HOTKERNEL_DECODE_ATTENTION_EVEN(8, 3)
+HOTKERNEL_DECODE_ATTENTION_EVEN(4, 3)
+HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)

@@ -29,6 +29,10 @@ _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_pr
 _COMBINES = {"ticket": 0, "tagged": 1}
 _TAGGED_ROW, _EPOCH_WORDS = 130, 32  # decode_attention.cu: kTaggedRow, kEpochWords
 _tagged = {}
+# Layout "even" (decode_attention_even_*): one block per SM, or blocks_per_sm, all KV heads' keys cut
+# into equal runs, the tagged combine; warps, stages and blocks_per_sm are its parameters.
+_EVEN_BUILT = {(8, 2), (8, 3), (4, 3), (4, 4)}  # (warps, stages)
+_WARP_RESULT_BYTES = 4 * 128 * 4 + 4 * 8  # decode_attention.cu: kWarpResultBytes
 
 
 def _module():
@@ -47,13 +51,51 @@ def _ticket_counters(device, kv_heads):
     return _tickets[key]
 
 
-def _tagged_partials(device, kv_heads, chunks):
-    """The tagged combine's epochs and values, which live across calls: one set per stream and shape.
-    Epochs and values are one allocation, so that nothing can reset one without the other."""
-    key = (device, torch.cuda.current_stream(device).cuda_stream, kv_heads, chunks)
+def _tagged_partials(device, rows):
+    """The tagged combine's epochs and `rows` partial rows, which live across calls: one set per
+    stream and size. Epochs and values are one allocation, so that nothing can reset one without
+    the other."""
+    key = (device, torch.cuda.current_stream(device).cuda_stream, rows)
     if key not in _tagged:
-        _tagged[key] = torch.zeros(_EPOCH_WORDS + kv_heads * chunks * 4 * _TAGGED_ROW, device=device, dtype=torch.int64)
+        _tagged[key] = torch.zeros(_EPOCH_WORDS + rows * _TAGGED_ROW, device=device, dtype=torch.int64)
     return _tagged[key]
+
+
+def _checked_shapes(q, k, v):
+    """(Hq, Hkv, S, D) of inputs the kernels handle; a ValueError that says what is wrong otherwise."""
+    if q.dim() != 4 or k.dim() != 4 or q.shape[0] != 1 or q.shape[2] != 1 or k.shape != v.shape or k.shape[0] != 1:
+        raise ValueError("shapes must be q [1, Hq, 1, D] and k, v [1, Hkv, S, D]; got q %s, k %s, v %s"
+                         % (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
+    _, hq, _, dim = q.shape
+    _, hkv, seq, _ = k.shape
+    if hkv > _EPOCH_WORDS:
+        raise ValueError("decode_attention_cuda handles at most %d KV heads (got %d)" % (_EPOCH_WORDS, hkv))
+    if dim != 128 or k.shape[3] != 128 or hq != 4 * hkv:
+        raise ValueError("decode_attention_cuda handles head dim 128 and 4 query heads per KV head (got D %d, "
+                         "Hq %d, Hkv %d)" % (dim, hq, hkv))
+    if any(t.dtype != torch.bfloat16 for t in (q, k, v)) or not all(t.is_contiguous() for t in (q, k, v)):
+        raise ValueError("decode_attention_cuda wants contiguous bf16 q, k and v")
+    return hq, hkv, seq, dim
+
+
+def _decode_attention_even(q, k, v, cfg, stop_after):
+    warps, stages = cfg["warps"], cfg["stages"]
+    if (warps, stages) not in _EVEN_BUILT:
+        raise ValueError("the even layout has no kernel for %d warps x %d stages (built: %s)"
+                         % (warps, stages, sorted(_EVEN_BUILT)))
+    if stop_after not in (0, 2):
+        raise ValueError("the even layout measures only _stop_after 2 (the streaming loop), not %r" % stop_after)
+    _, hkv, seq, dim = _checked_shapes(q, k, v)
+    blocks = torch.cuda.get_device_properties(q.device).multi_processor_count * cfg.get("blocks_per_sm", 1)
+    if seq % 16 != 0 or not hkv <= blocks <= hkv * seq // 16:
+        raise ValueError("the even layout needs S a multiple of 16 and Hkv <= blocks <= Hkv x S / 16 "
+                         "(S %d, Hkv %d, blocks %d)" % (seq, hkv, blocks))
+    out = torch.empty_like(q)
+    _module().launch("decode_attention_even_w%d_s%d" % (warps, stages), (blocks,), (32 * warps,),
+                     [q, k, v, _tagged_partials(q.device, blocks * 2 * 4), out, seq, hkv,
+                      1.0 / math.sqrt(dim) * 1.4426950408889634, int(stop_after)],
+                     shared_bytes=warps * (stages * _STAGE_BYTES + _WARP_RESULT_BYTES))
+    return out
 
 
 def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
@@ -62,6 +104,11 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     _stop_after is for measuring the kernel's phases only (1: skip the final combine, 2: stop after
     the streaming loop, 3: the streaming loop's copies alone, no arithmetic); the output is then garbage."""
     cfg = dict(DECODE_CUDA_CONFIG if config is None else config)
+    layout = cfg.get("layout", "per-head")
+    if layout == "even":
+        return _decode_attention_even(q, k, v, cfg, _stop_after)
+    if layout != "per-head":
+        raise ValueError("layout must be 'per-head' or 'even', not %r" % (layout,))
     warps, stages, chunks, order = cfg["warps"], cfg["stages"], cfg["chunks"], cfg.get("order", "chunk")
     copy = cfg.get("copy", "thread")
     if order not in _ORDERS:
@@ -74,23 +121,12 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     if (warps, stages) not in _BUILT:
         raise ValueError("decode_attention_cuda has no kernel for %d warps x %d stages (built: %s)"
                          % (warps, stages, sorted(_BUILT)))
-    if q.dim() != 4 or k.dim() != 4 or q.shape[0] != 1 or q.shape[2] != 1 or k.shape != v.shape or k.shape[0] != 1:
-        raise ValueError("shapes must be q [1, Hq, 1, D] and k, v [1, Hkv, S, D]; got q %s, k %s, v %s"
-                         % (tuple(q.shape), tuple(k.shape), tuple(v.shape)))
-    _, hq, _, dim = q.shape
-    _, hkv, seq, _ = k.shape
-    if hkv > _EPOCH_WORDS:
-        raise ValueError("decode_attention_cuda handles at most %d KV heads (got %d)" % (_EPOCH_WORDS, hkv))
-    if dim != 128 or k.shape[3] != 128 or hq != 4 * hkv:
-        raise ValueError("decode_attention_cuda handles head dim 128 and 4 query heads per KV head (got D %d, "
-                         "Hq %d, Hkv %d)" % (dim, hq, hkv))
+    _, hkv, seq, dim = _checked_shapes(q, k, v)
     keys_per_step = chunks * warps * 16
     if seq % keys_per_step != 0:
         raise ValueError("S = %d is not a multiple of chunks x warps x 16 = %d" % (seq, keys_per_step))
-    if any(t.dtype != torch.bfloat16 for t in (q, k, v)) or not all(t.is_contiguous() for t in (q, k, v)):
-        raise ValueError("decode_attention_cuda wants contiguous bf16 q, k and v")
     if combine == "tagged":
-        part_acc = part_ml = tagged = _tagged_partials(q.device, hkv, chunks)  # acc and ml go unused
+        part_acc = part_ml = tagged = _tagged_partials(q.device, hkv * chunks * 4)  # acc and ml go unused
     else:
         part_acc = torch.empty(hkv * chunks * 4 * dim, device=q.device, dtype=torch.float32)
         part_ml = torch.empty(hkv * chunks * 4 * 2, device=q.device, dtype=torch.float32)

@@ -51,6 +51,11 @@ def correctness(select=lambda cfg: True):
         (2, 4096, 30.0, dict(warps=2, stages=3, chunks=8, order="interleaved", combine="tagged")),
         (2, 4096, 30.0, dict(warps=1, stages=4, chunks=64, order="chunk", combine="tagged")),
         (1, 2048, 1.0, dict(warps=8, stages=2, chunks=1, order="staggered", combine="tagged")),
+        (8, 32768, 8.0, dict(layout="even", warps=8, stages=2)),
+        (8, 32768, 1.0, dict(layout="even", warps=4, stages=3, blocks_per_sm=2)),
+        (2, 4096, 30.0, dict(layout="even", warps=4, stages=3, blocks_per_sm=2)),  # runs of ~2 tiles: idle warps
+        (5, 4096, 8.0, dict(layout="even", warps=8, stages=3)),  # runs cross heads at uneven places
+        (3, 8192, 1.0, dict(layout="even", warps=4, stages=4)),
     ]
     for hkv, s, scale, cfg in (c for c in cases if select(c[3])):
         q = torch.randn(1, 4 * hkv, 1, 128, device="cuda", dtype=torch.bfloat16) * scale

@@ -18,6 +18,8 @@ TRITON_WHO = "agent: Claude (hotkernel developer session), Triton written by han
 CUDA_KERNEL = ("CUDA C++ split-KV decode (examples/decode_attention.cu): one launch, the last block of a KV head "
                "combines its chunks; per-warp cp.async pipelines of 16-key K and V tiles; Q K^T and P V on tensor "
                "cores (mma.sync m16n8k16, the 4 query heads as rows, scores kept in registers as P's fragment)")
+CUDA_KERNEL_EVEN = ("CUDA C++ decode (examples/decode_attention.cu, layout even): one launch; per-warp cp.async "
+                    "pipelines of 16-key K and V tiles; Q K^T and P V on tensor cores (mma.sync m16n8k16)")
 INTERLEAVED_WORDS = "interleaved tiles (step j of all blocks of a KV head reads one contiguous window)"
 ORDER_WORDS = {"chunk": "each block one run of consecutive keys", "interleaved": INTERLEAVED_WORDS,
                "staggered": INTERLEAVED_WORDS + ", KV head h starting h/8 of the way along its keys"}
@@ -48,6 +50,14 @@ def describe(row):
     """(file stem suffix, note, module, call, config source, who) of one sweep row."""
     name, cfg_text = row["variant"].split(" {", 1)
     cfg = json.loads("{" + cfg_text)
+    if name == "cuda" and cfg.get("layout") == "even":
+        per_sm = cfg.get("blocks_per_sm", 1)
+        shape = ("%d warps x %d stages, %d block(s) per SM, all KV heads' keys cut into equal runs (no idle SM), "
+                 "%s" % (cfg["warps"], cfg["stages"], per_sm, COMBINE_WORDS["tagged"]))
+        stem = "cuda-even-w%ds%d-%dpersm" % (cfg["warps"], cfg["stages"], per_sm)
+        config = "dict(layout='even', warps=%d, stages=%d, blocks_per_sm=%d)" % (cfg["warps"], cfg["stages"], per_sm)
+        return stem, "%s; %s" % (CUDA_KERNEL_EVEN, shape), "decode_attention_cuda", \
+            "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     if name == "cuda":
         order, copy, combine = cfg.get("order", "chunk"), cfg.get("copy", "thread"), cfg.get("combine", "ticket")
         shape = "%d warps x %d stages, %d chunks per KV head, %s, %s, %s" % (

@@ -132,9 +132,12 @@ def main():
           "SMs", torch.cuda.get_device_properties(0).multi_processor_count, flush=True)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     def tagged(cfg):
-        return cfg.get("combine") == "tagged"
+        return cfg.get("combine") == "tagged" and cfg.get("layout", "per-head") == "per-head"
 
-    good = cdc.correctness(lambda cfg: not tagged(cfg))
+    def even(cfg):
+        return cfg.get("layout") == "even"
+
+    good = cdc.correctness(lambda cfg: not tagged(cfg) and not even(cfg))
     sets = sweep.rotated(lambda: (torch.randn(1, HQ, 1, D, device="cuda", dtype=torch.bfloat16),
                                   torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16),
                                   torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16)), KV_BYTES)
@@ -200,6 +203,14 @@ def main():
     good = cdc.correctness(tagged) and good
     cuda_configs("tagged")
     save()
+    good = cdc.correctness(even) and good
+    for w, st, per_sm in [(8, 2, 1), (8, 3, 1), (4, 3, 2), (4, 4, 1)]:
+        cfg = dict(layout="even", warps=w, stages=st, blocks_per_sm=per_sm)
+        label = "cuda " + json.dumps(cfg, separators=(",", ":"))
+        measure(label, lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))
+        f = lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c, _stop_after=2)  # noqa: E731
+        print(f"phases   {label:64s} {'streaming loop only':26s} {sweep.graph_time_us(f, sets):7.2f} us", flush=True)
+        save()
     for kind in ("probe", "decode"):
         rows = sorted((r for r in sweep.results if r["kernel"] == kind and r.get("ok")), key=lambda r: r["us"])[:6]
         print(f"fastest {kind}:", *("%s %.2f us" % (r["variant"], r["us"]) for r in rows), sep="\n  ")
