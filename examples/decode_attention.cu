@@ -453,6 +453,28 @@ __device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16
     }
 }
 
+// A warp's STAGES-deep copy pipeline over its `tiles` tiles: issue(j, slot) starts tile j's copies
+// into slot j % STAGES, wait(i) makes tile i visible to the whole warp, use(i, slot) consumes it.
+template <int STAGES, typename Issue, typename Wait, typename Use>
+__device__ __forceinline__ void run_pipeline(int tiles, Issue issue, Wait wait, Use use)
+{
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < tiles)
+            issue(s, s);
+        copy_async_commit();
+    }
+    for (int i = 0; i < tiles; ++i) {
+        const int next = i + STAGES - 1;
+        if (next < tiles)
+            issue(next, next % STAGES);  // the slot tile i - 1 used; freed by the last __syncwarp
+        wait(i);
+        use(i, i % STAGES);
+        __syncwarp();  // the slot is free for the copy issued next iteration
+    }
+    copy_async_wait<0>();
+}
+
 template <int WARPS, int STAGES, Copy COPY>
 __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__restrict__ q,
                                                       const __nv_bfloat16 *__restrict__ k,
@@ -520,35 +542,29 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     WarpState st;
     const uint32_t k_lane = k_lane_offset(lane), v_lane = v_lane_offset(lane);
 
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < tiles)
-            issue_tile(s, s);
-        copy_async_commit();
-    }
-    for (int i = 0; i < tiles; ++i) {
-        const int next = i + STAGES - 1;
-        if (next < tiles) {
+    run_pipeline<STAGES>(
+        tiles,
+        [&](int j, int slot) {
             if constexpr (COPY == Copy::bulk)  // the slot was last read through the generic proxy (ldmatrix)
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            issue_tile(next, next % STAGES);  // the slot tile i - 1 used; freed by the last __syncwarp
-        }
-        if constexpr (COPY == Copy::bulk) {
-            barrier_wait(full_base + (i % STAGES) * 8, (i / STAGES) & 1);
-        } else {
-            copy_async_commit();
-            copy_async_wait<STAGES - 1>();
-            __syncwarp();  // every lane's copies of tile i are visible to the whole warp
-        }
-        if (stop_after == kStreamOnly) {  // the copies alone: how fast this shape can stream at all
-            st.l += float(warp_shared[(i % STAGES) * kStageBytes + lane]);
-            __syncwarp();
-            continue;
-        }
-        attend_tile(warp_base + (i % STAGES) * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
-        __syncwarp();  // the slot is free for the copy issued next iteration
-    }
-    copy_async_wait<0>();
+                if (j >= STAGES - 1)
+                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            issue_tile(j, slot);
+        },
+        [&](int i) {
+            if constexpr (COPY == Copy::bulk) {
+                barrier_wait(full_base + (i % STAGES) * 8, (i / STAGES) & 1);
+            } else {
+                copy_async_commit();
+                copy_async_wait<STAGES - 1>();
+                __syncwarp();  // every lane's copies of tile i are visible to the whole warp
+            }
+        },
+        [&](int, int slot) {
+            if (stop_after == kStreamOnly)  // the copies alone: how fast this shape can stream at all
+                st.l += float(warp_shared[slot * kStageBytes + lane]);
+            else
+                attend_tile(warp_base + slot * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
+        });
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
     if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
@@ -688,35 +704,28 @@ __device__ __forceinline__ void decode_attention_even_body(const __nv_bfloat16 *
     const uint32_t k_lane = k_lane_offset(lane), v_lane = v_lane_offset(lane);
     unsigned char *const my_first_result = first_segment_results + warp * kWarpResultBytes;
 
+    run_pipeline<STAGES>(
+        tiles, issue_tile,
+        [&](int) {
+            copy_async_commit();
+            copy_async_wait<STAGES - 1>();
+            __syncwarp();  // every lane's copies of tile i are visible to the whole warp
+        },
+        [&](int i, int slot) {
+            if (in_first && tile_of(i) >= boundary) {  // into head0 + 1: park head0's state, start afresh
+                st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
+                st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
+                store_warp_result(my_first_result, st, g, t);
+                st = WarpState();
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < tiles)
-            issue_tile(s, s);
-        copy_async_commit();
-    }
-    for (int i = 0; i < tiles; ++i) {
-        const int next = i + STAGES - 1;
-        if (next < tiles)
-            issue_tile(next, next % STAGES);  // the slot tile i - 1 used; freed by the last __syncwarp
-        copy_async_commit();
-        copy_async_wait<STAGES - 1>();
-        __syncwarp();  // every lane's copies of tile i are visible to the whole warp
-        if (in_first && tile_of(i) >= boundary) {  // into head0 + 1: park head0's state, start afresh
-            st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
-            st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
-            store_warp_result(my_first_result, st, g, t);
-            st = WarpState();
-#pragma unroll
-            for (int s = 0; s < kDim / 16; ++s) {
-                q_frag[s][0] = q_next[s][0];
-                q_frag[s][1] = q_next[s][1];
+                for (int s = 0; s < kDim / 16; ++s) {
+                    q_frag[s][0] = q_next[s][0];
+                    q_frag[s][1] = q_next[s][1];
+                }
+                in_first = false;
             }
-            in_first = false;
-        }
-        attend_tile(warp_base + (i % STAGES) * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
-        __syncwarp();  // the slot is free for the copy issued next iteration
-    }
-    copy_async_wait<0>();
+            attend_tile(warp_base + slot * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
+        });
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
     if (stop_after == kStopAfterStreaming) {
