@@ -5,7 +5,8 @@
 # them, and the Triton and CUDA decode kernels with the stagger and tagged-combine options, with the
 # CUDA kernel's phases. Then, when the fastest correct kernel beats the kept candidate in the same
 # run and the hotkernel bundle was carried (.carry/hotkernel-bundle.tar.xz), the example loop with
-# hotkernel itself: its two fastest configurations as variants FIRST and FIRST+1 (default 08),
+# hotkernel itself: its two fastest configurations (MEASURE=decode_split_sweep: the many-split Triton
+# sweep instead of the probe) as variants FIRST and FIRST+1 (default 08),
 # verified, recorded, kept or reverted. Everything comes back under $OUT.
 set -u
 first=${1:-8}
@@ -13,8 +14,9 @@ export PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/triton-cache HOTKERNEL_CUBIN_CAC
 log() { echo "== $(date -u +%T) $*"; }
 log nvidia-smi; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv
 stamp=$(date -u +%Y-%m-%d-%H%M)
-probe="$OUT/decode-probe-$stamp.json"
-log probe; timeout ${PROBE_TIMEOUT:-330} python3 bench/gpu/decode_stream_probe.py --out "$probe" 2>&1 | tee "$OUT/decode-probe-$stamp.txt"
+measure=${MEASURE:-decode_stream_probe}  # or decode_split_sweep: the Triton kernels with many splits
+probe="$OUT/$measure-$stamp.json"
+log "$measure"; timeout ${PROBE_TIMEOUT:-330} python3 "bench/gpu/$measure.py" --out "$probe" 2>&1 | tee "$OUT/$measure-$stamp.txt"
 if [ -s "$probe" ] && [ -f .carry/hotkernel-bundle.tar.xz ]; then
     python3 bench/gpu/decode_cuda_variants.py "$probe" --first "$first" --only-if-faster || { log done; exit 0; }
     mkdir -p /tmp/hk && tar -C /tmp/hk -xJf .carry/hotkernel-bundle.tar.xz && . /tmp/hk/env.sh

@@ -12,7 +12,22 @@ import os
 import sys
 
 VARIANTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "variants")
-CURRENT = "triton two-launch 16x128 w4 s3"  # the kept candidate's row in the sweep
+CURRENT = "triton two-launch 16x128 w4 s3"  # the kept candidate's row in sweeps before 23:00 on 2026-12-02
+KEPT_ROW = "kept candidate"  # its row since: examples/decode_attention_candidate.py as it stands
+CANDIDATE = os.path.join(os.path.dirname(VARIANTS), "..", "..", "examples", "decode_attention_candidate.py")
+
+
+def kept_candidate_fn():
+    """The kept candidate's fn, built from the return line of examples/decode_attention_candidate.py
+    (importing the script itself would hand its stdout to the measurement contract)."""
+    import decode_attention_cuda
+    import tuned_kernels
+    returns = [line.strip() for line in open(CANDIDATE) if line.strip().startswith("return ")]
+    if len(returns) != 1:
+        sys.exit("decode_cuda_variants: %s has %d return lines, not one" % (CANDIDATE, len(returns)))
+    scope = {"tuned_kernels": tuned_kernels, "decode_attention_cuda": decode_attention_cuda}
+    exec("def fn(q, k, v):\n    " + returns[0], scope)
+    return scope["fn"]
 CUDA_WHO = "agent: Claude (hotkernel developer session), CUDA C++ written by hand"
 TRITON_WHO = "agent: Claude (hotkernel developer session), Triton written by hand"
 CUDA_KERNEL = ("CUDA C++ split-KV decode (examples/decode_attention.cu): one launch, the last block of a KV head "
@@ -92,7 +107,7 @@ def main():
     tried = sorted((r for r in rows if r["ok"] and " {" in r["variant"]), key=lambda r: r["us"])
     if not tried:
         sys.exit("decode_cuda_variants: no correct configuration in %s" % sys.argv[1])
-    current = [r["us"] for r in rows if r["variant"] == CURRENT]
+    current = [r["us"] for r in rows if r["variant"] == KEPT_ROW] or [r["us"] for r in rows if r["variant"] == CURRENT]
     if "--only-if-faster" in sys.argv and current and tried[0]["us"] >= min(current):
         sys.exit("decode_cuda_variants: the fastest configuration (%s, %.2f us) does not beat the Triton candidate "
                  "(%.2f us) in the same sweep; no variants written" % (tried[0]["variant"], tried[0]["us"], min(current)))
