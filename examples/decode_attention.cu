@@ -14,7 +14,9 @@
 //   its loads in one round trip; there is no second kernel and no gap between launches inside a
 //   CUDA graph. The tagged combine (combine = 1) takes the fence and the ticket off that tail:
 //   every published value carries the call's epoch in its 64-bit word, and the head's last block
-//   polls until it has them all.
+//   polls until it has them all. On the H200 it measured slower (38.5 against 37.3 us,
+//   bench/gpu/results/decode-probe-2026-12-02-2258.txt), as did the even layout at the end of
+//   this file (43.2 us); both are kept as measured alternatives, not used by any candidate.
 // - Every warp runs its own pipeline over its own keys (STAGES tiles of 16 keys of K and of V in
 //   flight), synchronised with __syncwarp only: no block barrier in the streaming loop. Three ways
 //   to fill a tile are kept, because the H200 measured them equal (bench/gpu/results/decode-cuda-*):
@@ -24,7 +26,7 @@
 // - Key order: "interleaved" (step j of every warp of a KV head reads one contiguous window) ran
 //   5% faster than each block walking its own run of keys (thousands of scattered streams).
 //   "staggered" also starts KV head h h/Hkv of the way along its keys, so that the heads' windows
-//   sit at different offsets of their regions.
+//   sit at different offsets of their regions (measured within 1% of interleaved).
 // - Tensor cores do both products with the flash-attention fragment trick: S = Q K^T with the 4
 //   query heads as the rows of a 16-row mma (rows 4..15 are zero), and the score fragment is,
 //   element for element, the A fragment of P V, so the probabilities never leave registers.
