@@ -87,7 +87,8 @@ def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_le
     of BLOCK_N keys: then step j of all splits of a KV head reads one contiguous window, which the
     CUDA version measured 5% faster than thousands of scattered streams (bench/gpu/results/).
     With STAGGER, KV head h starts its walk h * head_rotation steps in (and wraps), so that the
-    heads' windows do not sit at the same offset of their regions."""
+    heads' windows do not sit at the same offset of their regions; on the H200 that changed 0-1%
+    (bench/gpu/results/decode-probe-2026-12-02-2258.txt), so the candidate leaves it off."""
     h = tl.arange(0, BLOCK_H)
     hmask = h < GROUP
     d = tl.arange(0, D)
