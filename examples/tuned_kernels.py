@@ -127,14 +127,20 @@ def _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_le
 @triton.jit
 def _decode_partial_kernel(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk,
                            head_rotation, GROUP: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr,
-                           D: tl.constexpr, INTERLEAVED: tl.constexpr, STAGGER: tl.constexpr):
+                           D: tl.constexpr, INTERLEAVED: tl.constexpr, STAGGER: tl.constexpr,
+                           EARLY_COMBINE: tl.constexpr = False):
+    if EARLY_COMBINE:  # the combine kernel's programs may take free SM slots now; they wait in gdc_wait
+        tl.extra.cuda.gdc_launch_dependents()
     _decode_split(q_ptr, k_ptr, v_ptr, m_ptr, l_ptr, acc_ptr, scale_log2, seq_len, chunk, tl.program_id(0),
                   tl.program_id(1), tl.num_programs(1), head_rotation, GROUP, BLOCK_H, BLOCK_N, D, INTERLEAVED,
                   STAGGER)
 
 
 @triton.jit
-def _decode_combine_kernel(m_ptr, l_ptr, acc_ptr, o_ptr, N_SPLITS: tl.constexpr, D: tl.constexpr):
+def _decode_combine_kernel(m_ptr, l_ptr, acc_ptr, o_ptr, N_SPLITS: tl.constexpr, D: tl.constexpr,
+                           WAIT_FOR_SPLITS: tl.constexpr = False):
+    if WAIT_FOR_SPLITS:  # launched early (programmatic dependent launch): every split's partial is written after this
+        tl.extra.cuda.gdc_wait()
     head = tl.program_id(0)
     s = tl.arange(0, N_SPLITS)
     d = tl.arange(0, D)
@@ -169,16 +175,23 @@ def _decode_setup(q, k, config):
 
 
 def decode_attention(q, k, v, config=None):
-    """q [B=1, Hq, 1, D], k/v [1, Hkv, S, D] contiguous; returns [1, Hq, 1, D] like SDPA with GQA."""
+    """q [B=1, Hq, 1, D], k/v [1, Hkv, S, D] contiguous; returns [1, Hq, 1, D] like SDPA with GQA.
+
+    With the `early_combine` option the combine kernel is launched as a programmatic dependent of
+    the split kernel (Hopper and later): its programs are resident before the splits finish and
+    start the moment they do, instead of after a launch. Only the combine is launched so; the next
+    call's split kernel still waits for this call to finish, so calls never overlap."""
     cfg, (hq, hkv, seq, dim, group), (m, l, acc), o, scale_log2 = _decode_setup(q, k, config)
     n_splits = cfg["n_splits"]
+    early = bool(cfg.get("early_combine", False))
     _decode_partial_kernel[(hkv, n_splits)](q, k, v, m, l, acc, scale_log2, seq, seq // n_splits,
                                             _head_rotation(cfg, seq, hkv), GROUP=group,
                                             BLOCK_H=max(16, triton.next_power_of_2(group)), BLOCK_N=cfg["BLOCK_N"],
                                             D=dim, INTERLEAVED=bool(cfg.get("interleaved", False)),
-                                            STAGGER=bool(cfg.get("stagger", False)),
+                                            STAGGER=bool(cfg.get("stagger", False)), EARLY_COMBINE=early,
                                             num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
-    _decode_combine_kernel[(hq,)](m, l, acc, o, N_SPLITS=n_splits, D=dim, num_warps=4)
+    _decode_combine_kernel[(hq,)](m, l, acc, o, N_SPLITS=n_splits, D=dim, WAIT_FOR_SPLITS=early, num_warps=4,
+                                  launch_pdl=early)
     return o
 
 

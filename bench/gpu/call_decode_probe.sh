@@ -16,7 +16,7 @@ log nvidia-smi; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,p
 stamp=$(date -u +%Y-%m-%d-%H%M)
 measure=${MEASURE:-decode_stream_probe}  # or decode_split_sweep: the Triton kernels with many splits
 probe="$OUT/$measure-$stamp.json"
-log "$measure"; timeout ${PROBE_TIMEOUT:-330} python3 "bench/gpu/$measure.py" --out "$probe" 2>&1 | tee "$OUT/$measure-$stamp.txt"
+log "$measure"; timeout ${PROBE_TIMEOUT:-330} python3 "bench/gpu/$measure.py" --out "$probe" ${MEASURE_ARGS:-} 2>&1 | tee "$OUT/$measure-$stamp.txt"
 if [ -s "$probe" ] && [ -f .carry/hotkernel-bundle.tar.xz ]; then
     python3 bench/gpu/decode_cuda_variants.py "$probe" --first "$first" --only-if-faster || { log done; exit 0; }
     mkdir -p /tmp/hk && tar -C /tmp/hk -xJf .carry/hotkernel-bundle.tar.xz && . /tmp/hk/env.sh

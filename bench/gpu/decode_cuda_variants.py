@@ -87,16 +87,20 @@ def describe(row):
     fused = name == "triton fused"
     what = ("Triton one launch (the last program of a KV head combines its splits)" if fused
             else "Triton split-KV + combine kernel")
-    stagger = bool(cfg.get("stagger"))
-    shape = "%d splits, %d keys per step, %d warps, %d stages, %s%s" % (
+    stagger, early = bool(cfg.get("stagger")), bool(cfg.get("early_combine"))
+    shape = "%d splits, %d keys per step, %d warps, %d stages, %s%s%s" % (
         cfg["n_splits"], cfg["BLOCK_N"], cfg["num_warps"], cfg["num_stages"],
         INTERLEAVED_WORDS if cfg.get("interleaved") else "each split one run of consecutive keys",
-        ", KV head h starting h/8 of the way along its keys" if stagger else "")
-    stem = "triton-%s-%dx%d-w%ds%d%s%s" % ("fused" if fused else "split", cfg["n_splits"], cfg["BLOCK_N"],
-                                            cfg["num_warps"], cfg["num_stages"],
-                                            "-interleaved" if cfg.get("interleaved") else "", "-staggered" if stagger else "")
-    config = "dict(n_splits=%d, BLOCK_N=%d, num_warps=%d, num_stages=%d, interleaved=%r, stagger=%r)" % (
-        cfg["n_splits"], cfg["BLOCK_N"], cfg["num_warps"], cfg["num_stages"], bool(cfg.get("interleaved")), stagger)
+        ", KV head h starting h/8 of the way along its keys" if stagger else "",
+        ", the combine kernel launched as a programmatic dependent of the split kernel (resident before the "
+        "splits end; the next call still waits for this one)" if early else "")
+    stem = "triton-%s-%dx%d-w%ds%d%s%s%s" % ("fused" if fused else "split", cfg["n_splits"], cfg["BLOCK_N"],
+                                              cfg["num_warps"], cfg["num_stages"],
+                                              "-interleaved" if cfg.get("interleaved") else "",
+                                              "-staggered" if stagger else "", "-early-combine" if early else "")
+    config = "dict(n_splits=%d, BLOCK_N=%d, num_warps=%d, num_stages=%d, interleaved=%r, stagger=%r%s)" % (
+        cfg["n_splits"], cfg["BLOCK_N"], cfg["num_warps"], cfg["num_stages"], bool(cfg.get("interleaved")), stagger,
+        ", early_combine=True" if early else "")
     return stem, "%s; %s" % (what, shape), "tuned_kernels", \
         "tuned_kernels.decode_attention_fused" if fused else "tuned_kernels.decode_attention", config, TRITON_WHO
 

@@ -3,7 +3,9 @@
 cuDNN SDPA and the kept candidate, timed by graph replay in one run. The streaming probe
 (bench/gpu/results/decode-probe-2026-12-02-2258.txt) read K and V at the gemv's rate (31.5 us) only
 with 512 or more programs of 4 warps; a one-wave grid of 128 programs took 48 us. Run on the GPU
-machine: python3 bench/gpu/decode_split_sweep.py [--out FILE.json]
+machine: python3 bench/gpu/decode_split_sweep.py [--out FILE.json] [--early-combine]
+--early-combine sweeps instead the one-wave shapes with the combine kernel launched as a
+programmatic dependent of the split kernel (the `early_combine` option), with and without it.
 """
 import json
 import sys
@@ -45,6 +47,16 @@ def main():
 
     measure("sdpa default (cuDNN)", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
     measure(dcv.KEPT_ROW, dcv.kept_candidate_fn())
+    if "--early-combine" in sys.argv:
+        for sp, bn, nw, ns in [(16, 128, 4, 3), (16, 64, 4, 3), (16, 128, 8, 3), (32, 64, 4, 3), (32, 64, 2, 3),
+                               (32, 128, 4, 3), (16, 128, 4, 2)]:
+            for early in (True, False):
+                cfg = dict(n_splits=sp, BLOCK_N=bn, num_warps=nw, num_stages=ns, interleaved=True, early_combine=early)
+                measure("triton two-launch %s" % json.dumps(cfg, separators=(",", ":")),
+                        lambda q, k, v, c=cfg: sweep.tk.decode_attention(q, k, v, c))
+        measure("sdpa default (cuDNN), again", lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
+        measure(dcv.KEPT_ROW + ", again", dcv.kept_candidate_fn())
+        return
     shapes = [(64, 64, 4, 3), (64, 64, 4, 2), (64, 64, 4, 4), (64, 32, 4, 3), (64, 64, 2, 3), (64, 128, 4, 3),
               (64, 64, 8, 3), (128, 32, 4, 3), (128, 64, 4, 3), (128, 32, 2, 3), (128, 32, 4, 4), (32, 128, 4, 3),
               (32, 64, 2, 3), (256, 32, 4, 3)]
