@@ -180,7 +180,9 @@ def decode_attention(q, k, v, config=None):
     With the `early_combine` option the combine kernel is launched as a programmatic dependent of
     the split kernel (Hopper and later): its programs are resident before the splits finish and
     start the moment they do, instead of after a launch. Only the combine is launched so; the next
-    call's split kernel still waits for this call to finish, so calls never overlap."""
+    call's split kernel still waits for this call to finish, so calls never overlap. On the H200 it
+    saved 0.2-0.8 us (bench/gpu/results/decode_split_sweep-2026-12-02-2335.txt), not enough to beat
+    the kept candidate in verify, so the candidate leaves it off."""
     cfg, (hq, hkv, seq, dim, group), (m, l, acc), o, scale_log2 = _decode_setup(q, k, config)
     n_splits = cfg["n_splits"]
     early = bool(cfg.get("early_combine", False))
