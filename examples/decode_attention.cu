@@ -185,6 +185,31 @@ constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2, kStreamOnly = 3;
 // 1 is interleaved.
 constexpr int kOrderChunk = 0, kOrderStaggered = 2;
 
+// Which keys tile j of a warp holds. In chunk order a block owns seq / chunks consecutive keys;
+// interleaved, step j of all blocks and warps of a KV head covers one contiguous window (tile
+// (j * chunks + chunk) * warps + warp), so the whole grid streams through a few narrow address
+// windows instead of thousands of scattered ones. Staggered is interleaved with KV head h starting
+// its walk h/Hkv of the way along its keys (and wrapping), so that the heads' windows do not sit at
+// the same offset of their 8 MiB regions.
+struct TileOrder {
+    int order, chunk, chunks, warp, warps, tiles, keys_per_chunk, keys_per_warp, rotation;
+
+    __device__ TileOrder(int order_, int chunk_, int chunks_, int warp_, int warps_, int tiles_, int seq, int kv_head,
+                         int kv_heads)
+        : order(order_), chunk(chunk_), chunks(chunks_), warp(warp_), warps(warps_), tiles(tiles_),
+          keys_per_chunk(seq / chunks_), keys_per_warp(seq / chunks_ / warps_), rotation(order_ == kOrderStaggered ? kv_head * tiles_ / kv_heads : 0)
+    {
+    }
+
+    __device__ size_t first_key(int j) const
+    {
+        if (order == kOrderChunk)
+            return size_t(chunk) * keys_per_chunk + size_t(warp) * keys_per_warp + size_t(j) * kTileKeys;
+        const int step = (j + rotation) % tiles;
+        return size_t((step * chunks + chunk) * warps + warp) * kTileKeys;
+    }
+};
+
 // One warp's share of a tile: copies 16 keys of K and of V (byte offset src in their rows) into a
 // pipeline slot of padded rows, 16 bytes per lane and copy.
 template <Copy COPY>
@@ -228,6 +253,33 @@ struct WarpState {
     float o[kDim / 8][4] = {};
 };
 
+// One tile's online-softmax step, whichever way the tile was read: s_lo and s_hi are the score
+// fragments of Q K^T for the tile's two 8-key halves (head g's scores for keys 2t, 2t + 1 of each in
+// [0] and [1]). Rescales the warp's state and leaves the probabilities in p_frag as the A fragment of
+// P V, keys as its columns (2t, 2t + 1 of the low half, then of the high half), and returns the
+// factor alpha by which head g's output so far must be rescaled. The max over the tile needs the
+// four lanes of the group.
+__device__ __forceinline__ float softmax_step(const float s_lo[4], const float s_hi[4], float scale_log2, float &m,
+                                              float &l, uint32_t p_frag[4])
+{
+    const float x0 = s_lo[0] * scale_log2, x1 = s_lo[1] * scale_log2;
+    const float x2 = s_hi[0] * scale_log2, x3 = s_hi[1] * scale_log2;
+    float tile_max = fmaxf(fmaxf(x0, x1), fmaxf(x2, x3));
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+    const float m_new = fmaxf(m, tile_max);
+    const float alpha = exp2_approx(m - m_new);
+    const float p0 = exp2_approx(x0 - m_new), p1 = exp2_approx(x1 - m_new);
+    const float p2 = exp2_approx(x2 - m_new), p3 = exp2_approx(x3 - m_new);
+    l = l * alpha + ((p0 + p1) + (p2 + p3));
+    m = m_new;
+    p_frag[0] = pack_bf16(p0, p1);
+    p_frag[1] = 0u;
+    p_frag[2] = pack_bf16(p2, p3);
+    p_frag[3] = 0u;
+    return alpha;
+}
+
 // ldmatrix row addresses of this lane inside a tile: K for the B fragment of Q K^T (matrices:
 // keys 0-7 dims +0, keys 0-7 dims +8, keys 8-15 dims +0, keys 8-15 dims +8), V transposed for
 // the B fragment of P V (keys 0-7 dims +0, keys 8-15 dims +0, keys 0-7 dims +8, keys 8-15 dims +8).
@@ -254,26 +306,13 @@ __device__ __forceinline__ void attend_tile(uint32_t slot, uint32_t k_lane, uint
         mma_16x8x16(s_lo, a, b[0], b[1]);
         mma_16x8x16(s_hi, a, b[2], b[3]);
     }
-    // Head g's scores for keys 2t, 2t + 1, 8 + 2t, 9 + 2t; the max over the tile needs the
-    // four lanes of the group.
-    const float x0 = s_lo[0] * scale_log2, x1 = s_lo[1] * scale_log2;
-    const float x2 = s_hi[0] * scale_log2, x3 = s_hi[1] * scale_log2;
-    float tile_max = fmaxf(fmaxf(x0, x1), fmaxf(x2, x3));
-    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-    const float m_new = fmaxf(st.m, tile_max);
-    const float alpha = exp2_approx(st.m - m_new);
-    const float p0 = exp2_approx(x0 - m_new), p1 = exp2_approx(x1 - m_new);
-    const float p2 = exp2_approx(x2 - m_new), p3 = exp2_approx(x3 - m_new);
-    st.l = st.l * alpha + ((p0 + p1) + (p2 + p3));
-    st.m = m_new;
+    uint32_t p_frag[4];
+    const float alpha = softmax_step(s_lo, s_hi, scale_log2, st.m, st.l, p_frag);
 #pragma unroll
     for (int n = 0; n < kDim / 8; ++n) {
         st.o[n][0] *= alpha;
         st.o[n][1] *= alpha;
     }
-    // The score fragment laid out as the A fragment of P V (keys are its columns).
-    const uint32_t p_frag[4] = {pack_bf16(p0, p1), 0u, pack_bf16(p2, p3), 0u};
 #pragma unroll
     for (int j = 0; j < kDim / 16; ++j) {
         uint32_t b[4];
@@ -477,116 +516,23 @@ __device__ __forceinline__ void run_pipeline(int tiles, Issue issue, Wait wait, 
     copy_async_wait<0>();
 }
 
-template <int WARPS, int STAGES, Copy COPY>
-__device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__restrict__ q,
-                                                      const __nv_bfloat16 *__restrict__ k,
-                                                      const __nv_bfloat16 *__restrict__ v, Partial partial,
-                                                      int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out,
-                                                      int seq, float scale_log2, int order, int combine,
-                                                      int stop_after)
+// After the stream, once every warp's result is in shared memory (WARPS areas, `stride` bytes
+// apart): the block's partial (the warps' results merged, four dims per thread and step) is
+// published, and the block that completes its KV head combines the head's chunks (grid: chunks x
+// Hkv). tag is this call's tag for the tagged combine.
+template <int WARPS>
+__device__ __forceinline__ void finish_block(const unsigned char *warp_results, int stride, Partial partial,
+                                             int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out, int kv_head,
+                                             uint32_t tag, int combine, int stop_after)
 {
-    extern __shared__ __align__(16) unsigned char shared[];
     __shared__ int ticket;
-    __shared__ __align__(8) uint64_t slot_full[COPY == Copy::bulk ? WARPS * STAGES : 1];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4;  // fragment row group and thread-in-group
-    const int chunk = blockIdx.x, chunks = gridDim.x, kv_head = blockIdx.y;
-    const int keys_per_warp = seq / chunks / WARPS;
-    const int tiles = keys_per_warp / kTileKeys;
-    // Which keys tile j of this warp holds. In chunk order a block owns seq / chunks consecutive
-    // keys; interleaved, step j of all blocks and warps of a KV head covers one contiguous window
-    // (tile (j * chunks + chunk) * WARPS + warp), so the whole grid streams through a few narrow
-    // address windows instead of thousands of scattered ones.
-    // Staggered is interleaved with KV head h starting its walk h/Hkv of the way along its keys (and
-    // wrapping), so that the heads' windows do not sit at the same offset of their 8 MiB regions.
-    const int rotation = order == kOrderStaggered ? kv_head * tiles / int(gridDim.y) : 0;
-    const auto first_key_of_tile = [&](int j) -> size_t {
-        if (order == kOrderChunk)
-            return size_t(chunk) * (seq / chunks) + size_t(warp) * keys_per_warp + size_t(j) * kTileKeys;
-        const int step = (j + rotation) % tiles;
-        return size_t((step * chunks + chunk) * WARPS + warp) * kTileKeys;
-    };
-    // This call's tag for the tagged combine; read now, used after the stream.
-    const uint32_t tag = combine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
-    const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
-    const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
-    unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
-    const uint32_t warp_base = shared_address(warp_shared);
-
-    const uint32_t full_base = shared_address(slot_full) + warp * STAGES * 8;
-    if constexpr (COPY == Copy::bulk) {
-        if (lane == 0)
-            for (int s = 0; s < STAGES; ++s)
-                barrier_init(full_base + s * 8);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
-        __syncwarp();
-    }
-
-    auto issue_tile = [&](int tile, int slot) {
-        const uint32_t k_dst = warp_base + slot * kStageBytes, v_dst = k_dst + kTileBytes;
-        const size_t src = first_key_of_tile(tile) * kRowBytes;
-        if constexpr (COPY == Copy::bulk) {
-            const uint32_t bar = full_base + slot * 8;
-            if (lane == 0)
-                barrier_expect_bytes(bar, 2 * kTileKeys * kRowBytes);
-            __syncwarp();
-            // Lanes 0-15 copy the K rows, lanes 16-31 the V rows, into the padded layout.
-            const int row = lane % kTileKeys;
-            const char *rows = lane < kTileKeys ? k_rows : v_rows;
-            copy_bulk((lane < kTileKeys ? k_dst : v_dst) + row * kRowStride, rows + src + row * kRowBytes, kRowBytes, bar);
-        } else {
-            copy_tile_per_thread<COPY>(k_dst, k_rows, v_rows, src, lane);
-        }
-    };
-
-    uint32_t q_frag[kDim / 16][2];
-    load_q_fragment(q_frag, q, kv_head, g, t);
-    WarpState st;
-    const uint32_t k_lane = k_lane_offset(lane), v_lane = v_lane_offset(lane);
-
-    run_pipeline<STAGES>(
-        tiles,
-        [&](int j, int slot) {
-            if constexpr (COPY == Copy::bulk)  // the slot was last read through the generic proxy (ldmatrix)
-                if (j >= STAGES - 1)
-                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            issue_tile(j, slot);
-        },
-        [&](int i) {
-            if constexpr (COPY == Copy::bulk) {
-                barrier_wait(full_base + (i % STAGES) * 8, (i / STAGES) & 1);
-            } else {
-                copy_async_commit();
-                copy_async_wait<STAGES - 1>();
-                __syncwarp();  // every lane's copies of tile i are visible to the whole warp
-            }
-        },
-        [&](int, int slot) {
-            if (stop_after == kStreamOnly)  // the copies alone: how fast this shape can stream at all
-                st.l += float(warp_shared[slot * kStageBytes + lane]);
-            else
-                attend_tile(warp_base + slot * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
-        });
-    st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
-    st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
-    if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
-        if (st.l < 0.f)  // never: keeps the loop's results alive for the measurement
-            out[threadIdx.x] = __float2bfloat16(st.o[0][0]);
-        return;
-    }
-
-    // Each warp leaves its (m, l, acc) in its own pipeline space, which only it has used.
-    __syncwarp();
-    store_warp_result(warp_shared, st, g, t);
-    __syncthreads();
-
-    // The block's partial: the warps' results merged, four dims per thread and step.
+    const int chunk = blockIdx.x, chunks = gridDim.x;
     const size_t part_row = (size_t(kv_head) * chunks + chunk) * kGroup;
     for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
         const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
         float m, l;
         float4 acc;
-        merge_warp_results<WARPS>(shared, STAGES * kStageBytes, h, d, m, l, acc);
+        merge_warp_results<WARPS>(warp_results, stride, h, d, m, l, acc);
         if (combine) {
             store_tagged_partial(partial.tagged + kEpochWords + (part_row + h) * kTaggedRow, tag, d, m, l, acc);
             continue;
@@ -653,6 +599,300 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
         if (threadIdx.x == 0)
             tickets[kv_head] = 0;  // ready for the next call on this stream
     }
+}
+
+template <int WARPS, int STAGES, Copy COPY>
+__device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__restrict__ q,
+                                                      const __nv_bfloat16 *__restrict__ k,
+                                                      const __nv_bfloat16 *__restrict__ v, Partial partial,
+                                                      int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out,
+                                                      int seq, float scale_log2, int order, int combine,
+                                                      int stop_after)
+{
+    extern __shared__ __align__(16) unsigned char shared[];
+    __shared__ __align__(8) uint64_t slot_full[COPY == Copy::bulk ? WARPS * STAGES : 1];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;  // fragment row group and thread-in-group
+    const int chunk = blockIdx.x, chunks = gridDim.x, kv_head = blockIdx.y;
+    const int keys_per_warp = seq / chunks / WARPS;
+    const int tiles = keys_per_warp / kTileKeys;
+    const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, gridDim.y);
+    // This call's tag for the tagged combine; read now, used after the stream.
+    const uint32_t tag = combine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
+    const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
+    const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
+    unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
+    const uint32_t warp_base = shared_address(warp_shared);
+
+    const uint32_t full_base = shared_address(slot_full) + warp * STAGES * 8;
+    if constexpr (COPY == Copy::bulk) {
+        if (lane == 0)
+            for (int s = 0; s < STAGES; ++s)
+                barrier_init(full_base + s * 8);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
+        __syncwarp();
+    }
+
+    auto issue_tile = [&](int tile, int slot) {
+        const uint32_t k_dst = warp_base + slot * kStageBytes, v_dst = k_dst + kTileBytes;
+        const size_t src = tile_order.first_key(tile) * kRowBytes;
+        if constexpr (COPY == Copy::bulk) {
+            const uint32_t bar = full_base + slot * 8;
+            if (lane == 0)
+                barrier_expect_bytes(bar, 2 * kTileKeys * kRowBytes);
+            __syncwarp();
+            // Lanes 0-15 copy the K rows, lanes 16-31 the V rows, into the padded layout.
+            const int row = lane % kTileKeys;
+            const char *rows = lane < kTileKeys ? k_rows : v_rows;
+            copy_bulk((lane < kTileKeys ? k_dst : v_dst) + row * kRowStride, rows + src + row * kRowBytes, kRowBytes, bar);
+        } else {
+            copy_tile_per_thread<COPY>(k_dst, k_rows, v_rows, src, lane);
+        }
+    };
+
+    uint32_t q_frag[kDim / 16][2];
+    load_q_fragment(q_frag, q, kv_head, g, t);
+    WarpState st;
+    const uint32_t k_lane = k_lane_offset(lane), v_lane = v_lane_offset(lane);
+
+    run_pipeline<STAGES>(
+        tiles,
+        [&](int j, int slot) {
+            if constexpr (COPY == Copy::bulk)  // the slot was last read through the generic proxy (ldmatrix)
+                if (j >= STAGES - 1)
+                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            issue_tile(j, slot);
+        },
+        [&](int i) {
+            if constexpr (COPY == Copy::bulk) {
+                barrier_wait(full_base + (i % STAGES) * 8, (i / STAGES) & 1);
+            } else {
+                copy_async_commit();
+                copy_async_wait<STAGES - 1>();
+                __syncwarp();  // every lane's copies of tile i are visible to the whole warp
+            }
+        },
+        [&](int, int slot) {
+            if (stop_after == kStreamOnly)  // the copies alone: how fast this shape can stream at all
+                st.l += float(warp_shared[slot * kStageBytes + lane]);
+            else
+                attend_tile(warp_base + slot * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
+        });
+    st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
+    st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
+    if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
+        if (st.l < 0.f)  // never: keeps the loop's results alive for the measurement
+            out[threadIdx.x] = __float2bfloat16(st.o[0][0]);
+        return;
+    }
+
+    // Each warp leaves its (m, l, acc) in its own pipeline space, which only it has used.
+    __syncwarp();
+    store_warp_result(warp_shared, st, g, t);
+    __syncthreads();
+
+    finish_block<WARPS>(shared, STAGES * kStageBytes, partial, tickets, out, kv_head, tag, combine, stop_after);
+}
+
+// ---- Copy "direct": tiles read straight into registers --------------------------------------
+// Every copy path above goes through shared memory: cp.async into a slot, ldmatrix out of it, with
+// per-warp group bookkeeping. The H200's fastest pure stream (bench/gpu/decode_stream_probe.py)
+// loads 16 bytes per lane into registers, and the dot products do not care in which order the head
+// dims or the keys of a tile are summed. So each lane loads exactly the bytes its mma fragments
+// hold, permuting dims and keys consistently in Q, K, V, P and the output:
+// - K: lane (g, t) loads 64 contiguous bytes per key, dims 8t + 32i .. + 7 for i = 0..3, of key
+//   2g - (g & 1) (low half of the tile; the high half is that + 2). Register word p of load i is
+//   then the B fragment of Q K^T for the 16-dim step s = 2i + p / 2, once Q's A fragment is loaded
+//   with the same dims (load_q_fragment_permuted). Per instruction the warp reads 8 runs of 64 bytes.
+// - Keys: with that choice, lane t's scores (keys 2t, 2t + 1 of each half) are keys 4t .. 4t + 3 of
+//   the tile, and softmax_step's P fragment is, as it stands, the B fragment of P^T.
+// - P V is computed transposed, O^T = V^T P^T, so that the accumulator has no padding rows: the 16
+//   rows are dims, the 8 columns heads (4 real). Output step J (0..7) covers dims 8g + J (row g)
+//   and 64 + 8g + J (row g + 8); lane (g, t) loads keys 4t .. 4t + 3, dims 8g .. 8g + 7 and
+//   64 + 8g .. 64 + 8g + 7, and one byte permute per register pair puts two keys' values of one dim
+//   in a register: the A fragment of V^T. Per instruction the warp reads 4 runs of 128 bytes.
+// - The accumulator of step J then holds heads 2t, 2t + 1 (lanes t < 2) at dims 8g + J and
+//   64 + 8g + J, so the rescale factor of those heads comes from lanes 8t and 8t + 4.
+// AHEAD tiles are in flight per warp while it works on one; no shared memory until the end.
+struct DirectTile {
+    uint4 k[2][4];  // [low/high half][i]
+    uint4 v[4][2];  // [key 4t + c][dims 8g.. / 64 + 8g..]
+};
+
+// A warp's state: the running max and sum of head g (as in WarpState), and o[J] the accumulator of
+// output step J (c0, c1: heads 2t, 2t + 1 at dim 8g + J; c2, c3: the same at 64 + 8g + J).
+struct DirectWarpState {
+    float m = -INFINITY, l = 0.f;
+    float o[kDim / 16][4] = {};
+};
+
+template <bool PREFETCH>
+__device__ __forceinline__ uint4 load_streaming_16(const char *p)
+{
+    uint4 r;
+    if constexpr (PREFETCH)
+        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                     : "l"(p));
+    else
+        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                     : "l"(p));
+    return r;
+}
+
+template <bool PREFETCH>
+__device__ __forceinline__ void load_direct_tile(DirectTile &tile, const char *k_rows, const char *v_rows,
+                                                 size_t first_key, int g, int t)
+{
+    const char *k_src = k_rows + (first_key + 2 * g - (g & 1)) * kRowBytes + 16 * t;
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            tile.k[half][i] = load_streaming_16<PREFETCH>(k_src + half * 2 * kRowBytes + 64 * i);
+    const char *v_src = v_rows + (first_key + 4 * t) * kRowBytes + 16 * g;
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+            tile.v[c][half] = load_streaming_16<PREFETCH>(v_src + c * kRowBytes + 128 * half);
+}
+
+// Q's A fragment in the dim order of the direct K fragment: step s, lane t holds dims
+// 8t + 32 (s / 2) + 4 (s % 2) + {0, 1} (a0) and + {2, 3} (a2).
+__device__ __forceinline__ void load_q_fragment_permuted(uint32_t q_frag[kDim / 16][2], const __nv_bfloat16 *q,
+                                                         int kv_head, int g, int t)
+{
+    const uint32_t *q_pairs = reinterpret_cast<const uint32_t *>(q + (kv_head * kGroup + min(g, kGroup - 1)) * kDim);
+#pragma unroll
+    for (int s = 0; s < kDim / 16; ++s) {
+        const int dim = 8 * t + 32 * (s / 2) + 4 * (s % 2);
+        q_frag[s][0] = g < kGroup ? q_pairs[dim / 2] : 0u;
+        q_frag[s][1] = g < kGroup ? q_pairs[dim / 2 + 1] : 0u;
+    }
+}
+
+__device__ __forceinline__ uint32_t word(const uint4 &r, int w)
+{
+    return w == 0 ? r.x : w == 1 ? r.y : w == 2 ? r.z : r.w;
+}
+
+// The low (e even) or high bf16 of word e / 2 of x and of y, as one pair.
+__device__ __forceinline__ uint32_t pair_of(const uint4 &x, const uint4 &y, int e)
+{
+    return __byte_perm(word(x, e / 2), word(y, e / 2), e % 2 ? 0x7632u : 0x5410u);
+}
+
+__device__ __forceinline__ void attend_direct_tile(const DirectTile &tile, const uint32_t q_frag[kDim / 16][2],
+                                                   float scale_log2, DirectWarpState &st, int t)
+{
+    float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int s = 0; s < kDim / 16; ++s) {
+        const uint32_t a[4] = {q_frag[s][0], 0u, q_frag[s][1], 0u};
+        const int i = s / 2, p = 2 * (s % 2);
+        mma_16x8x16(s_lo, a, word(tile.k[0][i], p), word(tile.k[0][i], p + 1));
+        mma_16x8x16(s_hi, a, word(tile.k[1][i], p), word(tile.k[1][i], p + 1));
+    }
+    uint32_t p_frag[4];
+    const float alpha = softmax_step(s_lo, s_hi, scale_log2, st.m, st.l, p_frag);
+    // This lane's accumulator columns are heads 2t and 2t + 1, whose factors lanes 8t, 8t + 4 hold.
+    const float alpha0 = __shfl_sync(0xffffffffu, alpha, (8 * t) & 31);
+    const float alpha1 = __shfl_sync(0xffffffffu, alpha, (8 * t + 4) & 31);
+#pragma unroll
+    for (int j = 0; j < kDim / 16; ++j) {
+        st.o[j][0] *= alpha0;
+        st.o[j][1] *= alpha1;
+        st.o[j][2] *= alpha0;
+        st.o[j][3] *= alpha1;
+        const uint32_t a[4] = {pair_of(tile.v[0][0], tile.v[1][0], j), pair_of(tile.v[0][1], tile.v[1][1], j),
+                               pair_of(tile.v[2][0], tile.v[3][0], j), pair_of(tile.v[2][1], tile.v[3][1], j)};
+        mma_16x8x16(st.o[j], a, p_frag[0], p_frag[2]);
+    }
+}
+
+// The warp's result in shared memory in the layout of store_warp_result: acc [4][128] floats, then
+// (m, l) per query head. l must be the group's sum already.
+__device__ __forceinline__ void store_direct_warp_result(unsigned char *area, const DirectWarpState &st, int g, int t)
+{
+    float *acc = reinterpret_cast<float *>(area);
+    if (t < 2) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r)  // head 2t + r
+#pragma unroll
+            for (int half = 0; half < 2; ++half)  // dims 64 half + 8g + J
+#pragma unroll
+                for (int j4 = 0; j4 < 2; ++j4) {
+                    const int j = 4 * j4, c = 2 * half + r;
+                    *reinterpret_cast<float4 *>(acc + (2 * t + r) * kDim + 64 * half + 8 * g + j) =
+                        make_float4(st.o[j][c], st.o[j + 1][c], st.o[j + 2][c], st.o[j + 3][c]);
+                }
+    }
+    if (g < kGroup && t == 0)
+        reinterpret_cast<float2 *>(acc + kGroup * kDim)[g] = make_float2(st.m, st.l);
+}
+
+// Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
+// shared memory WARPS * kWarpResultBytes.
+template <int WARPS, int AHEAD, bool PREFETCH>
+__device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
+                                                             const __nv_bfloat16 *__restrict__ k,
+                                                             const __nv_bfloat16 *__restrict__ v, Partial partial,
+                                                             int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out,
+                                                             int seq, float scale_log2, int order, int combine,
+                                                             int stop_after)
+{
+    extern __shared__ __align__(16) unsigned char shared[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int chunk = blockIdx.x, chunks = gridDim.x, kv_head = blockIdx.y;
+    const int tiles = seq / chunks / WARPS / kTileKeys;
+    const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, gridDim.y);
+    const uint32_t tag = combine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
+    const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
+    const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
+    const auto load = [&](DirectTile &tile, int j) {
+        load_direct_tile<PREFETCH>(tile, k_rows, v_rows, tile_order.first_key(j), g, t);
+    };
+
+    uint32_t q_frag[kDim / 16][2];
+    load_q_fragment_permuted(q_frag, q, kv_head, g, t);
+    DirectWarpState st;
+    uint32_t checksum = 0;  // the loads' bits, for _stop_after 3 only
+
+    // A ring of AHEAD + 1 tiles in registers, indexed by constants only (the loop is unrolled by
+    // the ring's length): tile i + AHEAD is loaded into the slot tile i - 1 has just freed.
+    constexpr int kRing = AHEAD + 1;
+    DirectTile ring[kRing];
+#pragma unroll
+    for (int a = 0; a < AHEAD; ++a)
+        if (a < tiles)
+            load(ring[a], a);
+    for (int i0 = 0; i0 < tiles; i0 += kRing) {
+#pragma unroll
+        for (int r = 0; r < kRing; ++r) {
+            const int i = i0 + r;
+            if (i + AHEAD < tiles)
+                load(ring[(r + AHEAD) % kRing], i + AHEAD);
+            if (i < tiles) {
+                if (stop_after == kStreamOnly)
+                    checksum ^= ring[r].k[0][0].x ^ ring[r].k[1][3].w ^ ring[r].v[0][0].y ^ ring[r].v[3][1].z;
+                else
+                    attend_direct_tile(ring[r], q_frag, scale_log2, st, t);
+            }
+        }
+    }
+    st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
+    st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
+    if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
+        if (st.l < 0.f || checksum == 0x9e3779b9u)  // (almost) never: keeps the loop's results alive
+            out[threadIdx.x] = __float2bfloat16(st.o[0][0]);
+        return;
+    }
+    store_direct_warp_result(shared + warp * kWarpResultBytes, st, g, t);
+    __syncthreads();
+    finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, tag, combine, stop_after);
 }
 
 // The even split (layout "even"): the grid is one block per SM (or two), and the Hkv * seq / 16
@@ -836,3 +1076,28 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(8, 2)
 HOTKERNEL_DECODE_ATTENTION_EVEN(8, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
+
+// The direct copy: one entry per (warps, tiles ahead, L2 256-byte prefetch); dynamic shared memory
+// WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, PREFETCH, MIN_BLOCKS)                                \
+    extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)                                     \
+        decode_attention_direct_w##WARPS##_a##AHEAD##_p##PREFETCH##_b##MIN_BLOCKS(                            \
+            const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
+            const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged,         \
+            int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
+            int stop_after)                                                                                  \
+    {                                                                                                        \
+        decode_attention_direct_body<WARPS, AHEAD, PREFETCH>(q, k, v, Partial{part_acc, part_ml, tagged},    \
+                                                             tickets, out, seq, scale_log2, order, combine,   \
+                                                             stop_after);                                    \
+    }
+
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 0, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 0, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 0, 4)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 0, 0, 3)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 0, 0, 4)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 0, 0, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 0, 0, 8)

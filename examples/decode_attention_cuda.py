@@ -19,13 +19,15 @@ _tickets = {}
 # "staggered" (interleaved, with KV head h starting h/Hkv of the way along its keys).
 # How tiles reach shared memory: "thread" (cp.async, 16 bytes per thread; the default, as first
 # recorded), "thread-prefetch" (the same with a 256-byte L2 prefetch) or "bulk" (cp.async.bulk, the
-# TMA engine, one row per lane). Chosen by the H200 sweep in bench/gpu/check_decode_cuda.py.
+# TMA engine, one row per lane); or "direct": not at all, straight into registers (below). Chosen by
+# the H200 sweeps in bench/gpu/.
 # How the chunks of a KV head are combined: "ticket" (the last block to take a ticket reads every
 # chunk's partial; the default, as first recorded) or "tagged" (every published value carries the
 # call's epoch, and the head's last block polls for them: no fence and no counter on the tail).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
-_COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk"}
+_COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
+           "direct": "decode_attention_direct"}
 _COMBINES = {"ticket": 0, "tagged": 1}
 _TAGGED_ROW, _EPOCH_WORDS = 130, 32  # decode_attention.cu: kTaggedRow, kEpochWords
 _tagged = {}
@@ -33,6 +35,12 @@ _tagged = {}
 # into equal runs, the tagged combine; warps, stages and blocks_per_sm are its parameters.
 _EVEN_BUILT = {(8, 2), (8, 3), (4, 3), (4, 4)}  # (warps, stages)
 _WARP_RESULT_BYTES = 4 * 128 * 4 + 4 * 8  # decode_attention.cu: kWarpResultBytes
+# Copy "direct" (decode_attention_direct_*): tiles loaded straight into the mma fragments' registers,
+# no shared memory in the loop; `stages` does not apply. Its parameters: warps, ahead (tiles in
+# flight per warp beside the one in use), prefetch (a 256-byte L2 prefetch on every load) and
+# blocks_per_sm (the register cap the kernel was built with, so that this many blocks fit on an SM).
+_DIRECT_BUILT = {(8, 1, 0, 1), (8, 1, 1, 1), (4, 1, 0, 2), (4, 1, 1, 2), (2, 1, 0, 4), (4, 0, 0, 3), (4, 0, 0, 4),
+                 (8, 0, 0, 2), (2, 0, 0, 8)}  # (warps, ahead, prefetch, blocks_per_sm)
 
 
 def _module():
@@ -109,7 +117,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         return _decode_attention_even(q, k, v, cfg, _stop_after)
     if layout != "per-head":
         raise ValueError("layout must be 'per-head' or 'even', not %r" % (layout,))
-    warps, stages, chunks, order = cfg["warps"], cfg["stages"], cfg["chunks"], cfg.get("order", "chunk")
+    warps, chunks, order = cfg["warps"], cfg["chunks"], cfg.get("order", "chunk")
     copy = cfg.get("copy", "thread")
     if order not in _ORDERS:
         raise ValueError("order must be one of %s, not %r" % (sorted(_ORDERS), order))
@@ -118,9 +126,18 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     combine = cfg.get("combine", "ticket")
     if combine not in _COMBINES:
         raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
-    if (warps, stages) not in _BUILT:
-        raise ValueError("decode_attention_cuda has no kernel for %d warps x %d stages (built: %s)"
-                         % (warps, stages, sorted(_BUILT)))
+    if copy == "direct":
+        built = (warps, cfg.get("ahead", 1), int(bool(cfg.get("prefetch", False))), cfg.get("blocks_per_sm", 1))
+        if built not in _DIRECT_BUILT:
+            raise ValueError("the direct copy has no kernel for (warps, ahead, prefetch, blocks_per_sm) = %s (built: %s)"
+                             % (built, sorted(_DIRECT_BUILT)))
+        kernel, shared_bytes = "decode_attention_direct_w%d_a%d_p%d_b%d" % built, warps * _WARP_RESULT_BYTES
+    else:
+        stages = cfg["stages"]
+        if (warps, stages) not in _BUILT:
+            raise ValueError("decode_attention_cuda has no kernel for %d warps x %d stages (built: %s)"
+                             % (warps, stages, sorted(_BUILT)))
+        kernel, shared_bytes = "%s_w%d_s%d" % (_COPIES[copy], warps, stages), warps * stages * _STAGE_BYTES
     _, hkv, seq, dim = _checked_shapes(q, k, v)
     keys_per_step = chunks * warps * 16
     if seq % keys_per_step != 0:
@@ -133,8 +150,8 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         tagged = part_acc  # unused
     out = torch.empty_like(q)
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
-    _module().launch("%s_w%d_s%d" % (_COPIES[copy], warps, stages), (chunks, hkv), (32 * warps,),
+    _module().launch(kernel, (chunks, hkv), (32 * warps,),
                      [q, k, v, part_acc, part_ml, tagged, _ticket_counters(q.device, hkv), out, seq, scale_log2,
                       _ORDERS[order], _COMBINES[combine], int(_stop_after)],
-                     shared_bytes=warps * stages * _STAGE_BYTES)
+                     shared_bytes=shared_bytes)
     return out

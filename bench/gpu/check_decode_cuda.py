@@ -56,6 +56,23 @@ def correctness(select=lambda cfg: True):
         (2, 4096, 30.0, dict(layout="even", warps=4, stages=3, blocks_per_sm=2)),  # runs of ~2 tiles: idle warps
         (5, 4096, 8.0, dict(layout="even", warps=8, stages=3)),  # runs cross heads at uneven places
         (3, 8192, 1.0, dict(layout="even", warps=4, stages=4)),
+        # The direct copy (tiles straight into registers): every build, odd tile counts, tiles fewer
+        # than the register ring, every order, both combines (tagged last: a bug in it traps).
+        (8, 32768, 8.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1)),
+        (8, 32768, 1.0, dict(warps=4, chunks=32, order="interleaved", copy="direct", ahead=1, prefetch=True,
+                             blocks_per_sm=2)),
+        (8, 32768, 30.0, dict(warps=2, chunks=128, order="interleaved", copy="direct", ahead=0, blocks_per_sm=8)),
+        (2, 4096, 30.0, dict(warps=2, chunks=8, order="chunk", copy="direct", ahead=1, blocks_per_sm=4)),
+        (2, 3072, 8.0, dict(warps=4, chunks=16, order="interleaved", copy="direct", ahead=1, blocks_per_sm=2)),
+        (2, 4096, 30.0, dict(warps=8, chunks=32, order="interleaved", copy="direct", ahead=1, prefetch=True,
+                             blocks_per_sm=1)),
+        (2, 4096, 30.0, dict(warps=4, chunks=4, order="staggered", copy="direct", ahead=0, blocks_per_sm=3)),
+        (1, 2048, 1.0, dict(warps=8, chunks=1, order="interleaved", copy="direct", ahead=0, blocks_per_sm=2)),
+        (3, 8192, 8.0, dict(warps=4, chunks=8, order="chunk", copy="direct", ahead=0, blocks_per_sm=4)),
+        (8, 32768, 8.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1,
+                             combine="tagged")),
+        (2, 4096, 30.0, dict(warps=2, chunks=64, order="staggered", copy="direct", ahead=1, blocks_per_sm=4,
+                             combine="tagged")),
     ]
     for hkv, s, scale, cfg in (c for c in cases if select(c[3])):
         q = torch.randn(1, 4 * hkv, 1, 128, device="cuda", dtype=torch.bfloat16) * scale
@@ -104,7 +121,8 @@ def timing():
                 except Exception as e:
                     print("decode triton", name, cfg, "failed:", str(e).splitlines()[0][:200], flush=True)
     orders = sys.argv[sys.argv.index("--orders") + 1].split(",") if "--orders" in sys.argv else ["interleaved", "chunk"]
-    copies = sys.argv[sys.argv.index("--copies") + 1].split(",") if "--copies" in sys.argv else sorted(dac._COPIES)
+    copies = (sys.argv[sys.argv.index("--copies") + 1].split(",") if "--copies" in sys.argv
+              else sorted(set(dac._COPIES) - {"direct"}))  # direct: bench/gpu/decode_direct_sweep.py
     chunk_counts = [int(c) for c in sys.argv[sys.argv.index("--chunks") + 1].split(",")] if "--chunks" in sys.argv else [8, 16, 32, 64, 128, 256]
     configs = [dict(warps=w, stages=st, chunks=c, order=o, copy=cp)
                for cp in copies for o in orders for w, st in sorted(dac._BUILT) for c in chunk_counts

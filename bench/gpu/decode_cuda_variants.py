@@ -43,6 +43,11 @@ COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
 COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
               "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",
               "bulk": "cp.async.bulk (TMA) one row per lane, completion counted on an mbarrier"}
+CUDA_KERNEL_DIRECT = ("CUDA C++ split-KV decode (examples/decode_attention.cu, copy direct): one launch, the block "
+                      "that completes a KV head combines its chunks; every lane loads 16-byte pieces of K and V "
+                      "straight into its mma fragments' registers (dims and keys permuted alike in Q, K, V, P and the "
+                      "output; V paired by byte permutes), no shared memory in the streaming loop; Q K^T and "
+                      "O^T = V^T P^T on tensor cores (mma.sync m16n8k16)")
 
 TEMPLATE = '''# SPDX-License-Identifier: Apache-2.0
 """Candidate for target decode_attention: {note}"""
@@ -72,6 +77,20 @@ def describe(row):
         stem = "cuda-even-w%ds%d-%dpersm" % (cfg["warps"], cfg["stages"], per_sm)
         config = "dict(layout='even', warps=%d, stages=%d, blocks_per_sm=%d)" % (cfg["warps"], cfg["stages"], per_sm)
         return stem, "%s; %s" % (CUDA_KERNEL_EVEN, shape), "decode_attention_cuda", \
+            "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
+    if name == "cuda" and cfg.get("copy") == "direct":
+        order, combine = cfg.get("order", "chunk"), cfg.get("combine", "ticket")
+        ahead, prefetch, per_sm = cfg.get("ahead", 1), bool(cfg.get("prefetch")), cfg.get("blocks_per_sm", 1)
+        shape = "%d warps, %d tile(s) of 16 keys in flight per warp beside the one in use, %d chunks per KV head " \
+                "(%d block(s) per SM), %s, %s%s" % (cfg["warps"], ahead, cfg["chunks"], per_sm, ORDER_WORDS[order],
+                                                   COMBINE_WORDS[combine],
+                                                   ", a 256-byte L2 prefetch on every load" if prefetch else "")
+        stem = "cuda-direct-w%da%dc%d%s%s%s" % (cfg["warps"], ahead, cfg["chunks"], "-prefetch" if prefetch else "",
+                                                "" if order == "chunk" else "-" + order,
+                                                "-tagged" if combine == "tagged" else "")
+        config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', ahead=%d, prefetch=%r, blocks_per_sm=%d, "
+                  "combine=%r)" % (cfg["warps"], cfg["chunks"], order, ahead, prefetch, per_sm, combine))
+        return stem, "%s; %s" % (CUDA_KERNEL_DIRECT, shape), "decode_attention_cuda", \
             "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     if name == "cuda":
         order, copy, combine = cfg.get("order", "chunk"), cfg.get("copy", "thread"), cfg.get("combine", "ticket")

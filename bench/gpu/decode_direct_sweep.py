@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Checks and sweeps the CUDA decode attention with the direct copy (examples/decode_attention.cu:
+tiles loaded straight into the mma fragments' registers, no shared memory in the streaming loop)
+next to cuDNN SDPA and the kept candidate, with every configuration's phases, all timed by graph
+replay in one run so that the ratios compare. The cp.async kernel streamed K and V no faster than
+33.3 us with its copies alone, while plain register loads did it in 31.4 us in the streaming probe
+(bench/gpu/results/decode-probe-2026-12-02-2258.txt). Run on the GPU machine:
+    python3 bench/gpu/decode_direct_sweep.py [--out FILE.json]
+"""
+import json
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+import sweep  # noqa: E402
+import check_decode_cuda as cdc  # noqa: E402
+import decode_cuda_variants as dcv  # noqa: E402
+import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the path)
+
+HQ, HKV, S, D = 32, 8, 32768, 128
+# (warps, ahead, prefetch, blocks_per_sm, chunks): chunks x Hkv blocks fill the SMs' slots in one wave.
+SHAPES = [(8, 1, 0, 1, 16), (8, 1, 1, 1, 16), (4, 1, 0, 2, 32), (4, 1, 1, 2, 32), (2, 1, 0, 4, 64),
+          (4, 0, 0, 3, 32), (4, 0, 0, 4, 64), (8, 0, 0, 2, 32), (2, 0, 0, 8, 128)]
+PHASES = ((3, "copies only"), (2, "streaming loop only"), (1, "without the final combine"))
+
+
+def config(warps, ahead, prefetch, per_sm, chunks, order="interleaved", combine="ticket"):
+    return dict(warps=warps, chunks=chunks, order=order, copy="direct", ahead=ahead, prefetch=bool(prefetch),
+                blocks_per_sm=per_sm, combine=combine)
+
+
+def main():
+    print(torch.cuda.get_device_name(0), "torch", torch.__version__, flush=True)
+    direct = lambda cfg: cfg.get("copy") == "direct"  # noqa: E731
+    good = cdc.correctness(lambda cfg: direct(cfg) and cfg.get("combine") != "tagged")
+    sets = sweep.rotated(lambda: (torch.randn(1, HQ, 1, D, device="cuda", dtype=torch.bfloat16),
+                                  torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16),
+                                  torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16)), 2 * HKV * S * D * 2)
+    q, k, v = sets[0]
+    ref = cdc.reference(q, k, v)
+    moved = 2 * HKV * S * D * 2 + 2 * HQ * D * 2
+
+    def save():  # after every row: a later one that fails (a trap, a timeout) loses only itself
+        if "--out" in sys.argv:
+            with open(sys.argv[sys.argv.index("--out") + 1], "w") as fh:
+                json.dump(sweep.results, fh, indent=1)
+
+    def measure(name, f):
+        out = f(q, k, v)
+        err, ok = cdc.within_tolerance(out, ref)
+        sweep.report("decode", name, sweep.graph_time_us(f, sets), moved, err, ok and torch.equal(out, f(q, k, v)))
+        save()
+
+    def measure_cuda(cfg, phases=True):
+        label = "cuda " + json.dumps(cfg, separators=(",", ":"))
+        measure(label, lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))
+        for stop, what in PHASES if phases else ():
+            f = lambda q, k, v, c=cfg, st=stop: dac.decode_attention_cuda(q, k, v, c, _stop_after=st)  # noqa: E731
+            print(f"phases   {label:64s} {what:26s} {sweep.graph_time_us(f, sets):7.2f} us", flush=True)
+
+    sdpa = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)  # noqa: E731
+    measure("sdpa default (cuDNN)", sdpa)
+    measure(dcv.KEPT_ROW, dcv.kept_candidate_fn())
+    measure_cuda(dict(warps=8, stages=3, chunks=16, order="interleaved", copy="thread", combine="ticket"))
+    for shape in SHAPES:
+        measure_cuda(config(*shape))
+    fastest = sorted((r for r in sweep.results if r["ok"] and '"direct"' in r["variant"]), key=lambda r: r["us"])[:2]
+    for row in fastest:
+        cfg = json.loads(row["variant"][len("cuda "):])
+        measure_cuda(dict(cfg, order="staggered"), phases=False)
+    measure("sdpa default (cuDNN), again", sdpa)
+    measure(dcv.KEPT_ROW + ", again", dcv.kept_candidate_fn())
+    # Last, because a bug in it traps and takes the process's CUDA context with it.
+    good = cdc.correctness(lambda cfg: direct(cfg) and cfg.get("combine") == "tagged") and good
+    for row in fastest:
+        cfg = json.loads(row["variant"][len("cuda "):])
+        measure_cuda(dict(cfg, combine="tagged"), phases=False)
+    rows = sorted((r for r in sweep.results if r["ok"]), key=lambda r: r["us"])[:6]
+    print("fastest:", *("%s %.2f us" % (r["variant"], r["us"]) for r in rows), sep="\n  ")
+    if not good or not all(r["ok"] for r in sweep.results):
+        sys.exit("decode_direct_sweep: a kernel disagrees with the reference")
+
+
+if __name__ == "__main__":
+    main()
