@@ -181,6 +181,12 @@ enum class Copy { per_thread, per_thread_prefetch, bulk };
 // (bench/gpu/check_decode_cuda.py); candidates always run to the end.
 constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2, kStreamOnly = 3;
 
+// How a KV head's chunks are combined (decode_attention_cuda.py names them): the last block to take
+// a ticket, after a fence per thread (ticket) or one acq_rel atomic (ticket-release); the last
+// block dispatched, polling for tagged values (tagged); a block per KV head that does nothing else
+// (dedicated, the direct copy only).
+constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineDedicated = 2, kCombineTicketRelease = 3;
+
 // How a KV head's keys are dealt to its blocks and warps (decode_attention_cuda.py names them);
 // 1 is interleaved.
 constexpr int kOrderChunk = 0, kOrderStaggered = 2;
@@ -427,38 +433,39 @@ __device__ __forceinline__ void load_tagged_batch(const uint64_t *const rows[BAT
 // load(batch of partial indices, h, d, ml, a) fills the batch's values (indices past n are clamped).
 constexpr int kCombineBatch = 8;  // partials loaded together per thread
 
-template <int WARPS, typename Load>
-__device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16 *__restrict__ out_head)
+template <int WARPS, int BATCH = kCombineBatch, typename Load>
+__device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16 *__restrict__ out_head,
+                                                 int thread = threadIdx.x)
 {
     constexpr int kOutputs = kGroup * kDim / 4;  // float4 outputs of a KV head
     constexpr int kParts = WARPS * 32 >= 2 * kOutputs ? WARPS * 32 / kOutputs : 1;
     static_assert(kParts <= 32 && (kParts & (kParts - 1)) == 0, "the parts of an output share a warp");
-    const int part = threadIdx.x % kParts;
-    for (int idx = threadIdx.x / kParts; idx < kOutputs; idx += WARPS * 32 / kParts) {
+    const int part = thread % kParts;
+    for (int idx = thread / kParts; idx < kOutputs; idx += WARPS * 32 / kParts) {
         const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
         float m = -INFINITY, l = 0.f;
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-        for (int c0 = part; c0 < n; c0 += kCombineBatch * kParts) {
-            int index[kCombineBatch];
+        for (int c0 = part; c0 < n; c0 += BATCH * kParts) {
+            int index[BATCH];
 #pragma unroll
-            for (int j = 0; j < kCombineBatch; ++j)
+            for (int j = 0; j < BATCH; ++j)
                 index[j] = min(c0 + j * kParts, n - 1);
-            float2 ml[kCombineBatch];
-            float4 a[kCombineBatch];
+            float2 ml[BATCH];
+            float4 a[BATCH];
             load(index, h, d, ml, a);
 #pragma unroll
-            for (int j = 0; j < kCombineBatch; ++j)
+            for (int j = 0; j < BATCH; ++j)
                 if (c0 + j * kParts >= n)
                     ml[j] = make_float2(-INFINITY, 0.f);  // weight exp2(-inf) = 0
             float m_new = m;
 #pragma unroll
-            for (int j = 0; j < kCombineBatch; ++j)
+            for (int j = 0; j < BATCH; ++j)
                 m_new = fmaxf(m_new, ml[j].x);  // finite: partial c0 is always valid
             const float rescale = exp2_approx(m - m_new);
             l *= rescale;
             acc = make_float4(acc.x * rescale, acc.y * rescale, acc.z * rescale, acc.w * rescale);
 #pragma unroll
-            for (int j = 0; j < kCombineBatch; ++j) {
+            for (int j = 0; j < BATCH; ++j) {
                 const float f = exp2_approx(ml[j].x - m_new);
                 l += ml[j].y * f;
                 acc.x += a[j].x * f;
@@ -516,24 +523,50 @@ __device__ __forceinline__ void run_pipeline(int tiles, Issue issue, Wait wait, 
     copy_async_wait<0>();
 }
 
+// One KV head's tagged partials combined into its outputs, polling for `tag` on every value read,
+// by the threads 0 .. WARPS * 32 - 1 of `thread` (the caller moves the epoch on once all have read).
+template <int WARPS, int BATCH = kCombineBatch>
+__device__ __forceinline__ void combine_tagged_head(Partial partial, __nv_bfloat16 *__restrict__ out, int kv_head,
+                                                    int chunks, uint32_t tag, int thread)
+{
+    const size_t head_row = size_t(kv_head) * chunks * kGroup;
+    combine_partials<WARPS, BATCH>(
+        chunks,
+        [&](const int(&index)[BATCH], int h, int d, float2 *ml, float4 *a) {
+            const uint64_t *rows[BATCH];
+#pragma unroll
+            for (int j = 0; j < BATCH; ++j)
+                rows[j] = partial.tagged + kEpochWords + (head_row + size_t(index[j]) * kGroup + h) * kTaggedRow;
+            load_tagged_batch<BATCH>(rows, tag, d, ml, a);
+        },
+        out + size_t(kv_head) * kGroup * kDim, thread);
+}
+
+__device__ __forceinline__ int atomic_add_acq_rel(int *p, int value)
+{
+    int old;
+    asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(value) : "memory");
+    return old;
+}
+
 // After the stream, once every warp's result is in shared memory (WARPS areas, `stride` bytes
 // apart): the block's partial (the warps' results merged, four dims per thread and step) is
-// published, and the block that completes its KV head combines the head's chunks (grid: chunks x
-// Hkv). tag is this call's tag for the tagged combine.
+// published as chunk `chunk` of `chunks`, and, but with the dedicated combine, the block that
+// completes its KV head combines the head's chunks. tag is this call's tag for the tagged combines.
 template <int WARPS>
 __device__ __forceinline__ void finish_block(const unsigned char *warp_results, int stride, Partial partial,
                                              int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out, int kv_head,
-                                             uint32_t tag, int combine, int stop_after)
+                                             int chunk, int chunks, uint32_t tag, int combine, int stop_after)
 {
     __shared__ int ticket;
-    const int chunk = blockIdx.x, chunks = gridDim.x;
+    const bool tagged = combine == kCombineTagged || combine == kCombineDedicated;
     const size_t part_row = (size_t(kv_head) * chunks + chunk) * kGroup;
     for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
         const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
         float m, l;
         float4 acc;
         merge_warp_results<WARPS>(warp_results, stride, h, d, m, l, acc);
-        if (combine) {
+        if (tagged) {
             store_tagged_partial(partial.tagged + kEpochWords + (part_row + h) * kTaggedRow, tag, d, m, l, acc);
             continue;
         }
@@ -541,64 +574,84 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
         if (d == 0)
             partial.ml[part_row + h] = make_float2(m, l);
     }
+    if (combine == kCombineDedicated)
+        return;  // the head's own block combines (combine_dedicated)
 
-    if (combine) {
+    if (combine == kCombineTagged) {
         // The last block of the KV head (the last one dispatched) combines, polling for this call's
         // tag on every value it reads.
         if (chunk != chunks - 1)
             return;
-        if (stop_after == kStopBeforeCombine) {  // still moves the epoch on: no later call may take these values
-            if (threadIdx.x == 0)
-                store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));
-            return;
-        }
-    } else {
-        // The last block of this KV head to finish combines all chunks (threadFenceReduction pattern).
+        if (stop_after != kStopBeforeCombine)  // which still moves the epoch on: no later call may take these values
+            combine_tagged_head<WARPS>(partial, out, kv_head, chunks, tag, threadIdx.x);
+        __syncthreads();  // every thread has read this call's values
+        if (threadIdx.x == 0)
+            store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));  // the next call's tag is tag + 1
+        return;
+    }
+
+    // The last block of this KV head to finish combines all chunks.
+    if (combine == kCombineTicketRelease) {
+        // The block's writes are ordered before thread 0's ticket by the barrier, and released at GPU
+        // scope by that one acq_rel atomic (release is cumulative); its acquire and the second barrier
+        // order every thread's reads of the other blocks' partials after their tickets.
+        __syncthreads();
+        if (threadIdx.x == 0)
+            ticket = atomic_add_acq_rel(tickets + kv_head, 1);
+        __syncthreads();
+    } else {  // every thread fences its own writes (threadFenceReduction pattern)
         __threadfence();
         __syncthreads();
         if (threadIdx.x == 0)
             ticket = atomicAdd(tickets + kv_head, 1);
         __syncthreads();
-        if (ticket != chunks - 1)
-            return;
-        if (stop_after == kStopBeforeCombine) {
-            if (threadIdx.x == 0)
-                tickets[kv_head] = 0;
-            return;
-        }
+    }
+    if (ticket != chunks - 1)
+        return;
+    if (stop_after == kStopBeforeCombine) {
+        if (threadIdx.x == 0)
+            tickets[kv_head] = 0;
+        return;
+    }
+    if (combine == kCombineTicket)
         __threadfence();
-    }
     const size_t head_row = size_t(kv_head) * chunks * kGroup;
-    __nv_bfloat16 *out_head = out + size_t(kv_head) * kGroup * kDim;
-    if (combine) {
-        combine_partials<WARPS>(
-            chunks,
-            [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
-                const uint64_t *rows[kCombineBatch];
+    combine_partials<WARPS>(
+        chunks,
+        [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
 #pragma unroll
-                for (int j = 0; j < kCombineBatch; ++j)
-                    rows[j] = partial.tagged + kEpochWords + (head_row + size_t(index[j]) * kGroup + h) * kTaggedRow;
-                load_tagged_batch<kCombineBatch>(rows, tag, d, ml, a);
-            },
-            out_head);
-        __syncthreads();  // every thread has read this call's values
-        if (threadIdx.x == 0)
-            store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));  // the next call's tag is tag + 1
-    } else {
-        combine_partials<WARPS>(
-            chunks,
-            [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
-#pragma unroll
-                for (int j = 0; j < kCombineBatch; ++j) {
-                    const size_t row = head_row + size_t(index[j]) * kGroup + h;
-                    ml[j] = __ldcg(partial.ml + row);
-                    a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
-                }
-            },
-            out_head);
-        if (threadIdx.x == 0)
-            tickets[kv_head] = 0;  // ready for the next call on this stream
-    }
+            for (int j = 0; j < kCombineBatch; ++j) {
+                const size_t row = head_row + size_t(index[j]) * kGroup + h;
+                ml[j] = __ldcg(partial.ml + row);
+                a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
+            }
+        },
+        out + size_t(kv_head) * kGroup * kDim);
+    if (threadIdx.x == 0)
+        tickets[kv_head] = 0;  // ready for the next call on this stream
+}
+
+// The dedicated combine: grid (chunks + 1, Hkv), and the blocks of the last column do no streaming.
+// Block y of that column combines the WARPS / 4 KV heads (one with fewer than 8 warps) from y on, polling for the tagged partials as the streaming blocks publish them, so that only the last
+// partials' arrival is left on the tail; the other blocks of the column have nothing to do. It must
+// be resident while the streaming blocks run: there are at most Hkv such blocks and they never keep
+// a streaming block from a slot it needs to finish (streaming blocks wait for nothing).
+template <int WARPS>
+__device__ __forceinline__ void combine_dedicated(Partial partial, __nv_bfloat16 *__restrict__ out, int chunks,
+                                                  int stop_after)
+{
+    constexpr int kHeads = WARPS >= 8 ? WARPS / 4 : 1, kThreadsPerHead = WARPS / kHeads * 32;
+    constexpr int kBatch = 16;  // partials polled together per thread
+    if (blockIdx.y % kHeads != 0 || stop_after == kStopAfterStreaming || stop_after == kStreamOnly)
+        return;  // another block combines this head, or nothing will be published
+    const int kv_head = blockIdx.y + threadIdx.x / kThreadsPerHead, thread = threadIdx.x % kThreadsPerHead;
+    const bool mine = kv_head < int(gridDim.y);
+    const uint32_t tag = mine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
+    if (mine)
+        combine_tagged_head<kThreadsPerHead / 32, kBatch>(partial, out, kv_head, chunks, tag, thread);
+    __syncthreads();  // every thread has read this call's values
+    if (mine && thread == 0)
+        store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));  // the next call's tag is tag + 1
 }
 
 template <int WARPS, int STAGES, Copy COPY>
@@ -618,7 +671,7 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     const int tiles = keys_per_warp / kTileKeys;
     const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, gridDim.y);
     // This call's tag for the tagged combine; read now, used after the stream.
-    const uint32_t tag = combine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
+    const uint32_t tag = combine == kCombineTagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
     unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
@@ -691,7 +744,8 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
     store_warp_result(warp_shared, st, g, t);
     __syncthreads();
 
-    finish_block<WARPS>(shared, STAGES * kStageBytes, partial, tickets, out, kv_head, tag, combine, stop_after);
+    finish_block<WARPS>(shared, STAGES * kStageBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
+                        stop_after);
 }
 
 // ---- Copy "direct": tiles read straight into registers --------------------------------------
@@ -846,10 +900,16 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     extern __shared__ __align__(16) unsigned char shared[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    const int chunk = blockIdx.x, chunks = gridDim.x, kv_head = blockIdx.y;
+    const int chunk = blockIdx.x, kv_head = blockIdx.y;
+    const int chunks = combine == kCombineDedicated ? gridDim.x - 1 : gridDim.x;
+    if (chunk == chunks) {
+        combine_dedicated<WARPS>(partial, out, chunks, stop_after);
+        return;
+    }
     const int tiles = seq / chunks / WARPS / kTileKeys;
     const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, gridDim.y);
-    const uint32_t tag = combine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
+    const bool tagged = combine == kCombineTagged || combine == kCombineDedicated;
+    const uint32_t tag = tagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
     const auto load = [&](DirectTile &tile, int j) {
@@ -892,7 +952,8 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     }
     store_direct_warp_result(shared + warp * kWarpResultBytes, st, g, t);
     __syncthreads();
-    finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, tag, combine, stop_after);
+    finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
+                        stop_after);
 }
 
 // The even split (layout "even"): the grid is one block per SM (or two), and the Hkv * seq / 16
@@ -1093,11 +1154,5 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
     }
 
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 0, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 0, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 0, 4)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 0, 0, 3)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 0, 0, 4)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 0, 0, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 0, 0, 8)

@@ -22,13 +22,16 @@ _tickets = {}
 # TMA engine, one row per lane); or "direct": not at all, straight into registers (below). Chosen by
 # the H200 sweeps in bench/gpu/.
 # How the chunks of a KV head are combined: "ticket" (the last block to take a ticket reads every
-# chunk's partial; the default, as first recorded) or "tagged" (every published value carries the
-# call's epoch, and the head's last block polls for them: no fence and no counter on the tail).
+# chunk's partial; the default, as first recorded), "ticket-release" (the same with one acq_rel
+# atomic per block instead of a fence per thread), "tagged" (every published value carries the
+# call's epoch, and the head's last block polls for them: no fence and no counter on the tail) or,
+# with the direct copy only, "dedicated" (tagged, and an extra column of blocks that do no
+# streaming combines each head while its partials arrive).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
            "direct": "decode_attention_direct"}
-_COMBINES = {"ticket": 0, "tagged": 1}
+_COMBINES = {"ticket": 0, "tagged": 1, "dedicated": 2, "ticket-release": 3}
 _TAGGED_ROW, _EPOCH_WORDS = 130, 32  # decode_attention.cu: kTaggedRow, kEpochWords
 _tagged = {}
 # Layout "even" (decode_attention_even_*): one block per SM, or blocks_per_sm, all KV heads' keys cut
@@ -39,8 +42,9 @@ _WARP_RESULT_BYTES = 4 * 128 * 4 + 4 * 8  # decode_attention.cu: kWarpResultByte
 # no shared memory in the loop; `stages` does not apply. Its parameters: warps, ahead (tiles in
 # flight per warp beside the one in use), prefetch (a 256-byte L2 prefetch on every load) and
 # blocks_per_sm (the register cap the kernel was built with, so that this many blocks fit on an SM).
-_DIRECT_BUILT = {(8, 1, 0, 1), (8, 1, 1, 1), (4, 1, 0, 2), (4, 1, 1, 2), (2, 1, 0, 4), (4, 0, 0, 3), (4, 0, 0, 4),
-                 (8, 0, 0, 2), (2, 0, 0, 8)}  # (warps, ahead, prefetch, blocks_per_sm)
+# The first H200 sweep (bench/gpu/results/decode_direct_sweep-2026-12-03-0348.txt) kept these: no tile
+# ahead (12 to 16 warps per SM, 128-168 registers) streamed at 35.4-38.9 us, the prefetch at 34.1-34.4.
+_DIRECT_BUILT = {(8, 1, 0, 1), (4, 1, 0, 2), (2, 1, 0, 4)}  # (warps, ahead, prefetch, blocks_per_sm)
 
 
 def _module():
@@ -126,6 +130,8 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     combine = cfg.get("combine", "ticket")
     if combine not in _COMBINES:
         raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
+    if combine == "dedicated" and copy != "direct":
+        raise ValueError("the dedicated combine is built for the direct copy only, not %r" % copy)
     if copy == "direct":
         built = (warps, cfg.get("ahead", 1), int(bool(cfg.get("prefetch", False))), cfg.get("blocks_per_sm", 1))
         if built not in _DIRECT_BUILT:
@@ -142,7 +148,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     keys_per_step = chunks * warps * 16
     if seq % keys_per_step != 0:
         raise ValueError("S = %d is not a multiple of chunks x warps x 16 = %d" % (seq, keys_per_step))
-    if combine == "tagged":
+    if combine in ("tagged", "dedicated"):
         part_acc = part_ml = tagged = _tagged_partials(q.device, hkv * chunks * 4)  # acc and ml go unused
     else:
         part_acc = torch.empty(hkv * chunks * 4 * dim, device=q.device, dtype=torch.float32)
@@ -150,7 +156,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         tagged = part_acc  # unused
     out = torch.empty_like(q)
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
-    _module().launch(kernel, (chunks, hkv), (32 * warps,),
+    _module().launch(kernel, (chunks + (combine == "dedicated"), hkv), (32 * warps,),
                      [q, k, v, part_acc, part_ml, tagged, _ticket_counters(q.device, hkv), out, seq, scale_log2,
                       _ORDERS[order], _COMBINES[combine], int(_stop_after)],
                      shared_bytes=shared_bytes)

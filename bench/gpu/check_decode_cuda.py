@@ -57,22 +57,31 @@ def correctness(select=lambda cfg: True):
         (5, 4096, 8.0, dict(layout="even", warps=8, stages=3)),  # runs cross heads at uneven places
         (3, 8192, 1.0, dict(layout="even", warps=4, stages=4)),
         # The direct copy (tiles straight into registers): every build, odd tile counts, tiles fewer
-        # than the register ring, every order, both combines (tagged last: a bug in it traps).
+        # than the register ring, every order and combine (the tagged ones last: a bug in them traps).
         (8, 32768, 8.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1)),
-        (8, 32768, 1.0, dict(warps=4, chunks=32, order="interleaved", copy="direct", ahead=1, prefetch=True,
-                             blocks_per_sm=2)),
-        (8, 32768, 30.0, dict(warps=2, chunks=128, order="interleaved", copy="direct", ahead=0, blocks_per_sm=8)),
+        (8, 32768, 1.0, dict(warps=4, chunks=32, order="interleaved", copy="direct", ahead=1, blocks_per_sm=2,
+                             combine="ticket-release")),
+        (8, 32768, 30.0, dict(warps=2, chunks=64, order="interleaved", copy="direct", ahead=1, blocks_per_sm=4)),
         (2, 4096, 30.0, dict(warps=2, chunks=8, order="chunk", copy="direct", ahead=1, blocks_per_sm=4)),
         (2, 3072, 8.0, dict(warps=4, chunks=16, order="interleaved", copy="direct", ahead=1, blocks_per_sm=2)),
-        (2, 4096, 30.0, dict(warps=8, chunks=32, order="interleaved", copy="direct", ahead=1, prefetch=True,
-                             blocks_per_sm=1)),
-        (2, 4096, 30.0, dict(warps=4, chunks=4, order="staggered", copy="direct", ahead=0, blocks_per_sm=3)),
-        (1, 2048, 1.0, dict(warps=8, chunks=1, order="interleaved", copy="direct", ahead=0, blocks_per_sm=2)),
-        (3, 8192, 8.0, dict(warps=4, chunks=8, order="chunk", copy="direct", ahead=0, blocks_per_sm=4)),
+        (2, 4096, 30.0, dict(warps=8, chunks=32, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1,
+                             combine="ticket-release")),
+        (2, 4096, 30.0, dict(warps=4, chunks=4, order="staggered", copy="direct", ahead=1, blocks_per_sm=2)),
+        (1, 2048, 1.0, dict(warps=8, chunks=1, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1)),
+        (3, 8192, 8.0, dict(warps=4, chunks=8, order="chunk", copy="direct", ahead=1, blocks_per_sm=2)),
+        (8, 32768, 8.0, dict(warps=8, stages=3, chunks=16, order="interleaved", combine="ticket-release")),
         (8, 32768, 8.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1,
                              combine="tagged")),
         (2, 4096, 30.0, dict(warps=2, chunks=64, order="staggered", copy="direct", ahead=1, blocks_per_sm=4,
                              combine="tagged")),
+        (8, 32768, 8.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1,
+                             combine="dedicated")),
+        (8, 32768, 1.0, dict(warps=4, chunks=32, order="interleaved", copy="direct", ahead=1, blocks_per_sm=2,
+                             combine="dedicated")),
+        (5, 4096, 30.0, dict(warps=8, chunks=8, order="chunk", copy="direct", ahead=1, blocks_per_sm=1,
+                             combine="dedicated")),  # an odd head count: the last combining block has one head
+        (2, 4096, 8.0, dict(warps=2, chunks=64, order="staggered", copy="direct", ahead=1, blocks_per_sm=4,
+                            combine="dedicated")),
     ]
     for hkv, s, scale, cfg in (c for c in cases if select(c[3])):
         q = torch.randn(1, 4 * hkv, 1, 128, device="cuda", dtype=torch.bfloat16) * scale
