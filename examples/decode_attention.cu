@@ -767,9 +767,14 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
 //   in a register: the A fragment of V^T. Per instruction the warp reads 4 runs of 128 bytes.
 // - The accumulator of step J then holds heads 2t, 2t + 1 (lanes t < 2) at dims 8g + J and
 //   64 + 8g + J, so the rescale factor of those heads comes from lanes 8t and 8t + 4.
-// AHEAD tiles are in flight per warp while it works on one; no shared memory until the end.
-struct DirectTile {
+// K_AHEAD tiles of keys and V_AHEAD of values are in flight per warp while it works on one, in
+// registers; registers, not shared memory, bound that depth, so Q's fragment can live in shared
+// memory (Q_SHARED) to make room for a deeper key ring.
+struct DirectKeys {
     uint4 k[2][4];  // [low/high half][i]
+};
+
+struct DirectValues {
     uint4 v[4][2];  // [key 4t + c][dims 8g.. / 64 + 8g..]
 };
 
@@ -780,37 +785,36 @@ struct DirectWarpState {
     float o[kDim / 16][4] = {};
 };
 
-template <bool PREFETCH>
+// 16 bytes read once: no L1 allocation. (A 256-byte L2 prefetch on top measured slower on the H200:
+// streaming 34.1-34.4 against 33.2-33.5 us, bench/gpu/results/decode_direct_sweep-2026-12-03-0348.txt.)
 __device__ __forceinline__ uint4 load_streaming_16(const char *p)
 {
     uint4 r;
-    if constexpr (PREFETCH)
-        asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                     : "l"(p));
-    else
-        asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                     : "l"(p));
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
     return r;
 }
 
-template <bool PREFETCH>
-__device__ __forceinline__ void load_direct_tile(DirectTile &tile, const char *k_rows, const char *v_rows,
-                                                 size_t first_key, int g, int t)
+__device__ __forceinline__ void load_direct_keys(DirectKeys &tile, const char *k_rows, size_t first_key, int g, int t)
 {
     const char *k_src = k_rows + (first_key + 2 * g - (g & 1)) * kRowBytes + 16 * t;
 #pragma unroll
     for (int half = 0; half < 2; ++half)
 #pragma unroll
         for (int i = 0; i < 4; ++i)
-            tile.k[half][i] = load_streaming_16<PREFETCH>(k_src + half * 2 * kRowBytes + 64 * i);
+            tile.k[half][i] = load_streaming_16(k_src + half * 2 * kRowBytes + 64 * i);
+}
+
+__device__ __forceinline__ void load_direct_values(DirectValues &tile, const char *v_rows, size_t first_key, int g,
+                                                   int t)
+{
     const char *v_src = v_rows + (first_key + 4 * t) * kRowBytes + 16 * g;
 #pragma unroll
     for (int c = 0; c < 4; ++c)
 #pragma unroll
         for (int half = 0; half < 2; ++half)
-            tile.v[c][half] = load_streaming_16<PREFETCH>(v_src + c * kRowBytes + 128 * half);
+            tile.v[c][half] = load_streaming_16(v_src + c * kRowBytes + 128 * half);
 }
 
 // Q's A fragment in the dim order of the direct K fragment: step s, lane t holds dims
@@ -838,13 +842,16 @@ __device__ __forceinline__ uint32_t pair_of(const uint4 &x, const uint4 &y, int 
     return __byte_perm(word(x, e / 2), word(y, e / 2), e % 2 ? 0x7632u : 0x5410u);
 }
 
-__device__ __forceinline__ void attend_direct_tile(const DirectTile &tile, const uint32_t q_frag[kDim / 16][2],
+// q_step(s) is Q's (a0, a2) for 16-dim step s (load_q_fragment_permuted), from registers or shared memory.
+template <typename QStep>
+__device__ __forceinline__ void attend_direct_tile(const DirectKeys &tile, const DirectValues &values, QStep q_step,
                                                    float scale_log2, DirectWarpState &st, int t)
 {
     float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
     for (int s = 0; s < kDim / 16; ++s) {
-        const uint32_t a[4] = {q_frag[s][0], 0u, q_frag[s][1], 0u};
+        const uint2 q_pair = q_step(s);
+        const uint32_t a[4] = {q_pair.x, 0u, q_pair.y, 0u};
         const int i = s / 2, p = 2 * (s % 2);
         mma_16x8x16(s_lo, a, word(tile.k[0][i], p), word(tile.k[0][i], p + 1));
         mma_16x8x16(s_hi, a, word(tile.k[1][i], p), word(tile.k[1][i], p + 1));
@@ -860,8 +867,8 @@ __device__ __forceinline__ void attend_direct_tile(const DirectTile &tile, const
         st.o[j][1] *= alpha1;
         st.o[j][2] *= alpha0;
         st.o[j][3] *= alpha1;
-        const uint32_t a[4] = {pair_of(tile.v[0][0], tile.v[1][0], j), pair_of(tile.v[0][1], tile.v[1][1], j),
-                               pair_of(tile.v[2][0], tile.v[3][0], j), pair_of(tile.v[2][1], tile.v[3][1], j)};
+        const uint32_t a[4] = {pair_of(values.v[0][0], values.v[1][0], j), pair_of(values.v[0][1], values.v[1][1], j),
+                               pair_of(values.v[2][0], values.v[3][0], j), pair_of(values.v[2][1], values.v[3][1], j)};
         mma_16x8x16(st.o[j], a, p_frag[0], p_frag[2]);
     }
 }
@@ -889,7 +896,7 @@ __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, co
 
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
 // shared memory WARPS * kWarpResultBytes.
-template <int WARPS, int AHEAD, bool PREFETCH>
+template <int WARPS, int K_AHEAD, int V_AHEAD, bool Q_SHARED>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -912,34 +919,69 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const uint32_t tag = tagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
-    const auto load = [&](DirectTile &tile, int j) {
-        load_direct_tile<PREFETCH>(tile, k_rows, v_rows, tile_order.first_key(j), g, t);
-    };
 
+    // Q's fragment, in registers or in shared memory after the warps' result areas (every warp of
+    // the block has the same; lane l's pair of step s at [s][l]).
     uint32_t q_frag[kDim / 16][2];
     load_q_fragment_permuted(q_frag, q, kv_head, g, t);
+    uint2 *q_shared = reinterpret_cast<uint2 *>(shared + WARPS * kWarpResultBytes);
+    if constexpr (Q_SHARED) {
+        if (warp == 0)
+#pragma unroll
+            for (int s = 0; s < kDim / 16; ++s)
+                q_shared[s * 32 + lane] = make_uint2(q_frag[s][0], q_frag[s][1]);
+        __syncthreads();
+    }
+    const auto q_step = [&](int s) {
+        if constexpr (Q_SHARED)
+            return q_shared[s * 32 + lane];
+        else
+            return make_uint2(q_frag[s][0], q_frag[s][1]);
+    };
     DirectWarpState st;
     uint32_t checksum = 0;  // the loads' bits, for _stop_after 3 only
 
-    // A ring of AHEAD + 1 tiles in registers, indexed by constants only (the loop is unrolled by
-    // the ring's length): tile i + AHEAD is loaded into the slot tile i - 1 has just freed.
-    constexpr int kRing = AHEAD + 1;
-    DirectTile ring[kRing];
+    // Rings of K_AHEAD + 1 key tiles and V_AHEAD + 1 value tiles in registers, indexed by constants
+    // only (the loop is unrolled by a common multiple of their lengths): tile i + AHEAD is loaded
+    // into the slot that tile i - 1 has just freed.
+    constexpr int kKeyRing = K_AHEAD + 1, kValueRing = V_AHEAD + 1;
+    constexpr int kUnroll = kKeyRing % kValueRing == 0 ? kKeyRing : kValueRing % kKeyRing == 0 ? kValueRing
+                                                                                               : kKeyRing * kValueRing;
+    DirectKeys keys[kKeyRing];
+    DirectValues values[kValueRing];
+    const auto load_keys = [&](int slot, int j) {
+        load_direct_keys(keys[slot], k_rows, tile_order.first_key(j), g, t);
+    };
+    const auto load_values = [&](int slot, int j) {
+        load_direct_values(values[slot], v_rows, tile_order.first_key(j), g, t);
+    };
 #pragma unroll
-    for (int a = 0; a < AHEAD; ++a)
-        if (a < tiles)
-            load(ring[a], a);
-    for (int i0 = 0; i0 < tiles; i0 += kRing) {
+    for (int j = 0; j < K_AHEAD; ++j)
+        if (j < tiles)
+            load_keys(j, j);
 #pragma unroll
-        for (int r = 0; r < kRing; ++r) {
+    for (int j = 0; j < V_AHEAD; ++j)
+        if (j < tiles)
+            load_values(j, j);
+    for (int i0 = 0; i0 < tiles; i0 += kUnroll) {
+#pragma unroll
+        for (int r = 0; r < kUnroll; ++r) {
             const int i = i0 + r;
-            if (i + AHEAD < tiles)
-                load(ring[(r + AHEAD) % kRing], i + AHEAD);
+            if (i + K_AHEAD < tiles)
+                load_keys((r + K_AHEAD) % kKeyRing, i + K_AHEAD);
+            if (i + V_AHEAD < tiles)
+                load_values((r + V_AHEAD) % kValueRing, i + V_AHEAD);
             if (i < tiles) {
-                if (stop_after == kStreamOnly)
-                    checksum ^= ring[r].k[0][0].x ^ ring[r].k[1][3].w ^ ring[r].v[0][0].y ^ ring[r].v[3][1].z;
+                const DirectKeys &kt = keys[r % kKeyRing];
+                const DirectValues &vt = values[r % kValueRing];
+                if (stop_after == kStreamOnly)  // every word, or ptxas drops (or narrows) the loads not used
+#pragma unroll
+                    for (int x = 0; x < 8; ++x) {
+                        const uint4 kw = kt.k[x / 4][x % 4], vw = vt.v[x / 2][x % 2];
+                        checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
+                    }
                 else
-                    attend_direct_tile(ring[r], q_frag, scale_log2, st, t);
+                    attend_direct_tile(kt, vt, q_step, scale_log2, st, t);
             }
         }
     }
@@ -1138,21 +1180,26 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(8, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 
-// The direct copy: one entry per (warps, tiles ahead, L2 256-byte prefetch); dynamic shared memory
-// WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, PREFETCH, MIN_BLOCKS)                                \
+// The direct copy: one entry per (warps, key tiles ahead, value tiles ahead, Q in shared memory,
+// blocks per SM); dynamic shared memory WARPS * 2080 bytes (+ 2048 with Q in shared memory).
+// MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, K_AHEAD, V_AHEAD, Q_SHARED, MIN_BLOCKS)                     \
     extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)                                     \
-        decode_attention_direct_w##WARPS##_a##AHEAD##_p##PREFETCH##_b##MIN_BLOCKS(                            \
+        decode_attention_direct_w##WARPS##_k##K_AHEAD##_v##V_AHEAD##_q##Q_SHARED##_b##MIN_BLOCKS(             \
             const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
             const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged,         \
             int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
             int stop_after)                                                                                  \
     {                                                                                                        \
-        decode_attention_direct_body<WARPS, AHEAD, PREFETCH>(q, k, v, Partial{part_acc, part_ml, tagged},    \
-                                                             tickets, out, seq, scale_log2, order, combine,   \
-                                                             stop_after);                                    \
+        decode_attention_direct_body<WARPS, K_AHEAD, V_AHEAD, Q_SHARED>(                                     \
+            q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq, scale_log2, order, combine,        \
+            stop_after);                                                                                     \
     }
 
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 0, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 0, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 0, 4)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 0, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 0, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 0, 4)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 2, 1, 1, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 2, 1, 1, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 2, 2, 1, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1, 1)

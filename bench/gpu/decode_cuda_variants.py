@@ -39,12 +39,14 @@ INTERLEAVED_WORDS = "interleaved tiles (step j of all blocks of a KV head reads 
 ORDER_WORDS = {"chunk": "each block one run of consecutive keys", "interleaved": INTERLEAVED_WORDS,
                "staggered": INTERLEAVED_WORDS + ", KV head h starting h/8 of the way along its keys"}
 COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
+                 "ticket-release": "the last block to take a ticket (one acq_rel atomic per block) combines",
+                 "dedicated": "values tagged with the call's epoch, a block per KV head that does no streaming "
+                              "combines them as they arrive",
                  "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)"}
 COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
               "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",
               "bulk": "cp.async.bulk (TMA) one row per lane, completion counted on an mbarrier"}
-CUDA_KERNEL_DIRECT = ("CUDA C++ split-KV decode (examples/decode_attention.cu, copy direct): one launch, the block "
-                      "that completes a KV head combines its chunks; every lane loads 16-byte pieces of K and V "
+CUDA_KERNEL_DIRECT = ("CUDA C++ split-KV decode (examples/decode_attention.cu, copy direct): one launch; every lane loads 16-byte pieces of K and V "
                       "straight into its mma fragments' registers (dims and keys permuted alike in Q, K, V, P and the "
                       "output; V paired by byte permutes), no shared memory in the streaming loop; Q K^T and "
                       "O^T = V^T P^T on tensor cores (mma.sync m16n8k16)")
@@ -80,16 +82,18 @@ def describe(row):
             "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     if name == "cuda" and cfg.get("copy") == "direct":
         order, combine = cfg.get("order", "chunk"), cfg.get("combine", "ticket")
-        ahead, prefetch, per_sm = cfg.get("ahead", 1), bool(cfg.get("prefetch")), cfg.get("blocks_per_sm", 1)
-        shape = "%d warps, %d tile(s) of 16 keys in flight per warp beside the one in use, %d chunks per KV head " \
-                "(%d block(s) per SM), %s, %s%s" % (cfg["warps"], ahead, cfg["chunks"], per_sm, ORDER_WORDS[order],
-                                                   COMBINE_WORDS[combine],
-                                                   ", a 256-byte L2 prefetch on every load" if prefetch else "")
-        stem = "cuda-direct-w%da%dc%d%s%s%s" % (cfg["warps"], ahead, cfg["chunks"], "-prefetch" if prefetch else "",
-                                                "" if order == "chunk" else "-" + order,
-                                                "-tagged" if combine == "tagged" else "")
-        config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', ahead=%d, prefetch=%r, blocks_per_sm=%d, "
-                  "combine=%r)" % (cfg["warps"], cfg["chunks"], order, ahead, prefetch, per_sm, combine))
+        ahead = cfg.get("ahead", 1)
+        keys_ahead, q_shared, per_sm = cfg.get("keys_ahead", ahead), bool(cfg.get("q_shared")), cfg.get("blocks_per_sm", 1)
+        shape = ("%d warps, %d tile(s) of 16 keys and %d of values in flight per warp beside the one in use%s, %d chunks "
+                 "per KV head (%d block(s) per SM), %s, %s" % (
+                     cfg["warps"], keys_ahead, ahead, ", Q's fragment in shared memory" if q_shared else "",
+                     cfg["chunks"], per_sm, ORDER_WORDS[order], COMBINE_WORDS[combine]))
+        stem = "cuda-direct-w%dk%dv%dc%d%s%s-%s" % (cfg["warps"], keys_ahead, ahead, cfg["chunks"],
+                                                   "-qshared" if q_shared else "",
+                                                   "" if order == "chunk" else "-" + order, combine)
+        config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', keys_ahead=%d, ahead=%d, q_shared=%r, "
+                  "blocks_per_sm=%d, combine=%r)" % (cfg["warps"], cfg["chunks"], order, keys_ahead, ahead, q_shared,
+                                                     per_sm, combine))
         return stem, "%s; %s" % (CUDA_KERNEL_DIRECT, shape), "decode_attention_cuda", \
             "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     if name == "cuda":
