@@ -433,39 +433,38 @@ __device__ __forceinline__ void load_tagged_batch(const uint64_t *const rows[BAT
 // load(batch of partial indices, h, d, ml, a) fills the batch's values (indices past n are clamped).
 constexpr int kCombineBatch = 8;  // partials loaded together per thread
 
-template <int WARPS, int BATCH = kCombineBatch, typename Load>
-__device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16 *__restrict__ out_head,
-                                                 int thread = threadIdx.x)
+template <int WARPS, typename Load>
+__device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16 *__restrict__ out_head)
 {
     constexpr int kOutputs = kGroup * kDim / 4;  // float4 outputs of a KV head
     constexpr int kParts = WARPS * 32 >= 2 * kOutputs ? WARPS * 32 / kOutputs : 1;
     static_assert(kParts <= 32 && (kParts & (kParts - 1)) == 0, "the parts of an output share a warp");
-    const int part = thread % kParts;
-    for (int idx = thread / kParts; idx < kOutputs; idx += WARPS * 32 / kParts) {
+    const int part = threadIdx.x % kParts;
+    for (int idx = threadIdx.x / kParts; idx < kOutputs; idx += WARPS * 32 / kParts) {
         const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
         float m = -INFINITY, l = 0.f;
         float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-        for (int c0 = part; c0 < n; c0 += BATCH * kParts) {
-            int index[BATCH];
+        for (int c0 = part; c0 < n; c0 += kCombineBatch * kParts) {
+            int index[kCombineBatch];
 #pragma unroll
-            for (int j = 0; j < BATCH; ++j)
+            for (int j = 0; j < kCombineBatch; ++j)
                 index[j] = min(c0 + j * kParts, n - 1);
-            float2 ml[BATCH];
-            float4 a[BATCH];
+            float2 ml[kCombineBatch];
+            float4 a[kCombineBatch];
             load(index, h, d, ml, a);
 #pragma unroll
-            for (int j = 0; j < BATCH; ++j)
+            for (int j = 0; j < kCombineBatch; ++j)
                 if (c0 + j * kParts >= n)
                     ml[j] = make_float2(-INFINITY, 0.f);  // weight exp2(-inf) = 0
             float m_new = m;
 #pragma unroll
-            for (int j = 0; j < BATCH; ++j)
+            for (int j = 0; j < kCombineBatch; ++j)
                 m_new = fmaxf(m_new, ml[j].x);  // finite: partial c0 is always valid
             const float rescale = exp2_approx(m - m_new);
             l *= rescale;
             acc = make_float4(acc.x * rescale, acc.y * rescale, acc.z * rescale, acc.w * rescale);
 #pragma unroll
-            for (int j = 0; j < BATCH; ++j) {
+            for (int j = 0; j < kCombineBatch; ++j) {
                 const float f = exp2_approx(ml[j].x - m_new);
                 l += ml[j].y * f;
                 acc.x += a[j].x * f;
@@ -523,23 +522,23 @@ __device__ __forceinline__ void run_pipeline(int tiles, Issue issue, Wait wait, 
     copy_async_wait<0>();
 }
 
-// One KV head's tagged partials combined into its outputs, polling for `tag` on every value read,
-// by the threads 0 .. WARPS * 32 - 1 of `thread` (the caller moves the epoch on once all have read).
-template <int WARPS, int BATCH = kCombineBatch>
+// One KV head's tagged partials combined into its outputs by the whole block, polling for `tag` on
+// every value read (the caller moves the epoch on once all threads have read).
+template <int WARPS>
 __device__ __forceinline__ void combine_tagged_head(Partial partial, __nv_bfloat16 *__restrict__ out, int kv_head,
-                                                    int chunks, uint32_t tag, int thread)
+                                                    int chunks, uint32_t tag)
 {
     const size_t head_row = size_t(kv_head) * chunks * kGroup;
-    combine_partials<WARPS, BATCH>(
+    combine_partials<WARPS>(
         chunks,
-        [&](const int(&index)[BATCH], int h, int d, float2 *ml, float4 *a) {
-            const uint64_t *rows[BATCH];
+        [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
+            const uint64_t *rows[kCombineBatch];
 #pragma unroll
-            for (int j = 0; j < BATCH; ++j)
+            for (int j = 0; j < kCombineBatch; ++j)
                 rows[j] = partial.tagged + kEpochWords + (head_row + size_t(index[j]) * kGroup + h) * kTaggedRow;
-            load_tagged_batch<BATCH>(rows, tag, d, ml, a);
+            load_tagged_batch<kCombineBatch>(rows, tag, d, ml, a);
         },
-        out + size_t(kv_head) * kGroup * kDim, thread);
+        out + size_t(kv_head) * kGroup * kDim);
 }
 
 __device__ __forceinline__ int atomic_add_acq_rel(int *p, int value)
@@ -583,7 +582,7 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
         if (chunk != chunks - 1)
             return;
         if (stop_after != kStopBeforeCombine)  // which still moves the epoch on: no later call may take these values
-            combine_tagged_head<WARPS>(partial, out, kv_head, chunks, tag, threadIdx.x);
+            combine_tagged_head<WARPS>(partial, out, kv_head, chunks, tag);
         __syncthreads();  // every thread has read this call's values
         if (threadIdx.x == 0)
             store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));  // the next call's tag is tag + 1
@@ -631,26 +630,111 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
         tickets[kv_head] = 0;  // ready for the next call on this stream
 }
 
+// The dedicated combine's merge of one query head's partials (`rows`: its row in chunk 0, rows
+// `stride` words apart), by one warp, four dims per lane, as they are published: lane c watches the
+// l word of partials c and c + 32 (a hint only: every value read is tag-checked), the partials
+// that show it are read and merged together, and once two or fewer are left those are polled in
+// full, so that the last one to arrive costs one round trip. Waiting polls sleep between rounds so
+// that they take no L2 bandwidth from the stream.
+constexpr int kPolledInFull = 2;
+
+__device__ __forceinline__ void merge_as_published(const uint64_t *rows, size_t stride, int chunks, uint32_t tag,
+                                                   int lane, __nv_bfloat16 *out_row)
+{
+    const int d = lane * 4;
+    const uint64_t all = chunks >= 64 ? ~0ull : (1ull << chunks) - 1;
+    uint64_t merged = 0;  // the same in every lane
+    float m = -INFINITY, l = 0.f;
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (unsigned polls = 0; merged != all; ++polls) {
+        if (polls > kMaxPolls)
+            __trap();  // a block never published: fail loudly rather than hang the GPU
+        uint64_t candidates = all & ~merged;
+        if (__popcll(candidates) > kPolledInFull) {
+            const bool low = lane < chunks && uint32_t(load_tagged(rows + lane * stride + kDim + 1) >> 32) == tag;
+            const bool high =
+                lane + 32 < chunks && uint32_t(load_tagged(rows + (lane + 32) * stride + kDim + 1) >> 32) == tag;
+            candidates &= uint64_t(__ballot_sync(0xffffffffu, high)) << 32 | __ballot_sync(0xffffffffu, low);
+            if (!candidates) {
+                __nanosleep(128);
+                continue;
+            }
+        }
+        constexpr int kBatch = 8;
+        int index[kBatch];
+        uint64_t w[kBatch][6];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            index[j] = candidates ? __ffsll(candidates) - 1 : -1;
+            candidates &= candidates - 1;
+            if (index[j] >= 0) {
+                const uint64_t *row = rows + index[j] * stride;
+                w[j][0] = load_tagged(row + d);
+                w[j][1] = load_tagged(row + d + 1);
+                w[j][2] = load_tagged(row + d + 2);
+                w[j][3] = load_tagged(row + d + 3);
+                w[j][4] = load_tagged(row + kDim);
+                w[j][5] = load_tagged(row + kDim + 1);
+            }
+        }
+        bool ready[kBatch];
+        float m_new = m;
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            bool mine = index[j] >= 0;
+#pragma unroll
+            for (int x = 0; x < 6; ++x)
+                mine = mine && uint32_t(w[j][x] >> 32) == tag;
+            ready[j] = __all_sync(0xffffffffu, mine);  // merged by every lane or by none
+            if (ready[j])
+                m_new = fmaxf(m_new, __uint_as_float(uint32_t(w[j][4])));
+        }
+        const float rescale = exp2_approx(m - m_new);  // 1 when nothing is merged; 0 from -inf
+        l *= rescale;
+        acc = make_float4(acc.x * rescale, acc.y * rescale, acc.z * rescale, acc.w * rescale);
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            if (!ready[j])
+                continue;
+            const float f = exp2_approx(__uint_as_float(uint32_t(w[j][4])) - m_new);
+            l += __uint_as_float(uint32_t(w[j][5])) * f;
+            acc.x += __uint_as_float(uint32_t(w[j][0])) * f;
+            acc.y += __uint_as_float(uint32_t(w[j][1])) * f;
+            acc.z += __uint_as_float(uint32_t(w[j][2])) * f;
+            acc.w += __uint_as_float(uint32_t(w[j][3])) * f;
+            merged |= 1ull << index[j];
+        }
+        m = m_new;
+    }
+    const float inv = 1.f / l;
+    *reinterpret_cast<__nv_bfloat162 *>(out_row + d) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+    *reinterpret_cast<__nv_bfloat162 *>(out_row + d + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+}
+
 // The dedicated combine: grid (chunks + 1, Hkv), and the blocks of the last column do no streaming.
-// Block y of that column combines the WARPS / 4 KV heads (one with fewer than 8 warps) from y on, polling for the tagged partials as the streaming blocks publish them, so that only the last
-// partials' arrival is left on the tail; the other blocks of the column have nothing to do. It must
-// be resident while the streaming blocks run: there are at most Hkv such blocks and they never keep
-// a streaming block from a slot it needs to finish (streaming blocks wait for nothing).
+// Block y of that column combines the WARPS / 4 KV heads (one with fewer than 8 warps) from y on, a
+// warp per query head, merging the partials as the streaming blocks publish them, so that only the
+// last one's arrival is left on the tail; the other blocks of the column have nothing to do. These
+// blocks wait for streaming blocks, never the other way round, and there are at most Hkv of them, so
+// the streaming blocks always find slots to finish in.
 template <int WARPS>
 __device__ __forceinline__ void combine_dedicated(Partial partial, __nv_bfloat16 *__restrict__ out, int chunks,
                                                   int stop_after)
 {
-    constexpr int kHeads = WARPS >= 8 ? WARPS / 4 : 1, kThreadsPerHead = WARPS / kHeads * 32;
-    constexpr int kBatch = 16;  // partials polled together per thread
+    constexpr int kHeads = WARPS >= 8 ? WARPS / 4 : 1, kWarpsPerHead = WARPS / kHeads;
     if (blockIdx.y % kHeads != 0 || stop_after == kStopAfterStreaming || stop_after == kStreamOnly)
         return;  // another block combines this head, or nothing will be published
-    const int kv_head = blockIdx.y + threadIdx.x / kThreadsPerHead, thread = threadIdx.x % kThreadsPerHead;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int kv_head = blockIdx.y + warp / kWarpsPerHead;
     const bool mine = kv_head < int(gridDim.y);
     const uint32_t tag = mine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     if (mine)
-        combine_tagged_head<kThreadsPerHead / 32, kBatch>(partial, out, kv_head, chunks, tag, thread);
-    __syncthreads();  // every thread has read this call's values
-    if (mine && thread == 0)
+        for (int h = warp % kWarpsPerHead; h < kGroup; h += kWarpsPerHead)
+            merge_as_published(partial.tagged + kEpochWords + (size_t(kv_head) * chunks * kGroup + h) * kTaggedRow,
+                               size_t(kGroup) * kTaggedRow, chunks, tag, lane,
+                               out + (size_t(kv_head) * kGroup + h) * kDim);
+    __syncthreads();  // every warp has read this call's values
+    if (mine && warp % kWarpsPerHead == 0 && lane == 0)
         store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));  // the next call's tag is tag + 1
 }
 
@@ -768,8 +852,9 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
 // - The accumulator of step J then holds heads 2t, 2t + 1 (lanes t < 2) at dims 8g + J and
 //   64 + 8g + J, so the rescale factor of those heads comes from lanes 8t and 8t + 4.
 // K_AHEAD tiles of keys and V_AHEAD of values are in flight per warp while it works on one, in
-// registers; registers, not shared memory, bound that depth, so Q's fragment can live in shared
-// memory (Q_SHARED) to make room for a deeper key ring.
+// registers. One of each measured best on the H200: two of keys (with Q's fragment moved to shared
+// memory to make room) streamed at 35.3-38.5 us against 33.8
+// (bench/gpu/results/decode_direct_sweep-2026-12-03-0403.txt).
 struct DirectKeys {
     uint4 k[2][4];  // [low/high half][i]
 };
@@ -842,16 +927,14 @@ __device__ __forceinline__ uint32_t pair_of(const uint4 &x, const uint4 &y, int 
     return __byte_perm(word(x, e / 2), word(y, e / 2), e % 2 ? 0x7632u : 0x5410u);
 }
 
-// q_step(s) is Q's (a0, a2) for 16-dim step s (load_q_fragment_permuted), from registers or shared memory.
-template <typename QStep>
-__device__ __forceinline__ void attend_direct_tile(const DirectKeys &tile, const DirectValues &values, QStep q_step,
-                                                   float scale_log2, DirectWarpState &st, int t)
+__device__ __forceinline__ void attend_direct_tile(const DirectKeys &tile, const DirectValues &values,
+                                                   const uint32_t q_frag[kDim / 16][2], float scale_log2,
+                                                   DirectWarpState &st, int t)
 {
     float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
     for (int s = 0; s < kDim / 16; ++s) {
-        const uint2 q_pair = q_step(s);
-        const uint32_t a[4] = {q_pair.x, 0u, q_pair.y, 0u};
+        const uint32_t a[4] = {q_frag[s][0], 0u, q_frag[s][1], 0u};
         const int i = s / 2, p = 2 * (s % 2);
         mma_16x8x16(s_lo, a, word(tile.k[0][i], p), word(tile.k[0][i], p + 1));
         mma_16x8x16(s_hi, a, word(tile.k[1][i], p), word(tile.k[1][i], p + 1));
@@ -896,7 +979,7 @@ __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, co
 
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
 // shared memory WARPS * kWarpResultBytes.
-template <int WARPS, int K_AHEAD, int V_AHEAD, bool Q_SHARED>
+template <int WARPS, int K_AHEAD, int V_AHEAD>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -920,24 +1003,8 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
 
-    // Q's fragment, in registers or in shared memory after the warps' result areas (every warp of
-    // the block has the same; lane l's pair of step s at [s][l]).
     uint32_t q_frag[kDim / 16][2];
     load_q_fragment_permuted(q_frag, q, kv_head, g, t);
-    uint2 *q_shared = reinterpret_cast<uint2 *>(shared + WARPS * kWarpResultBytes);
-    if constexpr (Q_SHARED) {
-        if (warp == 0)
-#pragma unroll
-            for (int s = 0; s < kDim / 16; ++s)
-                q_shared[s * 32 + lane] = make_uint2(q_frag[s][0], q_frag[s][1]);
-        __syncthreads();
-    }
-    const auto q_step = [&](int s) {
-        if constexpr (Q_SHARED)
-            return q_shared[s * 32 + lane];
-        else
-            return make_uint2(q_frag[s][0], q_frag[s][1]);
-    };
     DirectWarpState st;
     uint32_t checksum = 0;  // the loads' bits, for _stop_after 3 only
 
@@ -981,7 +1048,7 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
                         checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
                     }
                 else
-                    attend_direct_tile(kt, vt, q_step, scale_log2, st, t);
+                    attend_direct_tile(kt, vt, q_frag, scale_log2, st, t);
             }
         }
     }
@@ -1180,26 +1247,22 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(8, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 
-// The direct copy: one entry per (warps, key tiles ahead, value tiles ahead, Q in shared memory,
-// blocks per SM); dynamic shared memory WARPS * 2080 bytes (+ 2048 with Q in shared memory).
-// MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, K_AHEAD, V_AHEAD, Q_SHARED, MIN_BLOCKS)                     \
+// The direct copy: one entry per (warps, key tiles ahead, value tiles ahead, blocks per SM);
+// dynamic shared memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks
+// fit on an SM.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, K_AHEAD, V_AHEAD, MIN_BLOCKS)                                \
     extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)                                     \
-        decode_attention_direct_w##WARPS##_k##K_AHEAD##_v##V_AHEAD##_q##Q_SHARED##_b##MIN_BLOCKS(             \
+        decode_attention_direct_w##WARPS##_k##K_AHEAD##_v##V_AHEAD##_b##MIN_BLOCKS(                           \
             const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
             const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged,         \
             int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
             int stop_after)                                                                                  \
     {                                                                                                        \
-        decode_attention_direct_body<WARPS, K_AHEAD, V_AHEAD, Q_SHARED>(                                     \
-            q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq, scale_log2, order, combine,        \
-            stop_after);                                                                                     \
+        decode_attention_direct_body<WARPS, K_AHEAD, V_AHEAD>(q, k, v, Partial{part_acc, part_ml, tagged},    \
+                                                              tickets, out, seq, scale_log2, order, combine,  \
+                                                              stop_after);                                   \
     }
 
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 0, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 0, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 0, 4)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 2, 1, 1, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 2, 1, 1, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 2, 2, 1, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 4)

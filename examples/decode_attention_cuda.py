@@ -40,15 +40,13 @@ _EVEN_BUILT = {(8, 2), (8, 3), (4, 3), (4, 4)}  # (warps, stages)
 _WARP_RESULT_BYTES = 4 * 128 * 4 + 4 * 8  # decode_attention.cu: kWarpResultBytes
 # Copy "direct" (decode_attention_direct_*): tiles loaded straight into the mma fragments' registers,
 # no shared memory in the loop; `stages` does not apply. Its parameters: warps, ahead (tiles of
-# values, and of keys unless keys_ahead says otherwise, in flight per warp beside the one in use),
-# q_shared (Q's fragment in shared memory, which frees registers for a deeper ring) and
+# values, and of keys unless keys_ahead says otherwise, in flight per warp beside the one in use) and
 # blocks_per_sm (the register cap the kernel was built with, so that this many blocks fit on an SM).
-# The first H200 sweep (bench/gpu/results/decode_direct_sweep-2026-12-03-0348.txt) dropped the rest:
-# no tile ahead (12 to 16 warps per SM, 128-168 registers) streamed at 35.4-38.9 us, and a 256-byte
-# L2 prefetch on every load at 34.1-34.4 against 33.2-33.5.
-_DIRECT_BUILT = {(8, 1, 1, 0, 1), (4, 1, 1, 0, 2), (2, 1, 1, 0, 4), (8, 2, 1, 1, 1), (4, 2, 1, 1, 2), (8, 2, 2, 1, 1),
-                 (8, 1, 1, 1, 1)}  # (warps, keys_ahead, ahead, q_shared, blocks_per_sm)
-_Q_SHARED_BYTES = 8 * 32 * 8  # decode_attention.cu: Q's fragment, 8 steps x 32 lanes x a register pair
+# The H200 sweeps (bench/gpu/results/decode_direct_sweep-2026-12-03-*.txt) dropped the other builds:
+# no tile ahead (12 to 16 warps per SM, 128-168 registers) streamed at 35.4-38.9 us, a 256-byte L2
+# prefetch on every load at 34.1-34.4, two key tiles ahead (Q's fragment in shared memory to make
+# room) at 35.3-38.5, against 33.2-33.8 us for these.
+_DIRECT_BUILT = {(8, 1, 1, 1), (4, 1, 1, 2), (2, 1, 1, 4)}  # (warps, keys_ahead, ahead, blocks_per_sm)
 
 
 def _module():
@@ -134,17 +132,16 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     combine = cfg.get("combine", "ticket")
     if combine not in _COMBINES:
         raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
-    if combine == "dedicated" and copy != "direct":
-        raise ValueError("the dedicated combine is built for the direct copy only, not %r" % copy)
+    if combine == "dedicated" and (copy != "direct" or chunks > 64):
+        raise ValueError("the dedicated combine is built for the direct copy and at most 64 chunks (copy %r, chunks %d)"
+                         % (copy, chunks))
     if copy == "direct":
         ahead = cfg.get("ahead", 1)
-        built = (warps, cfg.get("keys_ahead", ahead), ahead, int(bool(cfg.get("q_shared", False))),
-                 cfg.get("blocks_per_sm", 1))
+        built = (warps, cfg.get("keys_ahead", ahead), ahead, cfg.get("blocks_per_sm", 1))
         if built not in _DIRECT_BUILT:
-            raise ValueError("the direct copy has no kernel for (warps, keys_ahead, ahead, q_shared, blocks_per_sm) = "
-                             "%s (built: %s)" % (built, sorted(_DIRECT_BUILT)))
-        kernel = "decode_attention_direct_w%d_k%d_v%d_q%d_b%d" % built
-        shared_bytes = warps * _WARP_RESULT_BYTES + (_Q_SHARED_BYTES if built[3] else 0)
+            raise ValueError("the direct copy has no kernel for (warps, keys_ahead, ahead, blocks_per_sm) = %s (built: "
+                             "%s)" % (built, sorted(_DIRECT_BUILT)))
+        kernel, shared_bytes = "decode_attention_direct_w%d_k%d_v%d_b%d" % built, warps * _WARP_RESULT_BYTES
     else:
         stages = cfg["stages"]
         if (warps, stages) not in _BUILT:

@@ -41,7 +41,7 @@ ORDER_WORDS = {"chunk": "each block one run of consecutive keys", "interleaved":
 COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
                  "ticket-release": "the last block to take a ticket (one acq_rel atomic per block) combines",
                  "dedicated": "values tagged with the call's epoch, a block per KV head that does no streaming "
-                              "combines them as they arrive",
+                              "merges them as they are published",
                  "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)"}
 COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
               "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",
@@ -83,17 +83,14 @@ def describe(row):
     if name == "cuda" and cfg.get("copy") == "direct":
         order, combine = cfg.get("order", "chunk"), cfg.get("combine", "ticket")
         ahead = cfg.get("ahead", 1)
-        keys_ahead, q_shared, per_sm = cfg.get("keys_ahead", ahead), bool(cfg.get("q_shared")), cfg.get("blocks_per_sm", 1)
-        shape = ("%d warps, %d tile(s) of 16 keys and %d of values in flight per warp beside the one in use%s, %d chunks "
-                 "per KV head (%d block(s) per SM), %s, %s" % (
-                     cfg["warps"], keys_ahead, ahead, ", Q's fragment in shared memory" if q_shared else "",
-                     cfg["chunks"], per_sm, ORDER_WORDS[order], COMBINE_WORDS[combine]))
-        stem = "cuda-direct-w%dk%dv%dc%d%s%s-%s" % (cfg["warps"], keys_ahead, ahead, cfg["chunks"],
-                                                   "-qshared" if q_shared else "",
-                                                   "" if order == "chunk" else "-" + order, combine)
-        config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', keys_ahead=%d, ahead=%d, q_shared=%r, "
-                  "blocks_per_sm=%d, combine=%r)" % (cfg["warps"], cfg["chunks"], order, keys_ahead, ahead, q_shared,
-                                                     per_sm, combine))
+        keys_ahead, per_sm = cfg.get("keys_ahead", ahead), cfg.get("blocks_per_sm", 1)
+        shape = ("%d warps, %d tile(s) of 16 keys and %d of values in flight per warp beside the one in use, %d chunks "
+                 "per KV head (%d block(s) per SM), %s, %s" % (cfg["warps"], keys_ahead, ahead, cfg["chunks"], per_sm,
+                                                              ORDER_WORDS[order], COMBINE_WORDS[combine]))
+        stem = "cuda-direct-w%dk%dv%dc%d%s-%s" % (cfg["warps"], keys_ahead, ahead, cfg["chunks"],
+                                                 "" if order == "chunk" else "-" + order, combine)
+        config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', keys_ahead=%d, ahead=%d, blocks_per_sm=%d, "
+                  "combine=%r)" % (cfg["warps"], cfg["chunks"], order, keys_ahead, ahead, per_sm, combine))
         return stem, "%s; %s" % (CUDA_KERNEL_DIRECT, shape), "decode_attention_cuda", \
             "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     if name == "cuda":
