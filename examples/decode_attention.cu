@@ -927,17 +927,31 @@ __device__ __forceinline__ uint32_t pair_of(const uint4 &x, const uint4 &y, int 
     return __byte_perm(word(x, e / 2), word(y, e / 2), e % 2 ? 0x7632u : 0x5410u);
 }
 
+// CHAINS independent accumulations per score fragment, summed at the end: the 8 dependent mma of
+// one chain are the longest latency between a tile's arrival and its P V.
+template <int CHAINS>
 __device__ __forceinline__ void attend_direct_tile(const DirectKeys &tile, const DirectValues &values,
                                                    const uint32_t q_frag[kDim / 16][2], float scale_log2,
                                                    DirectWarpState &st, int t)
 {
-    float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};
+    float lo[CHAINS][4] = {}, hi[CHAINS][4] = {};
 #pragma unroll
     for (int s = 0; s < kDim / 16; ++s) {
         const uint32_t a[4] = {q_frag[s][0], 0u, q_frag[s][1], 0u};
         const int i = s / 2, p = 2 * (s % 2);
-        mma_16x8x16(s_lo, a, word(tile.k[0][i], p), word(tile.k[0][i], p + 1));
-        mma_16x8x16(s_hi, a, word(tile.k[1][i], p), word(tile.k[1][i], p + 1));
+        mma_16x8x16(lo[s % CHAINS], a, word(tile.k[0][i], p), word(tile.k[0][i], p + 1));
+        mma_16x8x16(hi[s % CHAINS], a, word(tile.k[1][i], p), word(tile.k[1][i], p + 1));
+    }
+    float s_lo[4], s_hi[4];
+#pragma unroll
+    for (int x = 0; x < 4; ++x) {
+        s_lo[x] = lo[0][x];
+        s_hi[x] = hi[0][x];
+#pragma unroll
+        for (int c = 1; c < CHAINS; ++c) {
+            s_lo[x] += lo[c][x];
+            s_hi[x] += hi[c][x];
+        }
     }
     uint32_t p_frag[4];
     const float alpha = softmax_step(s_lo, s_hi, scale_log2, st.m, st.l, p_frag);
@@ -979,7 +993,7 @@ __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, co
 
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
 // shared memory WARPS * kWarpResultBytes.
-template <int WARPS, int K_AHEAD, int V_AHEAD>
+template <int WARPS, int K_AHEAD, int V_AHEAD, int CHAINS>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -1048,7 +1062,7 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
                         checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
                     }
                 else
-                    attend_direct_tile(kt, vt, q_frag, scale_log2, st, t);
+                    attend_direct_tile<CHAINS>(kt, vt, q_frag, scale_log2, st, t);
             }
         }
     }
@@ -1247,22 +1261,25 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(8, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 
-// The direct copy: one entry per (warps, key tiles ahead, value tiles ahead, blocks per SM);
-// dynamic shared memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks
-// fit on an SM.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, K_AHEAD, V_AHEAD, MIN_BLOCKS)                                \
+// The direct copy: one entry per (warps, key tiles ahead, value tiles ahead, score chains, blocks
+// per SM); dynamic shared memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many
+// blocks fit on an SM.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, K_AHEAD, V_AHEAD, CHAINS, MIN_BLOCKS)                       \
     extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)                                     \
-        decode_attention_direct_w##WARPS##_k##K_AHEAD##_v##V_AHEAD##_b##MIN_BLOCKS(                           \
+        decode_attention_direct_w##WARPS##_k##K_AHEAD##_v##V_AHEAD##_c##CHAINS##_b##MIN_BLOCKS(               \
             const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
             const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged,         \
             int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
             int stop_after)                                                                                  \
     {                                                                                                        \
-        decode_attention_direct_body<WARPS, K_AHEAD, V_AHEAD>(q, k, v, Partial{part_acc, part_ml, tagged},    \
-                                                              tickets, out, seq, scale_log2, order, combine,  \
-                                                              stop_after);                                   \
+        decode_attention_direct_body<WARPS, K_AHEAD, V_AHEAD, CHAINS>(                                       \
+            q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq, scale_log2, order, combine,        \
+            stop_after);                                                                                     \
     }
 
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 4)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 1, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 1, 4)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 2, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 4, 1)

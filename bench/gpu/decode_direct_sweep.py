@@ -20,15 +20,15 @@ import decode_cuda_variants as dcv  # noqa: E402
 import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the path)
 
 HQ, HKV, S, D = 32, 8, 32768, 128
-# (warps, ahead, blocks_per_sm, chunks): chunks x Hkv blocks fill the SMs' slots in one wave.
-SHAPES = [(8, 1, 1, 16), (4, 1, 2, 32), (2, 1, 4, 64)]
+# (warps, chains, blocks_per_sm, chunks): chunks x Hkv blocks fill the SMs' slots in one wave.
+SHAPES = [(8, 1, 1, 16), (8, 2, 1, 16), (8, 4, 1, 16), (4, 1, 2, 32), (4, 2, 2, 32), (2, 1, 4, 64)]
 # The tail: how the chunks are combined, tried on every shape (the tagged ones last: a bug in them traps).
 UNTAGGED, TAGGED = ("ticket", "ticket-release"), ("tagged", "dedicated")
 PHASES = ((3, "copies only"), (2, "streaming loop only"), (1, "without the final combine"))
 
 
-def config(warps, ahead, per_sm, chunks, order="interleaved", combine="ticket"):
-    return dict(warps=warps, chunks=chunks, order=order, copy="direct", ahead=ahead, blocks_per_sm=per_sm,
+def config(warps, chains, per_sm, chunks, order="interleaved", combine="ticket"):
+    return dict(warps=warps, chunks=chunks, order=order, copy="direct", chains=chains, blocks_per_sm=per_sm,
                 combine=combine)
 
 
