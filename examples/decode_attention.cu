@@ -689,7 +689,7 @@ __device__ __forceinline__ void merge_as_published(const uint64_t *rows, size_t 
             if (ready[j])
                 m_new = fmaxf(m_new, __uint_as_float(uint32_t(w[j][4])));
         }
-        const float rescale = exp2_approx(m - m_new);  // 1 when nothing is merged; 0 from -inf
+        const float rescale = m_new == m ? 1.f : exp2_approx(m - m_new);  // not exp2(-inf + inf) before any merge
         l *= rescale;
         acc = make_float4(acc.x * rescale, acc.y * rescale, acc.z * rescale, acc.w * rescale);
 #pragma unroll
