@@ -851,16 +851,12 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
 //   in a register: the A fragment of V^T. Per instruction the warp reads 4 runs of 128 bytes.
 // - The accumulator of step J then holds heads 2t, 2t + 1 (lanes t < 2) at dims 8g + J and
 //   64 + 8g + J, so the rescale factor of those heads comes from lanes 8t and 8t + 4.
-// K_AHEAD tiles of keys and V_AHEAD of values are in flight per warp while it works on one, in
-// registers. One of each measured best on the H200: two of keys (with Q's fragment moved to shared
-// memory to make room) streamed at 35.3-38.5 us against 33.8
-// (bench/gpu/results/decode_direct_sweep-2026-12-03-0403.txt).
-struct DirectKeys {
-    uint4 k[2][4];  // [low/high half][i]
-};
-
-struct DirectValues {
-    uint4 v[4][2];  // [key 4t + c][dims 8g.. / 64 + 8g..]
+// AHEAD tiles are in flight per warp, in registers, while it works on one. One measured best on the
+// H200: two tiles of keys ahead (with Q's fragment moved to shared memory to make room) streamed at
+// 35.3-38.5 us against 33.8 (bench/gpu/results/decode_direct_sweep-2026-12-03-0403.txt).
+struct DirectTile {
+    uint4 k[2][4];  // keys: [low/high half][i]
+    uint4 v[4][2];  // values: [key 4t + c][dims 8g.. / 64 + 8g..]
 };
 
 // A warp's state: the running max and sum of head g (as in WarpState), and o[J] the accumulator of
@@ -881,7 +877,8 @@ __device__ __forceinline__ uint4 load_streaming_16(const char *p)
     return r;
 }
 
-__device__ __forceinline__ void load_direct_keys(DirectKeys &tile, const char *k_rows, size_t first_key, int g, int t)
+__device__ __forceinline__ void load_direct_tile(DirectTile &tile, const char *k_rows, const char *v_rows,
+                                                 size_t first_key, int g, int t)
 {
     const char *k_src = k_rows + (first_key + 2 * g - (g & 1)) * kRowBytes + 16 * t;
 #pragma unroll
@@ -889,11 +886,6 @@ __device__ __forceinline__ void load_direct_keys(DirectKeys &tile, const char *k
 #pragma unroll
         for (int i = 0; i < 4; ++i)
             tile.k[half][i] = load_streaming_16(k_src + half * 2 * kRowBytes + 64 * i);
-}
-
-__device__ __forceinline__ void load_direct_values(DirectValues &tile, const char *v_rows, size_t first_key, int g,
-                                                   int t)
-{
     const char *v_src = v_rows + (first_key + 4 * t) * kRowBytes + 16 * g;
 #pragma unroll
     for (int c = 0; c < 4; ++c)
@@ -930,9 +922,8 @@ __device__ __forceinline__ uint32_t pair_of(const uint4 &x, const uint4 &y, int 
 // CHAINS independent accumulations per score fragment, summed at the end: the 8 dependent mma of
 // one chain are the longest latency between a tile's arrival and its P V.
 template <int CHAINS>
-__device__ __forceinline__ void attend_direct_tile(const DirectKeys &tile, const DirectValues &values,
-                                                   const uint32_t q_frag[kDim / 16][2], float scale_log2,
-                                                   DirectWarpState &st, int t)
+__device__ __forceinline__ void attend_direct_tile(const DirectTile &tile, const uint32_t q_frag[kDim / 16][2],
+                                                   float scale_log2, DirectWarpState &st, int t)
 {
     float lo[CHAINS][4] = {}, hi[CHAINS][4] = {};
 #pragma unroll
@@ -964,8 +955,8 @@ __device__ __forceinline__ void attend_direct_tile(const DirectKeys &tile, const
         st.o[j][1] *= alpha1;
         st.o[j][2] *= alpha0;
         st.o[j][3] *= alpha1;
-        const uint32_t a[4] = {pair_of(values.v[0][0], values.v[1][0], j), pair_of(values.v[0][1], values.v[1][1], j),
-                               pair_of(values.v[2][0], values.v[3][0], j), pair_of(values.v[2][1], values.v[3][1], j)};
+        const uint32_t a[4] = {pair_of(tile.v[0][0], tile.v[1][0], j), pair_of(tile.v[0][1], tile.v[1][1], j),
+                               pair_of(tile.v[2][0], tile.v[3][0], j), pair_of(tile.v[2][1], tile.v[3][1], j)};
         mma_16x8x16(st.o[j], a, p_frag[0], p_frag[2]);
     }
 }
@@ -993,7 +984,7 @@ __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, co
 
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
 // shared memory WARPS * kWarpResultBytes.
-template <int WARPS, int K_AHEAD, int V_AHEAD, int CHAINS>
+template <int WARPS, int AHEAD, int CHAINS>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -1022,47 +1013,33 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     DirectWarpState st;
     uint32_t checksum = 0;  // the loads' bits, for _stop_after 3 only
 
-    // Rings of K_AHEAD + 1 key tiles and V_AHEAD + 1 value tiles in registers, indexed by constants
-    // only (the loop is unrolled by a common multiple of their lengths): tile i + AHEAD is loaded
-    // into the slot that tile i - 1 has just freed.
-    constexpr int kKeyRing = K_AHEAD + 1, kValueRing = V_AHEAD + 1;
-    constexpr int kUnroll = kKeyRing % kValueRing == 0 ? kKeyRing : kValueRing % kKeyRing == 0 ? kValueRing
-                                                                                               : kKeyRing * kValueRing;
-    DirectKeys keys[kKeyRing];
-    DirectValues values[kValueRing];
-    const auto load_keys = [&](int slot, int j) {
-        load_direct_keys(keys[slot], k_rows, tile_order.first_key(j), g, t);
-    };
-    const auto load_values = [&](int slot, int j) {
-        load_direct_values(values[slot], v_rows, tile_order.first_key(j), g, t);
+    // A ring of AHEAD + 1 tiles in registers, indexed by constants only (the loop is unrolled by the
+    // ring's length): tile i + AHEAD is loaded into the slot that tile i - 1 has just freed.
+    constexpr int kRing = AHEAD + 1;
+    DirectTile ring[kRing];
+    const auto load = [&](int slot, int j) {
+        load_direct_tile(ring[slot], k_rows, v_rows, tile_order.first_key(j), g, t);
     };
 #pragma unroll
-    for (int j = 0; j < K_AHEAD; ++j)
+    for (int j = 0; j < AHEAD; ++j)
         if (j < tiles)
-            load_keys(j, j);
+            load(j, j);
+    for (int i0 = 0; i0 < tiles; i0 += kRing) {
 #pragma unroll
-    for (int j = 0; j < V_AHEAD; ++j)
-        if (j < tiles)
-            load_values(j, j);
-    for (int i0 = 0; i0 < tiles; i0 += kUnroll) {
-#pragma unroll
-        for (int r = 0; r < kUnroll; ++r) {
+        for (int r = 0; r < kRing; ++r) {
             const int i = i0 + r;
-            if (i + K_AHEAD < tiles)
-                load_keys((r + K_AHEAD) % kKeyRing, i + K_AHEAD);
-            if (i + V_AHEAD < tiles)
-                load_values((r + V_AHEAD) % kValueRing, i + V_AHEAD);
+            if (i + AHEAD < tiles)
+                load((r + AHEAD) % kRing, i + AHEAD);
             if (i < tiles) {
-                const DirectKeys &kt = keys[r % kKeyRing];
-                const DirectValues &vt = values[r % kValueRing];
+                const DirectTile &tile = ring[r];
                 if (stop_after == kStreamOnly)  // every word, or ptxas drops (or narrows) the loads not used
 #pragma unroll
                     for (int x = 0; x < 8; ++x) {
-                        const uint4 kw = kt.k[x / 4][x % 4], vw = vt.v[x / 2][x % 2];
+                        const uint4 kw = tile.k[x / 4][x % 4], vw = tile.v[x / 2][x % 2];
                         checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
                     }
                 else
-                    attend_direct_tile<CHAINS>(kt, vt, q_frag, scale_log2, st, t);
+                    attend_direct_tile<CHAINS>(tile, q_frag, scale_log2, st, t);
             }
         }
     }
@@ -1261,25 +1238,24 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(8, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 
-// The direct copy: one entry per (warps, key tiles ahead, value tiles ahead, score chains, blocks
-// per SM); dynamic shared memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many
-// blocks fit on an SM.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, K_AHEAD, V_AHEAD, CHAINS, MIN_BLOCKS)                       \
+// The direct copy: one entry per (warps, tiles ahead, score chains, blocks per SM); dynamic shared
+// memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS)                                   \
     extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)                                     \
-        decode_attention_direct_w##WARPS##_k##K_AHEAD##_v##V_AHEAD##_c##CHAINS##_b##MIN_BLOCKS(               \
+        decode_attention_direct_w##WARPS##_a##AHEAD##_c##CHAINS##_b##MIN_BLOCKS(                              \
             const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
             const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged,         \
             int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
             int stop_after)                                                                                  \
     {                                                                                                        \
-        decode_attention_direct_body<WARPS, K_AHEAD, V_AHEAD, CHAINS>(                                       \
-            q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq, scale_log2, order, combine,        \
-            stop_after);                                                                                     \
+        decode_attention_direct_body<WARPS, AHEAD, CHAINS>(q, k, v, Partial{part_acc, part_ml, tagged},       \
+                                                           tickets, out, seq, scale_log2, order, combine,     \
+                                                           stop_after);                                      \
     }
 
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 1, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 1, 4)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 2, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 4, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 4)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 2, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 2, 2)
+HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 4, 1)

@@ -39,17 +39,16 @@ _tagged = {}
 _EVEN_BUILT = {(8, 2), (8, 3), (4, 3), (4, 4)}  # (warps, stages)
 _WARP_RESULT_BYTES = 4 * 128 * 4 + 4 * 8  # decode_attention.cu: kWarpResultBytes
 # Copy "direct" (decode_attention_direct_*): tiles loaded straight into the mma fragments' registers,
-# no shared memory in the loop; `stages` does not apply. Its parameters: warps, ahead (tiles of
-# values, and of keys unless keys_ahead says otherwise, in flight per warp beside the one in use),
-# chains (independent accumulations of each score fragment, to shorten the chain of dependent mma
+# no shared memory in the loop; `stages` does not apply. Its parameters: warps, ahead (tiles of keys
+# and values in flight per warp beside the one in use), chains (independent accumulations of each score fragment, to shorten the chain of dependent mma
 # between a tile's arrival and its P V) and blocks_per_sm (the register cap the kernel was built
 # with, so that this many blocks fit on an SM).
 # The H200 sweeps (bench/gpu/results/decode_direct_sweep-2026-12-03-*.txt) dropped the other builds:
 # no tile ahead (12 to 16 warps per SM, 128-168 registers) streamed at 35.4-38.9 us, a 256-byte L2
 # prefetch on every load at 34.1-34.4, two key tiles ahead (Q's fragment in shared memory to make
 # room) at 35.3-38.5, against 33.2-33.8 us for these.
-_DIRECT_BUILT = {(8, 1, 1, 1, 1), (4, 1, 1, 1, 2), (2, 1, 1, 1, 4), (8, 1, 1, 2, 1), (4, 1, 1, 2, 2),
-                 (8, 1, 1, 4, 1)}  # (warps, keys_ahead, ahead, chains, blocks_per_sm)
+_DIRECT_BUILT = {(8, 1, 1, 1), (4, 1, 1, 2), (2, 1, 1, 4), (8, 1, 2, 1), (4, 1, 2, 2),
+                 (8, 1, 4, 1)}  # (warps, ahead, chains, blocks_per_sm)
 
 
 def _module():
@@ -139,12 +138,11 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         raise ValueError("the dedicated combine is built for the direct copy and at most 64 chunks (copy %r, chunks %d)"
                          % (copy, chunks))
     if copy == "direct":
-        ahead = cfg.get("ahead", 1)
-        built = (warps, cfg.get("keys_ahead", ahead), ahead, cfg.get("chains", 1), cfg.get("blocks_per_sm", 1))
+        built = (warps, cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1))
         if built not in _DIRECT_BUILT:
-            raise ValueError("the direct copy has no kernel for (warps, keys_ahead, ahead, chains, blocks_per_sm) = %s "
-                             "(built: %s)" % (built, sorted(_DIRECT_BUILT)))
-        kernel, shared_bytes = "decode_attention_direct_w%d_k%d_v%d_c%d_b%d" % built, warps * _WARP_RESULT_BYTES
+            raise ValueError("the direct copy has no kernel for (warps, ahead, chains, blocks_per_sm) = %s (built: %s)"
+                             % (built, sorted(_DIRECT_BUILT)))
+        kernel, shared_bytes = "%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy],) + built), warps * _WARP_RESULT_BYTES
     else:
         stages = cfg["stages"]
         if (warps, stages) not in _BUILT:

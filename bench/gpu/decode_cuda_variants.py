@@ -82,17 +82,14 @@ def describe(row):
             "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     if name == "cuda" and cfg.get("copy") == "direct":
         order, combine = cfg.get("order", "chunk"), cfg.get("combine", "ticket")
-        ahead = cfg.get("ahead", 1)
-        keys_ahead, chains, per_sm = cfg.get("keys_ahead", ahead), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1)
-        shape = ("%d warps, %d tile(s) of 16 keys and %d of values in flight per warp beside the one in use, %d "
-                 "chain(s) of mma per score fragment, %d chunks per KV head (%d block(s) per SM), %s, %s" % (
-                     cfg["warps"], keys_ahead, ahead, chains, cfg["chunks"], per_sm, ORDER_WORDS[order],
-                     COMBINE_WORDS[combine]))
-        stem = "cuda-direct-w%dk%dv%dx%dc%d%s-%s" % (cfg["warps"], keys_ahead, ahead, chains, cfg["chunks"],
-                                                    "" if order == "chunk" else "-" + order, combine)
-        config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', keys_ahead=%d, ahead=%d, chains=%d, "
-                  "blocks_per_sm=%d, combine=%r)" % (cfg["warps"], cfg["chunks"], order, keys_ahead, ahead, chains,
-                                                     per_sm, combine))
+        ahead, chains, per_sm = cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1)
+        shape = ("%d warps, %d tile(s) of 16 keys and values in flight per warp beside the one in use, %d chain(s) of "
+                 "mma per score fragment, %d chunks per KV head (%d block(s) per SM), %s, %s" % (
+                     cfg["warps"], ahead, chains, cfg["chunks"], per_sm, ORDER_WORDS[order], COMBINE_WORDS[combine]))
+        stem = "cuda-direct-w%da%dx%dc%d%s-%s" % (cfg["warps"], ahead, chains, cfg["chunks"],
+                                                 "" if order == "chunk" else "-" + order, combine)
+        config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', ahead=%d, chains=%d, blocks_per_sm=%d, "
+                  "combine=%r)" % (cfg["warps"], cfg["chunks"], order, ahead, chains, per_sm, combine))
         return stem, "%s; %s" % (CUDA_KERNEL_DIRECT, shape), "decode_attention_cuda", \
             "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     if name == "cuda":
