@@ -19,6 +19,7 @@ import sweep  # noqa: E402
 import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the path)
 
 ATOL, RTOL = 5e-4, 1e-2  # the target's tolerances (examples/decode_attention_baseline.py)
+HQ, HKV, S, D = 32, 8, 32768, 128  # the target's shape
 
 
 def reference(q, k, v):
@@ -30,6 +31,27 @@ def within_tolerance(out, ref):
     err = (out.float() - ref).abs()
     excess = (err - (ATOL + RTOL * ref.abs())).max().item()
     return err.max().item(), excess <= 0 and torch.isfinite(out.float()).all().item()
+
+
+class Timing:
+    """Rotated inputs of the target's shape (sets), the fp32 reference of the first and the bytes one
+    call moves; measure(name, f) times f by graph replay and reports it with its error against the
+    reference and whether two calls agree bit for bit."""
+
+    def __init__(self):
+        self.sets = sweep.rotated(lambda: (torch.randn(1, HQ, 1, D, device="cuda", dtype=torch.bfloat16),
+                                           torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16),
+                                           torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16)),
+                                  2 * HKV * S * D * 2)
+        self.ref = reference(*self.sets[0])
+        self.moved = 2 * HKV * S * D * 2 + 2 * HQ * D * 2
+
+    def measure(self, name, f):
+        q, k, v = self.sets[0]
+        out = f(q, k, v)
+        err, ok = within_tolerance(out, self.ref)
+        sweep.report("decode", name, sweep.graph_time_us(f, self.sets), self.moved, err,
+                     ok and torch.equal(out, f(q, k, v)))
 
 
 def correctness(select=lambda cfg: True):
@@ -102,24 +124,14 @@ def correctness(select=lambda cfg: True):
 
 
 def timing():
-    hq, hkv, s, d = 32, 8, 32768, 128
-    sets = sweep.rotated(lambda: (torch.randn(1, hq, 1, d, device="cuda", dtype=torch.bfloat16),
-                                  torch.randn(1, hkv, s, d, device="cuda", dtype=torch.bfloat16),
-                                  torch.randn(1, hkv, s, d, device="cuda", dtype=torch.bfloat16)), 2 * hkv * s * d * 2)
-    q, k, v = sets[0]
-    ref = reference(q, k, v)
-    moved = 2 * hkv * s * d * 2 + 2 * hq * d * 2
+    run = Timing()
+    sets, measure = run.sets, run.measure
 
     def sdpa(q, k, v):
         return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
 
     def triton_two_launch(q, k, v):
         return sweep.tk.decode_attention(q, k, v, dict(n_splits=16, BLOCK_N=128, num_warps=4, num_stages=3))
-
-    def measure(name, f):
-        out = f(q, k, v)
-        err, ok = within_tolerance(out, ref)
-        sweep.report("decode", name, sweep.graph_time_us(f, sets), moved, err, ok and torch.equal(out, f(q, k, v)))
 
     measure("sdpa default (cuDNN)", sdpa)
     measure("triton two-launch 16x128 w4 s3", triton_two_launch)
@@ -140,7 +152,7 @@ def timing():
     chunk_counts = [int(c) for c in sys.argv[sys.argv.index("--chunks") + 1].split(",")] if "--chunks" in sys.argv else [8, 16, 32, 64, 128, 256]
     configs = [dict(warps=w, stages=st, chunks=c, order=o, copy=cp)
                for cp in copies for o in orders for w, st in sorted(dac._BUILT) for c in chunk_counts
-               if (s // c // w) % 16 == 0 and s // c // w >= 16 * st]
+               if (S // c // w) % 16 == 0 and S // c // w >= 16 * st]
     for cfg in configs:
         try:
             measure("cuda " + json.dumps(cfg, separators=(",", ":")), lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))

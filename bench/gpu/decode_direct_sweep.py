@@ -19,7 +19,6 @@ import check_decode_cuda as cdc  # noqa: E402
 import decode_cuda_variants as dcv  # noqa: E402
 import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the path)
 
-HQ, HKV, S, D = 32, 8, 32768, 128
 # (warps, chains, blocks_per_sm, chunks): chunks x Hkv blocks fill the SMs' slots in one wave.
 SHAPES = [(8, 1, 1, 16), (8, 2, 1, 16), (8, 4, 1, 16), (4, 1, 2, 32), (4, 2, 2, 32), (2, 1, 4, 64)]
 # The tail: how the chunks are combined, tried on every shape (the tagged ones last: a bug in them traps).
@@ -36,12 +35,7 @@ def main():
     print(torch.cuda.get_device_name(0), "torch", torch.__version__, flush=True)
     direct = lambda cfg: cfg.get("copy") == "direct" or cfg.get("combine") == "ticket-release"  # noqa: E731
     good = cdc.correctness(lambda cfg: direct(cfg) and cfg.get("combine") not in TAGGED)
-    sets = sweep.rotated(lambda: (torch.randn(1, HQ, 1, D, device="cuda", dtype=torch.bfloat16),
-                                  torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16),
-                                  torch.randn(1, HKV, S, D, device="cuda", dtype=torch.bfloat16)), 2 * HKV * S * D * 2)
-    q, k, v = sets[0]
-    ref = cdc.reference(q, k, v)
-    moved = 2 * HKV * S * D * 2 + 2 * HQ * D * 2
+    run = cdc.Timing()
 
     def save():  # after every row: a later one that fails (a trap, a timeout) loses only itself
         if "--out" in sys.argv:
@@ -49,9 +43,7 @@ def main():
                 json.dump(sweep.results, fh, indent=1)
 
     def measure(name, f):
-        out = f(q, k, v)
-        err, ok = cdc.within_tolerance(out, ref)
-        sweep.report("decode", name, sweep.graph_time_us(f, sets), moved, err, ok and torch.equal(out, f(q, k, v)))
+        run.measure(name, f)
         save()
 
     def measure_cuda(cfg, phases=True):
@@ -59,7 +51,7 @@ def main():
         measure(label, lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))
         for stop, what in PHASES if phases else ():
             f = lambda q, k, v, c=cfg, st=stop: dac.decode_attention_cuda(q, k, v, c, _stop_after=st)  # noqa: E731
-            print(f"phases   {label:64s} {what:26s} {sweep.graph_time_us(f, sets):7.2f} us", flush=True)
+            print(f"phases   {label:64s} {what:26s} {sweep.graph_time_us(f, run.sets):7.2f} us", flush=True)
 
     sdpa = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)  # noqa: E731
     measure("sdpa default (cuDNN)", sdpa)
