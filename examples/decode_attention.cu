@@ -631,44 +631,43 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
 }
 
 // The dedicated combine's merge of one query head's partials (`rows`: its row in chunk 0, rows
-// `stride` words apart), by one warp, four dims per lane, as they are published: lane c watches the
-// l word of partials c and c + 32 (a hint only: every value read is tag-checked), the partials
-// that show it are read and merged together, and once two or fewer are left those are polled in
-// full, so that the last one to arrive costs one round trip. Waiting polls sleep between rounds so
-// that they take no L2 bandwidth from the stream.
+// `stride` words apart), by one warp, four dims per lane, while they are published. Lane c watches
+// the l word of partials c and c + 32 (a hint only: every value read is tag-checked); the run of
+// partials that show it from the first one not yet merged is read, up to kBatch at once, and merged
+// in index order, one partial at a time, so that the result does not depend on which block finished
+// first (bit for bit the same every call). Once two or fewer are left those are polled in full, so
+// that the last one to arrive costs one round trip. Waiting polls sleep between rounds so that they
+// take no L2 bandwidth from the stream.
 constexpr int kPolledInFull = 2;
 
 __device__ __forceinline__ void merge_as_published(const uint64_t *rows, size_t stride, int chunks, uint32_t tag,
                                                    int lane, __nv_bfloat16 *out_row)
 {
     const int d = lane * 4;
-    const uint64_t all = chunks >= 64 ? ~0ull : (1ull << chunks) - 1;
-    uint64_t merged = 0;  // the same in every lane
     float m = -INFINITY, l = 0.f;
     float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (unsigned polls = 0; merged != all; ++polls) {
-        if (polls > kMaxPolls)
+    for (int next = 0, polls = 0; next < chunks; ++polls) {  // partials [0, next) are merged
+        if (polls > int(kMaxPolls))
             __trap();  // a block never published: fail loudly rather than hang the GPU
-        uint64_t candidates = all & ~merged;
-        if (__popcll(candidates) > kPolledInFull) {
+        int run = chunks - next;  // how many from `next` on to read
+        if (run > kPolledInFull) {
             const bool low = lane < chunks && uint32_t(load_tagged(rows + lane * stride + kDim + 1) >> 32) == tag;
             const bool high =
                 lane + 32 < chunks && uint32_t(load_tagged(rows + (lane + 32) * stride + kDim + 1) >> 32) == tag;
-            candidates &= uint64_t(__ballot_sync(0xffffffffu, high)) << 32 | __ballot_sync(0xffffffffu, low);
-            if (!candidates) {
+            const uint64_t shown =
+                (uint64_t(__ballot_sync(0xffffffffu, high)) << 32 | __ballot_sync(0xffffffffu, low)) >> next;
+            run = shown == ~0ull ? 64 : __ffsll(~shown) - 1;  // the partials that show it, in a row from next
+            if (run == 0) {
                 __nanosleep(128);
                 continue;
             }
         }
         constexpr int kBatch = 8;
-        int index[kBatch];
         uint64_t w[kBatch][6];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-            index[j] = candidates ? __ffsll(candidates) - 1 : -1;
-            candidates &= candidates - 1;
-            if (index[j] >= 0) {
-                const uint64_t *row = rows + index[j] * stride;
+        for (int j = 0; j < kBatch; ++j)
+            if (j < run) {
+                const uint64_t *row = rows + (next + j) * stride;
                 w[j][0] = load_tagged(row + d);
                 w[j][1] = load_tagged(row + d + 1);
                 w[j][2] = load_tagged(row + d + 2);
@@ -676,57 +675,50 @@ __device__ __forceinline__ void merge_as_published(const uint64_t *rows, size_t 
                 w[j][4] = load_tagged(row + kDim);
                 w[j][5] = load_tagged(row + kDim + 1);
             }
-        }
-        bool ready[kBatch];
-        float m_new = m;
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
-            bool mine = index[j] >= 0;
+            bool mine = j < run;
 #pragma unroll
             for (int x = 0; x < 6; ++x)
                 mine = mine && uint32_t(w[j][x] >> 32) == tag;
-            ready[j] = __all_sync(0xffffffffu, mine);  // merged by every lane or by none
-            if (ready[j])
-                m_new = fmaxf(m_new, __uint_as_float(uint32_t(w[j][4])));
+            if (!__all_sync(0xffffffffu, mine))  // merged by every lane or by none; the rest in a later round
+                break;
+            const float m_j = __uint_as_float(uint32_t(w[j][4])), m_new = fmaxf(m, m_j);
+            // Never exp2(-inf + inf): a side whose max is the new one keeps its weight 1.
+            const float f_old = m == m_new ? 1.f : exp2_approx(m - m_new);
+            const float f_j = m_j == m_new ? 1.f : exp2_approx(m_j - m_new);
+            l = l * f_old + __uint_as_float(uint32_t(w[j][5])) * f_j;
+            acc.x = acc.x * f_old + __uint_as_float(uint32_t(w[j][0])) * f_j;
+            acc.y = acc.y * f_old + __uint_as_float(uint32_t(w[j][1])) * f_j;
+            acc.z = acc.z * f_old + __uint_as_float(uint32_t(w[j][2])) * f_j;
+            acc.w = acc.w * f_old + __uint_as_float(uint32_t(w[j][3])) * f_j;
+            m = m_new;
+            ++next;
         }
-        const float rescale = m_new == m ? 1.f : exp2_approx(m - m_new);  // not exp2(-inf + inf) before any merge
-        l *= rescale;
-        acc = make_float4(acc.x * rescale, acc.y * rescale, acc.z * rescale, acc.w * rescale);
-#pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-            if (!ready[j])
-                continue;
-            const float f = exp2_approx(__uint_as_float(uint32_t(w[j][4])) - m_new);
-            l += __uint_as_float(uint32_t(w[j][5])) * f;
-            acc.x += __uint_as_float(uint32_t(w[j][0])) * f;
-            acc.y += __uint_as_float(uint32_t(w[j][1])) * f;
-            acc.z += __uint_as_float(uint32_t(w[j][2])) * f;
-            acc.w += __uint_as_float(uint32_t(w[j][3])) * f;
-            merged |= 1ull << index[j];
-        }
-        m = m_new;
     }
     const float inv = 1.f / l;
     *reinterpret_cast<__nv_bfloat162 *>(out_row + d) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
     *reinterpret_cast<__nv_bfloat162 *>(out_row + d + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
 }
 
-// The dedicated combine: grid (chunks + 1, Hkv), and the blocks of the last column do no streaming.
-// Block y of that column combines the WARPS / 4 KV heads (one with fewer than 8 warps) from y on, a
-// warp per query head, merging the partials as the streaming blocks publish them, so that only the
-// last one's arrival is left on the tail; the other blocks of the column have nothing to do. These
-// blocks wait for streaming blocks, never the other way round, and there are at most Hkv of them, so
-// the streaming blocks always find slots to finish in.
+// The dedicated combine: grid (chunks, Hkv + 1), and the blocks of the last row do no streaming.
+// The first of them combine, a warp per query head (WARPS / 4 KV heads per block; with fewer than
+// 8 warps one KV head), merging the partials as the streaming blocks publish them, so that only the
+// last one's arrival is left on the tail; the rest of the row exits at once. That row is dispatched
+// last, so with 16 chunks of 8 warps the 128 streaming blocks and 4 combining ones fill the H200's
+// 132 SMs exactly. Combining blocks wait for streaming blocks, never the other way round, so a
+// streaming block always finds a slot in the end, whatever runs first.
 template <int WARPS>
 __device__ __forceinline__ void combine_dedicated(Partial partial, __nv_bfloat16 *__restrict__ out, int chunks,
-                                                  int stop_after)
+                                                  int kv_heads, int stop_after)
 {
     constexpr int kHeads = WARPS >= 8 ? WARPS / 4 : 1, kWarpsPerHead = WARPS / kHeads;
-    if (blockIdx.y % kHeads != 0 || stop_after == kStopAfterStreaming || stop_after == kStreamOnly)
-        return;  // another block combines this head, or nothing will be published
+    const int first_head = blockIdx.x * kHeads;
+    if (first_head >= kv_heads || stop_after == kStopAfterStreaming || stop_after == kStreamOnly)
+        return;  // no head left for this block, or nothing will be published
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int kv_head = blockIdx.y + warp / kWarpsPerHead;
-    const bool mine = kv_head < int(gridDim.y);
+    const int kv_head = first_head + warp / kWarpsPerHead;
+    const bool mine = kv_head < kv_heads;  // (stopping before the combine does not apply: it would leave the epoch)
     const uint32_t tag = mine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     if (mine)
         for (int h = warp % kWarpsPerHead; h < kGroup; h += kWarpsPerHead)
@@ -995,14 +987,14 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     extern __shared__ __align__(16) unsigned char shared[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    const int chunk = blockIdx.x, kv_head = blockIdx.y;
-    const int chunks = combine == kCombineDedicated ? gridDim.x - 1 : gridDim.x;
-    if (chunk == chunks) {
-        combine_dedicated<WARPS>(partial, out, chunks, stop_after);
+    const int chunk = blockIdx.x, kv_head = blockIdx.y, chunks = gridDim.x;
+    const int kv_heads = combine == kCombineDedicated ? gridDim.y - 1 : gridDim.y;
+    if (kv_head == kv_heads) {
+        combine_dedicated<WARPS>(partial, out, chunks, kv_heads, stop_after);
         return;
     }
     const int tiles = seq / chunks / WARPS / kTileKeys;
-    const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, gridDim.y);
+    const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, kv_heads);
     const bool tagged = combine == kCombineTagged || combine == kCombineDedicated;
     const uint32_t tag = tagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);

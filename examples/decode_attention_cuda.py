@@ -25,8 +25,8 @@ _tickets = {}
 # chunk's partial; the default, as first recorded), "ticket-release" (the same with one acq_rel
 # atomic per block instead of a fence per thread), "tagged" (every published value carries the
 # call's epoch, and the head's last block polls for them: no fence and no counter on the tail) or,
-# with the direct copy only, "dedicated" (tagged, and an extra column of blocks that do no
-# streaming combines each head while its partials arrive).
+# with the direct copy only, "dedicated" (tagged, and an extra row of blocks that do no streaming
+# combines each head in chunk order while its partials arrive).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
@@ -161,7 +161,12 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         tagged = part_acc  # unused
     out = torch.empty_like(q)
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
-    _module().launch(kernel, (chunks + (combine == "dedicated"), hkv), (32 * warps,),
+    if combine == "dedicated":  # a last row of blocks, of which the first combine warps // 4 KV heads each
+        combining_blocks = -(-hkv // max(1, warps // 4))
+        if combining_blocks > chunks:
+            raise ValueError("the dedicated combine needs at least %d chunks for %d KV heads with %d warps (got %d)"
+                             % (combining_blocks, hkv, warps, chunks))
+    _module().launch(kernel, (chunks, hkv + (combine == "dedicated")), (32 * warps,),
                      [q, k, v, part_acc, part_ml, tagged, _ticket_counters(q.device, hkv), out, seq, scale_log2,
                       _ORDERS[order], _COMBINES[combine], int(_stop_after)],
                      shared_bytes=shared_bytes)

@@ -132,7 +132,7 @@ def main():
         sys.exit("decode_cuda_variants: no correct configuration in %s" % sys.argv[1])
     current = [r["us"] for r in rows if r["variant"] == KEPT_ROW] or [r["us"] for r in rows if r["variant"] == CURRENT]
     if "--only-if-faster" in sys.argv and current and tried[0]["us"] >= min(current):
-        sys.exit("decode_cuda_variants: the fastest configuration (%s, %.2f us) does not beat the Triton candidate "
+        sys.exit("decode_cuda_variants: the fastest configuration (%s, %.2f us) does not beat the kept candidate "
                  "(%.2f us) in the same sweep; no variants written" % (tried[0]["variant"], tried[0]["us"], min(current)))
     for number, row in zip(range(first, first + 2), tried[:2]):
         stem, note, module, call, config, who = describe(row)
