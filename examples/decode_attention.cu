@@ -183,9 +183,10 @@ constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2, kStreamOnly = 3;
 
 // How a KV head's chunks are combined (decode_attention_cuda.py names them): the last block to take
 // a ticket, after a fence per thread (ticket) or one acq_rel atomic (ticket-release); the last
-// block dispatched, polling for tagged values (tagged); a block per KV head that does nothing else
-// (dedicated, the direct copy only).
-constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineDedicated = 2, kCombineTicketRelease = 3;
+// block dispatched, polling for tagged values (tagged). (2 was "dedicated": a row of blocks that did
+// no streaming merged the partials as they were published; 2.3 us slower than the ticket on the
+// H200 in two versions, bench/gpu/results/decode_direct_sweep-2026-12-03-{0754,0813}.txt.)
+constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineTicketRelease = 3;
 
 // How a KV head's keys are dealt to its blocks and warps (decode_attention_cuda.py names them);
 // 1 is interleaved.
@@ -619,8 +620,8 @@ __device__ __forceinline__ int atomic_add_acq_rel(int *p, int value)
 
 // After the stream, once every warp's result is in shared memory (WARPS areas, `stride` bytes
 // apart): the block's partial (the warps' results merged, four dims per thread and step) is
-// published as chunk `chunk` of `chunks`, and, but with the dedicated combine, the block that
-// completes its KV head combines the head's chunks. tag is this call's tag for the tagged combines.
+// published as chunk `chunk` of `chunks`, and the block that completes its KV head combines the
+// head's chunks. tag is this call's tag for the tagged combines.
 // WIDE: the ticket combines use combine_wide (4 warps only).
 template <int WARPS, bool WIDE = false>
 __device__ __forceinline__ void finish_block(const unsigned char *warp_results, int stride, Partial partial,
@@ -628,7 +629,7 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
                                              int chunk, int chunks, uint32_t tag, int combine, int stop_after)
 {
     __shared__ int ticket;
-    const bool tagged = combine == kCombineTagged || combine == kCombineDedicated;
+    const bool tagged = combine == kCombineTagged;
     const size_t part_row = (size_t(kv_head) * chunks + chunk) * kGroup;
     for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
         const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
@@ -643,10 +644,7 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
         if (d == 0)
             partial.ml[part_row + h] = make_float2(m, l);
     }
-    if (combine == kCombineDedicated)
-        return;  // the head's own block combines (combine_dedicated)
-
-    if (combine == kCombineTagged) {
+    if (tagged) {
         // The last block of the KV head (the last one dispatched) combines, polling for this call's
         // tag on every value it reads.
         if (chunk != chunks - 1)
@@ -703,106 +701,6 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
     }
     if (threadIdx.x == 0)
         tickets[kv_head] = 0;  // ready for the next call on this stream
-}
-
-// The dedicated combine's merge of one query head's partials (`rows`: its row in chunk 0, rows
-// `stride` words apart), by one warp, four dims per lane, while they are published. Lane c watches
-// the l word of partials c and c + 32 (a hint only: every value read is tag-checked); the run of
-// partials that show it from the first one not yet merged is read, up to kBatch at once, and merged
-// in index order, one partial at a time, so that the result does not depend on which block finished
-// first (bit for bit the same every call). Once two or fewer are left those are polled in full, so
-// that the last one to arrive costs one round trip. Waiting polls sleep between rounds so that they
-// take no L2 bandwidth from the stream.
-constexpr int kPolledInFull = 2;
-
-__device__ __forceinline__ void merge_as_published(const uint64_t *rows, size_t stride, int chunks, uint32_t tag,
-                                                   int lane, __nv_bfloat16 *out_row)
-{
-    const int d = lane * 4;
-    float m = -INFINITY, l = 0.f;
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (int next = 0, polls = 0; next < chunks; ++polls) {  // partials [0, next) are merged
-        if (polls > int(kMaxPolls))
-            __trap();  // a block never published: fail loudly rather than hang the GPU
-        int run = chunks - next;  // how many from `next` on to read
-        if (run > kPolledInFull) {
-            const bool low = lane < chunks && uint32_t(load_tagged(rows + lane * stride + kDim + 1) >> 32) == tag;
-            const bool high =
-                lane + 32 < chunks && uint32_t(load_tagged(rows + (lane + 32) * stride + kDim + 1) >> 32) == tag;
-            const uint64_t shown =
-                (uint64_t(__ballot_sync(0xffffffffu, high)) << 32 | __ballot_sync(0xffffffffu, low)) >> next;
-            run = shown == ~0ull ? 64 : __ffsll(~shown) - 1;  // the partials that show it, in a row from next
-            if (run == 0) {
-                __nanosleep(128);
-                continue;
-            }
-        }
-        constexpr int kBatch = 8;
-        uint64_t w[kBatch][6];
-#pragma unroll
-        for (int j = 0; j < kBatch; ++j)
-            if (j < run) {
-                const uint64_t *row = rows + (next + j) * stride;
-                w[j][0] = load_tagged(row + d);
-                w[j][1] = load_tagged(row + d + 1);
-                w[j][2] = load_tagged(row + d + 2);
-                w[j][3] = load_tagged(row + d + 3);
-                w[j][4] = load_tagged(row + kDim);
-                w[j][5] = load_tagged(row + kDim + 1);
-            }
-#pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
-            bool mine = j < run;
-#pragma unroll
-            for (int x = 0; x < 6; ++x)
-                mine = mine && uint32_t(w[j][x] >> 32) == tag;
-            if (!__all_sync(0xffffffffu, mine))  // merged by every lane or by none; the rest in a later round
-                break;
-            const float m_j = __uint_as_float(uint32_t(w[j][4])), m_new = fmaxf(m, m_j);
-            // Never exp2(-inf + inf): a side whose max is the new one keeps its weight 1.
-            const float f_old = m == m_new ? 1.f : exp2_approx(m - m_new);
-            const float f_j = m_j == m_new ? 1.f : exp2_approx(m_j - m_new);
-            l = l * f_old + __uint_as_float(uint32_t(w[j][5])) * f_j;
-            acc.x = acc.x * f_old + __uint_as_float(uint32_t(w[j][0])) * f_j;
-            acc.y = acc.y * f_old + __uint_as_float(uint32_t(w[j][1])) * f_j;
-            acc.z = acc.z * f_old + __uint_as_float(uint32_t(w[j][2])) * f_j;
-            acc.w = acc.w * f_old + __uint_as_float(uint32_t(w[j][3])) * f_j;
-            m = m_new;
-            ++next;
-        }
-    }
-    const float inv = 1.f / l;
-    *reinterpret_cast<__nv_bfloat162 *>(out_row + d) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
-    *reinterpret_cast<__nv_bfloat162 *>(out_row + d + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-}
-
-// The dedicated combine: grid (chunks, Hkv + 1), and the blocks of the last row do no streaming.
-// The first of them combine, a warp per query head (WARPS / 4 KV heads per block; with fewer than
-// 8 warps one KV head), merging the partials as the streaming blocks publish them, so that only the
-// last one's arrival is left on the tail; the rest of the row exits at once. That row is dispatched
-// last, so with 16 chunks of 8 warps the 128 streaming blocks and 4 combining ones fill the H200's
-// 132 SMs exactly. Combining blocks wait for streaming blocks, never the other way round, so a
-// streaming block always finds a slot in the end, whatever runs first.
-template <int WARPS>
-__device__ __forceinline__ void combine_dedicated(Partial partial, __nv_bfloat16 *__restrict__ out, int chunks,
-                                                  int kv_heads, int stop_after)
-{
-    constexpr int kHeads = WARPS >= 8 ? WARPS / 4 : 1, kWarpsPerHead = WARPS / kHeads;
-    const int first_head = blockIdx.x * kHeads;
-    if (first_head >= kv_heads || stop_after == kStopAfterStreaming || stop_after == kStreamOnly)
-        return;  // no head left for this block, or nothing will be published
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int kv_head = first_head + warp / kWarpsPerHead;
-    const bool mine = kv_head < kv_heads;  // (stopping before the combine does not apply: it would leave the epoch)
-    const uint32_t tag = mine ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
-    if (mine)
-        for (int h = warp % kWarpsPerHead; h < kGroup; h += kWarpsPerHead)
-            merge_as_published(partial.tagged + kEpochWords + (size_t(kv_head) * chunks * kGroup + h) * kTaggedRow,
-                               size_t(kGroup) * kTaggedRow, chunks, tag, lane,
-                               out + (size_t(kv_head) * kGroup + h) * kDim);
-    __syncthreads();  // every warp has read this call's values
-    if (mine && warp % kWarpsPerHead == 0 && lane == 0)
-        store_tagged(partial.tagged + kv_head, 0u, __uint_as_float(tag));  // the next call's tag is tag + 1
 }
 
 template <int WARPS, int STAGES, Copy COPY>
@@ -1091,17 +989,11 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int chunk = blockIdx.x, kv_head = blockIdx.y, chunks = gridDim.x;
-    const int kv_heads = combine == kCombineDedicated ? gridDim.y - 1 : gridDim.y;
-    if (kv_head == kv_heads) {
-        combine_dedicated<WARPS>(partial, out, chunks, kv_heads, stop_after);
-        return;
-    }
     const TileOrder tile_order(order, chunk, chunks, warp, WARPS, seq / chunks / WARPS / kTileKeys, seq, kv_head,
-                               kv_heads);
+                               gridDim.y);
     const BalancedTiles balanced(chunk, chunks, warp, WARPS, seq);  // used by BALANCED builds only
     const int tiles = BALANCED ? balanced.tiles : tile_order.tiles;
-    const bool tagged = combine == kCombineTagged || combine == kCombineDedicated;
-    const uint32_t tag = tagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
+    const uint32_t tag = combine == kCombineTagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
 

@@ -25,15 +25,13 @@ _tickets = {}
 # the H200 sweeps in bench/gpu/.
 # How the chunks of a KV head are combined: "ticket" (the last block to take a ticket reads every
 # chunk's partial; the default, as first recorded), "ticket-release" (the same with one acq_rel
-# atomic per block instead of a fence per thread), "tagged" (every published value carries the
-# call's epoch, and the head's last block polls for them: no fence and no counter on the tail) or,
-# with the direct copy only, "dedicated" (tagged, and an extra row of blocks that do no streaming
-# combines each head in chunk order while its partials arrive).
+# atomic per block instead of a fence per thread) or "tagged" (every published value carries the
+# call's epoch, and the head's last block polls for them: no fence and no counter on the tail).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2, "balanced": 3}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
            "direct": "decode_attention_direct"}
-_COMBINES = {"ticket": 0, "tagged": 1, "dedicated": 2, "ticket-release": 3}
+_COMBINES = {"ticket": 0, "tagged": 1, "ticket-release": 3}
 _TAGGED_ROW, _EPOCH_WORDS = 130, 32  # decode_attention.cu: kTaggedRow, kEpochWords
 _tagged = {}
 # Layout "even" (decode_attention_even_*): one block per SM, or blocks_per_sm, all KV heads' keys cut
@@ -138,9 +136,6 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     combine = cfg.get("combine", "ticket")
     if combine not in _COMBINES:
         raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
-    if combine == "dedicated" and (copy != "direct" or chunks > 64):
-        raise ValueError("the dedicated combine is built for the direct copy and at most 64 chunks (copy %r, chunks %d)"
-                         % (copy, chunks))
     if copy == "direct":
         built = (warps, cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1))
         balanced = order == "balanced"
@@ -166,7 +161,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
                              "(copy %r, S %d, chunks x warps x 16 = %d)" % (copy, seq, keys_per_step))
     elif seq % keys_per_step != 0:
         raise ValueError("S = %d is not a multiple of chunks x warps x 16 = %d" % (seq, keys_per_step))
-    if combine in ("tagged", "dedicated"):
+    if combine == "tagged":
         part_acc = part_ml = tagged = _tagged_partials(q.device, hkv * chunks * 4)  # acc and ml go unused
     else:
         part_acc = torch.empty(hkv * chunks * 4 * dim, device=q.device, dtype=torch.float32)
@@ -174,12 +169,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         tagged = part_acc  # unused
     out = torch.empty_like(q)
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
-    if combine == "dedicated":  # a last row of blocks, of which the first combine warps // 4 KV heads each
-        combining_blocks = -(-hkv // max(1, warps // 4))
-        if combining_blocks > chunks:
-            raise ValueError("the dedicated combine needs at least %d chunks for %d KV heads with %d warps (got %d)"
-                             % (combining_blocks, hkv, warps, chunks))
-    _module().launch(kernel, (chunks, hkv + (combine == "dedicated")), (32 * warps,),
+    _module().launch(kernel, (chunks, hkv), (32 * warps,),
                      [q, k, v, part_acc, part_ml, tagged, _ticket_counters(q.device, hkv), out, seq, scale_log2,
                       _ORDERS[order], _COMBINES[combine], int(_stop_after)],
                      shared_bytes=shared_bytes)

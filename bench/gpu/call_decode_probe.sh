@@ -7,7 +7,9 @@
 # run and the hotkernel bundle was carried (.carry/hotkernel-bundle.tar.xz), the example loop with
 # hotkernel itself: its two fastest configurations (MEASURE=decode_split_sweep: the many-split Triton
 # sweep instead of the probe) as variants FIRST and FIRST+1 (default 08),
-# verified, recorded, kept or reverted. Everything comes back under $OUT.
+# verified, recorded, kept or reverted; or, when none is faster and REPRODUCE says what changed in
+# the code the kept candidate calls, three recorded verifies of n=7 of it as it stands. Everything
+# comes back under $OUT.
 set -u
 first=${1:-8}
 export PYTHONUNBUFFERED=1 TRITON_CACHE_DIR=/tmp/triton-cache HOTKERNEL_CUBIN_CACHE=/tmp/cubin
@@ -18,14 +20,19 @@ measure=${MEASURE:-decode_stream_probe}  # or decode_split_sweep: the Triton ker
 probe="$OUT/$measure-$stamp.json"
 log "$measure"; timeout ${PROBE_TIMEOUT:-330} python3 "bench/gpu/$measure.py" --out "$probe" ${MEASURE_ARGS:-} 2>&1 | tee "$OUT/$measure-$stamp.txt"
 if [ -s "$probe" ] && [ -f .carry/hotkernel-bundle.tar.xz ]; then
-    python3 bench/gpu/decode_cuda_variants.py "$probe" --first "$first" --only-if-faster || { log done; exit 0; }
+    if python3 bench/gpu/decode_cuda_variants.py "$probe" --first "$first" --only-if-faster; then
+        loop_args=(--skip-untouched --variants "$(printf '%02d,%02d' "$first" $((first + 1)))")
+    elif [ -n "${REPRODUCE:-}" ]; then  # no faster configuration: re-verify the kept one after a source change
+        loop_args=(--reproduce "$REPRODUCE" --who "agent: Claude (hotkernel developer session), CUDA C++ written by hand")
+    else
+        log done; exit 0
+    fi
     mkdir -p /tmp/hk && tar -C /tmp/hk -xJf .carry/hotkernel-bundle.tar.xz && . /tmp/hk/env.sh
     export HOTKERNEL_PYTHON=$(command -v python3) HOTKERNEL_NATIVE_DIR=/tmp/native
-    variants=$(printf '%02d,%02d' "$first" $((first + 1)))
-    log "decode loop $variants"; timeout ${LOOP_TIMEOUT:-230} python3 bench/gpu/examples_loop.py decode_attention --skip-untouched --variants "$variants"
+    log "decode loop ${loop_args[*]}"; timeout ${LOOP_TIMEOUT:-230} python3 bench/gpu/examples_loop.py decode_attention "${loop_args[@]}"
     stage=/tmp/stage-loop; mkdir -p "$stage/variants"
     cp -r results LEADERBOARD.md "$stage/"; cp examples/decode_attention_candidate.py "$stage/"
-    cp bench/gpu/variants/decode_attention__"$(printf '%02d' "$first")"-* bench/gpu/variants/decode_attention__"$(printf '%02d' $((first + 1)))"-* "$stage/variants/"
+    cp bench/gpu/variants/decode_attention__"$(printf '%02d' "$first")"-* bench/gpu/variants/decode_attention__"$(printf '%02d' $((first + 1)))"-* "$stage/variants/" 2>/dev/null
     tar -C "$stage" -czf "$OUT/loop.tar.gz" .
 fi
 log done

@@ -99,16 +99,6 @@ def correctness(select=lambda cfg: True):
                              combine="tagged")),
         (2, 4096, 30.0, dict(warps=2, chunks=64, order="staggered", copy="direct", ahead=1, blocks_per_sm=4,
                              combine="tagged")),
-        (8, 32768, 8.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1,
-                             combine="dedicated")),
-        (8, 32768, 1.0, dict(warps=4, chunks=32, order="interleaved", copy="direct", ahead=1, blocks_per_sm=2,
-                             combine="dedicated")),
-        (5, 4096, 30.0, dict(warps=8, chunks=8, order="chunk", copy="direct", ahead=1, blocks_per_sm=1,
-                             combine="dedicated")),  # an odd head count: the last combining block has one head
-        (2, 4096, 8.0, dict(warps=2, chunks=64, order="staggered", copy="direct", ahead=1, blocks_per_sm=4,
-                            combine="dedicated")),  # 64 partials: the hint ballot's upper half
-        (1, 2048, 1.0, dict(warps=8, chunks=1, order="interleaved", copy="direct", ahead=1, blocks_per_sm=1,
-                            combine="dedicated")),  # a single partial: polled in full from the start
         # The balanced order: short last tiles of 8-9 keys (the target's shape), 15, 6 and 2-3 keys
         # (lanes with no key at all), S not a multiple of 16.
         (8, 32768, 8.0, dict(warps=4, chunks=33, order="balanced", copy="direct", chains=2, blocks_per_sm=2,

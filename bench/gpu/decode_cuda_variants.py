@@ -44,8 +44,6 @@ COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
                  "ticket-release": "the last block to take a ticket (one acq_rel atomic per block) combines",
                  "ticket-release-wide": "the last block to take a ticket (one acq_rel atomic per block) combines, "
                                         "a warp per query head with every partial's load in flight at once",
-                 "dedicated": "values tagged with the call's epoch, a block per KV head that does no streaming "
-                              "merges them as they are published",
                  "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)"}
 COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
               "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",

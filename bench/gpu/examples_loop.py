@@ -5,8 +5,11 @@ hotkernel CLI only: for each target, verify the untouched candidate, then each p
 variant only when record() says it beats the best so far, and finish with three verifies of n=7 of
 the kept candidate, each recorded. Run from the repository root with `hotkernel` on PATH:
     python3 bench/gpu/examples_loop.py [TARGET ...] [--variants 03,04] [--skip-untouched] [--library]
+        [--reproduce WHY --who WHO]
 --variants runs only the variants whose number is listed (later sessions add variants without
 re-recording the earlier ones); --skip-untouched leaves out the untouched-candidate check;
+--reproduce runs only the three recorded verifies of n=7 of the candidate as it stands (after a
+change to code it calls, WHY says which), with WHO as its author;
 --library first verifies each library path in bench/gpu/library/TARGET__NAME.py against the
 baseline and records it (the baseline choice), restoring the candidate afterwards.
 A variant or library path may carry a .who file beside its .note; otherwise WHO below is used.
@@ -17,7 +20,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -105,9 +107,16 @@ if __name__ == "__main__":
     parser.add_argument("--variants", help="comma-separated variant numbers to run, e.g. 03,04")
     parser.add_argument("--skip-untouched", action="store_true")
     parser.add_argument("--library", action="store_true")
+    parser.add_argument("--reproduce", metavar="WHY")
+    parser.add_argument("--who", default=WHO)
     args = parser.parse_args()
     numbers = set(args.variants.split(",")) if args.variants else None
     for t in args.targets or TARGETS:
         started = time.time()
-        run_target(t, numbers, args.skip_untouched, args.library)
+        if args.reproduce:
+            for i in range(3):
+                verify_and_record(t, f"kept candidate, reproduction {i + 1} of 3 (n=7) after {args.reproduce}",
+                                  ["-n", "7"], args.who)
+        else:
+            run_target(t, numbers, args.skip_untouched, args.library)
         print(f"== {t} done in {time.time() - started:.0f}s", flush=True)
