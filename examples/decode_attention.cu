@@ -190,7 +190,7 @@ constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineTicketRelease = 3;
 
 // How a KV head's keys are dealt to its blocks and warps (decode_attention_cuda.py names them);
 // 1 is interleaved.
-constexpr int kOrderChunk = 0, kOrderStaggered = 2;  // and 3, balanced (BalancedTiles)
+constexpr int kOrderChunk = 0, kOrderStaggered = 2;
 
 // Which keys tile j of a warp holds. In chunk order a block owns seq / chunks consecutive keys;
 // interleaved, step j of all blocks and warps of a KV head covers one contiguous window (tile
@@ -215,33 +215,6 @@ struct TileOrder {
         const int step = (j + rotation) % tiles;
         return size_t((step * chunks + chunk) * warps + warp) * kTileKeys;
     }
-};
-
-// The balanced order (kOrderBalanced, the direct copy's balanced builds only): interleaved for as
-// many whole rounds of tiles as every warp of the head can take, then the keys left over cut into
-// one run per warp, of 0 to 16 keys, read as a short last tile. So any number of chunks works, not
-// only those that divide a head's keys into whole tiles per warp: with 33 chunks of 4 warps (2 blocks
-// per SM) all 132 SMs of the H200 stream, where 16 or 32 chunks per KV head leave 4 of them idle,
-// and a warp reads at most 249 keys instead of 256.
-struct BalancedTiles {
-    int slot, slots, rounds, last_first, last_keys, tiles;
-
-    __device__ BalancedTiles(int chunk, int chunks, int warp, int warps, int seq)
-        : slot(chunk * warps + warp), slots(chunks * warps), rounds(seq / (kTileKeys * slots))
-    {
-        const int base = rounds * kTileKeys * slots, left = seq - base;
-        last_first = base + slot * left / slots;
-        last_keys = base + (slot + 1) * left / slots - last_first;
-        tiles = rounds + (last_keys > 0);
-    }
-
-    __device__ size_t first_key(int j) const
-    {
-        return j < rounds ? size_t(j * slots + slot) * kTileKeys : size_t(last_first);
-    }
-
-    // How many of tile j's 16 keys are the warp's: fewer only in the last, short tile.
-    __device__ int keys(int j) const { return j < rounds ? kTileKeys : last_keys; }
 };
 
 // One warp's share of a tile: copies 16 keys of K and of V (byte offset src in their rows) into a
@@ -528,48 +501,6 @@ __device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16
     }
 }
 
-// The final combine with 4 warps, a warp per query head, for up to kWideMax partials (the direct
-// copy's 4-warp blocks, 33 chunks in the balanced order): combine_partials would need a round trip
-// per batch of 8 there, while here every load is issued before any is used. Lane c fetches the
-// (m, l) of partials c and c + 32 and hands out their weights by shuffle; each lane sums four dims
-// over all partials, in index order.
-constexpr int kWideMax = 40;
-
-__device__ __forceinline__ void combine_wide(const float *part_acc, const float2 *part_ml, int chunks,
-                                             __nv_bfloat16 *__restrict__ out_head)
-{
-    const int h = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const auto ml_of = [&](int c) {
-        return c < chunks ? __ldcg(part_ml + c * kGroup + h) : make_float2(-INFINITY, 0.f);
-    };
-    const float2 ml_lo = ml_of(lane), ml_hi = ml_of(lane + 32);
-    float4 a[kWideMax];
-#pragma unroll
-    for (int c = 0; c < kWideMax; ++c)
-        if (c < chunks)
-            a[c] = __ldcg(reinterpret_cast<const float4 *>(part_acc + size_t(c * kGroup + h) * kDim) + lane);
-    float m = fmaxf(ml_lo.x, ml_hi.x);
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2)
-        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
-    const float f_lo = exp2_approx(ml_lo.x - m), f_hi = exp2_approx(ml_hi.x - m);  // m is finite: chunk 0 has keys
-    float l = ml_lo.y * f_lo + ml_hi.y * f_hi;
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2)
-        l += __shfl_xor_sync(0xffffffffu, l, offset);
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-    for (int c = 0; c < kWideMax; ++c)
-        if (c < chunks) {
-            const float f = __shfl_sync(0xffffffffu, c < 32 ? f_lo : f_hi, c % 32);
-            acc = make_float4(acc.x + a[c].x * f, acc.y + a[c].y * f, acc.z + a[c].z * f, acc.w + a[c].w * f);
-        }
-    const float inv = 1.f / l;
-    __nv_bfloat16 *dst = out_head + h * kDim + 4 * lane;
-    *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
-    *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-}
-
 // A warp's STAGES-deep copy pipeline over its `tiles` tiles: issue(j, slot) starts tile j's copies
 // into slot j % STAGES, wait(i) makes tile i visible to the whole warp, use(i, slot) consumes it.
 template <int STAGES, typename Issue, typename Wait, typename Use>
@@ -622,8 +553,7 @@ __device__ __forceinline__ int atomic_add_acq_rel(int *p, int value)
 // apart): the block's partial (the warps' results merged, four dims per thread and step) is
 // published as chunk `chunk` of `chunks`, and the block that completes its KV head combines the
 // head's chunks. tag is this call's tag for the tagged combines.
-// WIDE: the ticket combines use combine_wide (4 warps only).
-template <int WARPS, bool WIDE = false>
+template <int WARPS>
 __device__ __forceinline__ void finish_block(const unsigned char *warp_results, int stride, Partial partial,
                                              int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out, int kv_head,
                                              int chunk, int chunks, uint32_t tag, int combine, int stop_after)
@@ -683,22 +613,17 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
     if (combine == kCombineTicket)
         __threadfence();
     const size_t head_row = size_t(kv_head) * chunks * kGroup;
-    if constexpr (WIDE) {
-        static_assert(WARPS == kGroup, "combine_wide takes a warp per query head");
-        combine_wide(partial.acc + head_row * kDim, partial.ml + head_row, chunks, out + size_t(kv_head) * kGroup * kDim);
-    } else {
-        combine_partials<WARPS>(
-            chunks,
-            [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
+    combine_partials<WARPS>(
+        chunks,
+        [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
 #pragma unroll
-                for (int j = 0; j < kCombineBatch; ++j) {
-                    const size_t row = head_row + size_t(index[j]) * kGroup + h;
-                    ml[j] = __ldcg(partial.ml + row);
-                    a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
-                }
-            },
-            out + size_t(kv_head) * kGroup * kDim);
-    }
+            for (int j = 0; j < kCombineBatch; ++j) {
+                const size_t row = head_row + size_t(index[j]) * kGroup + h;
+                ml[j] = __ldcg(partial.ml + row);
+                a[j] = __ldcg(reinterpret_cast<const float4 *>(partial.acc + row * kDim + d));
+            }
+        },
+        out + size_t(kv_head) * kGroup * kDim);
     if (threadIdx.x == 0)
         tickets[kv_head] = 0;  // ready for the next call on this stream
 }
@@ -859,26 +784,6 @@ __device__ __forceinline__ void load_direct_tile(DirectTile &tile, const char *k
             tile.v[c][half] = load_streaming_16(v_src + c * kRowBytes + 128 * half);
 }
 
-// load_direct_tile for a tile of which only the first `keys` keys are read; the others are zero.
-__device__ __forceinline__ void load_direct_tile_part(DirectTile &tile, const char *k_rows, const char *v_rows,
-                                                      size_t first_key, int keys, int g, int t)
-{
-    const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
-    const int k_key = 2 * g - (g & 1);
-    const char *k_src = k_rows + (first_key + k_key) * kRowBytes + 16 * t;
-#pragma unroll
-    for (int half = 0; half < 2; ++half)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            tile.k[half][i] = k_key + 2 * half < keys ? load_streaming_16(k_src + half * 2 * kRowBytes + 64 * i) : zero;
-    const char *v_src = v_rows + (first_key + 4 * t) * kRowBytes + 16 * g;
-#pragma unroll
-    for (int c = 0; c < 4; ++c)
-#pragma unroll
-        for (int half = 0; half < 2; ++half)
-            tile.v[c][half] = 4 * t + c < keys ? load_streaming_16(v_src + c * kRowBytes + 128 * half) : zero;
-}
-
 // Q's A fragment in the dim order of the direct K fragment: step s, lane t holds dims
 // 8t + 32 (s / 2) + 4 (s % 2) + {0, 1} (a0) and + {2, 3} (a2).
 __device__ __forceinline__ void load_q_fragment_permuted(uint32_t q_frag[kDim / 16][2], const __nv_bfloat16 *q,
@@ -906,10 +811,9 @@ __device__ __forceinline__ uint32_t pair_of(const uint4 &x, const uint4 &y, int 
 
 // CHAINS independent accumulations per score fragment, summed at the end: the 8 dependent mma of
 // one chain are the longest latency between a tile's arrival and its P V.
-// keys: how many of the tile's keys are real (the others' scores become -inf, their weights 0).
 template <int CHAINS>
 __device__ __forceinline__ void attend_direct_tile(const DirectTile &tile, const uint32_t q_frag[kDim / 16][2],
-                                                   float scale_log2, DirectWarpState &st, int t, int keys)
+                                                   float scale_log2, DirectWarpState &st, int t)
 {
     float lo[CHAINS][4] = {}, hi[CHAINS][4] = {};
 #pragma unroll
@@ -930,12 +834,6 @@ __device__ __forceinline__ void attend_direct_tile(const DirectTile &tile, const
             s_hi[x] += hi[c][x];
         }
     }
-    if (keys < kTileKeys)  // this lane's scores are keys 4t + x % 2 (low half) and 4t + 2 + x % 2 (high)
-#pragma unroll
-        for (int x = 0; x < 4; ++x) {
-            s_lo[x] = 4 * t + x % 2 < keys ? s_lo[x] : -INFINITY;
-            s_hi[x] = 4 * t + 2 + x % 2 < keys ? s_hi[x] : -INFINITY;
-        }
     uint32_t p_frag[4];
     const float alpha = softmax_step(s_lo, s_hi, scale_log2, st.m, st.l, p_frag);
     // This lane's accumulator columns are heads 2t and 2t + 1, whose factors lanes 8t, 8t + 4 hold.
@@ -975,9 +873,8 @@ __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, co
 }
 
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
-// shared memory WARPS * kWarpResultBytes. BALANCED builds read short tiles (the balanced order's
-// last tile of a warp); the others keep that branch out of their loop.
-template <int WARPS, int AHEAD, int CHAINS, bool BALANCED>
+// shared memory WARPS * kWarpResultBytes.
+template <int WARPS, int AHEAD, int CHAINS>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -989,10 +886,8 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int chunk = blockIdx.x, kv_head = blockIdx.y, chunks = gridDim.x;
-    const TileOrder tile_order(order, chunk, chunks, warp, WARPS, seq / chunks / WARPS / kTileKeys, seq, kv_head,
-                               gridDim.y);
-    const BalancedTiles balanced(chunk, chunks, warp, WARPS, seq);  // used by BALANCED builds only
-    const int tiles = BALANCED ? balanced.tiles : tile_order.tiles;
+    const int tiles = seq / chunks / WARPS / kTileKeys;
+    const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, gridDim.y);
     const uint32_t tag = combine == kCombineTagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
@@ -1006,13 +901,8 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     // ring's length): tile i + AHEAD is loaded into the slot that tile i - 1 has just freed.
     constexpr int kRing = AHEAD + 1;
     DirectTile ring[kRing];
-    const auto keys_of = [&](int j) { return BALANCED ? balanced.keys(j) : kTileKeys; };
     const auto load = [&](int slot, int j) {
-        const int keys = keys_of(j);
-        if (keys == kTileKeys)
-            load_direct_tile(ring[slot], k_rows, v_rows, BALANCED ? balanced.first_key(j) : tile_order.first_key(j), g, t);
-        else
-            load_direct_tile_part(ring[slot], k_rows, v_rows, balanced.first_key(j), keys, g, t);
+        load_direct_tile(ring[slot], k_rows, v_rows, tile_order.first_key(j), g, t);
     };
 #pragma unroll
     for (int j = 0; j < AHEAD; ++j)
@@ -1033,7 +923,7 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
                         checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
                     }
                 else
-                    attend_direct_tile<CHAINS>(tile, q_frag, scale_log2, st, t, keys_of(i));
+                    attend_direct_tile<CHAINS>(tile, q_frag, scale_log2, st, t);
             }
         }
     }
@@ -1046,8 +936,8 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     }
     store_direct_warp_result(shared + warp * kWarpResultBytes, st, g, t);
     __syncthreads();
-    finish_block<WARPS, WARPS == kGroup>(shared, kWarpResultBytes, partial, tickets, out, kv_head, chunk, chunks, tag,
-                                         combine, stop_after);
+    finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
+                        stop_after);
 }
 
 // The even split (layout "even"): the grid is one block per SM (or two), and the Hkv * seq / 16
@@ -1232,25 +1122,20 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(8, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 3)
 HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 
-// The direct copy: one entry per (warps, tiles ahead, score chains, blocks per SM), and "_balanced"
-// builds for the balanced order; dynamic shared memory WARPS * 2080 bytes. MIN_BLOCKS caps the
-// registers so that that many blocks fit on an SM.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT_BUILD(WARPS, AHEAD, CHAINS, MIN_BLOCKS, BALANCED, SUFFIX)             \
+// The direct copy: one entry per (warps, tiles ahead, score chains, blocks per SM); dynamic shared
+// memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS)                                   \
     extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)                                     \
-        decode_attention_direct_w##WARPS##_a##AHEAD##_c##CHAINS##_b##MIN_BLOCKS##SUFFIX(                      \
+        decode_attention_direct_w##WARPS##_a##AHEAD##_c##CHAINS##_b##MIN_BLOCKS(                              \
             const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
             const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged,         \
             int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
             int stop_after)                                                                                  \
     {                                                                                                        \
-        decode_attention_direct_body<WARPS, AHEAD, CHAINS, BALANCED>(                                        \
-            q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq, scale_log2, order, combine,       \
-            stop_after);                                                                                     \
+        decode_attention_direct_body<WARPS, AHEAD, CHAINS>(q, k, v, Partial{part_acc, part_ml, tagged},       \
+                                                           tickets, out, seq, scale_log2, order, combine,     \
+                                                           stop_after);                                      \
     }
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS) \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_BUILD(WARPS, AHEAD, CHAINS, MIN_BLOCKS, false, )
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT_BALANCED(WARPS, AHEAD, CHAINS, MIN_BLOCKS) \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_BUILD(WARPS, AHEAD, CHAINS, MIN_BLOCKS, true, _balanced)
 
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)
@@ -1258,5 +1143,3 @@ HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 4)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 2, 1)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 2, 2)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 4, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT_BALANCED(4, 1, 2, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT_BALANCED(4, 1, 4, 2)

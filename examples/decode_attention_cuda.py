@@ -16,9 +16,7 @@ _tickets = {}
 # Warps per block, pipeline stages per warp, chunks (blocks) per KV head, and the order in which a
 # block's warps walk the keys: "chunk" (each block one run of consecutive keys; the default, as
 # first recorded), "interleaved" (step j of every block of a KV head reads one contiguous window) or
-# "staggered" (interleaved, with KV head h starting h/Hkv of the way along its keys), or, with the
-# direct copy only, "balanced" (interleaved for the whole rounds of tiles, the keys left over cut into
-# one short run per warp: any number of chunks, e.g. 33 x 4 warps so that all 132 SMs stream).
+# "staggered" (interleaved, with KV head h starting h/Hkv of the way along its keys).
 # How tiles reach shared memory: "thread" (cp.async, 16 bytes per thread; the default, as first
 # recorded), "thread-prefetch" (the same with a 256-byte L2 prefetch) or "bulk" (cp.async.bulk, the
 # TMA engine, one row per lane); or "direct": not at all, straight into registers (below). Chosen by
@@ -28,7 +26,7 @@ _tickets = {}
 # atomic per block instead of a fence per thread) or "tagged" (every published value carries the
 # call's epoch, and the head's last block polls for them: no fence and no counter on the tail).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
-_ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2, "balanced": 3}
+_ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
            "direct": "decode_attention_direct"}
 _COMBINES = {"ticket": 0, "tagged": 1, "ticket-release": 3}
@@ -49,8 +47,6 @@ _WARP_RESULT_BYTES = 4 * 128 * 4 + 4 * 8  # decode_attention.cu: kWarpResultByte
 # room) at 35.3-38.5, against 33.2-33.8 us for these.
 _DIRECT_BUILT = {(8, 1, 1, 1), (4, 1, 1, 2), (2, 1, 1, 4), (8, 1, 2, 1), (4, 1, 2, 2),
                  (8, 1, 4, 1)}  # (warps, ahead, chains, blocks_per_sm)
-_DIRECT_BALANCED_BUILT = {(4, 1, 2, 2), (4, 1, 4, 2)}  # the same, for the balanced order (*_balanced)
-_WIDE_MAX = 40  # decode_attention.cu: kWideMax, the most chunks the 4-warp direct blocks' ticket combine takes
 
 
 def _module():
@@ -138,15 +134,10 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
     if copy == "direct":
         built = (warps, cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1))
-        balanced = order == "balanced"
-        builds = _DIRECT_BALANCED_BUILT if balanced else _DIRECT_BUILT
-        if built not in builds:
-            raise ValueError("the direct copy has no %skernel for (warps, ahead, chains, blocks_per_sm) = %s (built: %s)"
-                             % ("balanced-order " if balanced else "", built, sorted(builds)))
-        if warps == 4 and combine in ("ticket", "ticket-release") and chunks > _WIDE_MAX:
-            raise ValueError("4-warp direct blocks combine at most %d chunks (got %d)" % (_WIDE_MAX, chunks))
-        kernel = "%s_w%d_a%d_c%d_b%d%s" % ((_COPIES[copy],) + built + ("_balanced" if balanced else "",))
-        shared_bytes = warps * _WARP_RESULT_BYTES
+        if built not in _DIRECT_BUILT:
+            raise ValueError("the direct copy has no kernel for (warps, ahead, chains, blocks_per_sm) = %s (built: %s)"
+                             % (built, sorted(_DIRECT_BUILT)))
+        kernel, shared_bytes = "%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy],) + built), warps * _WARP_RESULT_BYTES
     else:
         stages = cfg["stages"]
         if (warps, stages) not in _BUILT:
@@ -155,11 +146,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         kernel, shared_bytes = "%s_w%d_s%d" % (_COPIES[copy], warps, stages), warps * stages * _STAGE_BYTES
     _, hkv, seq, dim = _checked_shapes(q, k, v)
     keys_per_step = chunks * warps * 16
-    if order == "balanced":
-        if copy != "direct" or seq < keys_per_step:
-            raise ValueError("the balanced order is built for the direct copy and S >= chunks x warps x 16 "
-                             "(copy %r, S %d, chunks x warps x 16 = %d)" % (copy, seq, keys_per_step))
-    elif seq % keys_per_step != 0:
+    if seq % keys_per_step != 0:
         raise ValueError("S = %d is not a multiple of chunks x warps x 16 = %d" % (seq, keys_per_step))
     if combine == "tagged":
         part_acc = part_ml = tagged = _tagged_partials(q.device, hkv * chunks * 4)  # acc and ml go unused

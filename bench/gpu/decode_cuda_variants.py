@@ -37,13 +37,9 @@ CUDA_KERNEL_EVEN = ("CUDA C++ decode (examples/decode_attention.cu, layout even)
                     "pipelines of 16-key K and V tiles; Q K^T and P V on tensor cores (mma.sync m16n8k16)")
 INTERLEAVED_WORDS = "interleaved tiles (step j of all blocks of a KV head reads one contiguous window)"
 ORDER_WORDS = {"chunk": "each block one run of consecutive keys", "interleaved": INTERLEAVED_WORDS,
-               "staggered": INTERLEAVED_WORDS + ", KV head h starting h/8 of the way along its keys",
-               "balanced": INTERLEAVED_WORDS + " for the whole rounds of tiles, the keys left over cut into one short "
-                           "run per warp (so that every SM streams)"}
+               "staggered": INTERLEAVED_WORDS + ", KV head h starting h/8 of the way along its keys"}
 COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
                  "ticket-release": "the last block to take a ticket (one acq_rel atomic per block) combines",
-                 "ticket-release-wide": "the last block to take a ticket (one acq_rel atomic per block) combines, "
-                                        "a warp per query head with every partial's load in flight at once",
                  "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)"}
 COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
               "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",
@@ -87,8 +83,7 @@ def describe(row):
         ahead, chains, per_sm = cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1)
         shape = ("%d warps, %d tile(s) of 16 keys and values in flight per warp beside the one in use, %d chain(s) of "
                  "mma per score fragment, %d chunks per KV head (%d block(s) per SM), %s, %s" % (
-                     cfg["warps"], ahead, chains, cfg["chunks"], per_sm, ORDER_WORDS[order],
-                     COMBINE_WORDS[combine + ("-wide" if cfg["warps"] == 4 and combine == "ticket-release" else "")]))
+                     cfg["warps"], ahead, chains, cfg["chunks"], per_sm, ORDER_WORDS[order], COMBINE_WORDS[combine]))
         stem = "cuda-direct-w%da%dx%dc%d%s-%s" % (cfg["warps"], ahead, chains, cfg["chunks"],
                                                  "" if order == "chunk" else "-" + order, combine)
         config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', ahead=%d, chains=%d, blocks_per_sm=%d, "

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Checks and sweeps the CUDA decode attention with the direct copy (examples/decode_attention.cu:
 tiles loaded straight into the mma fragments' registers, no shared memory in the streaming loop)
-next to cuDNN SDPA and the kept candidate (the first shapes also stopped after each phase), all timed by graph
+next to cuDNN SDPA and the kept candidate (the first shape also stopped after each phase), all timed by graph
 replay in one run so that the ratios compare. The cp.async kernel streamed K and V no faster than
 33.3 us with its copies alone, while plain register loads did it in 31.4 us in the streaming probe
 (bench/gpu/results/decode-probe-2026-12-02-2258.txt). Run on the GPU machine:
@@ -19,15 +19,14 @@ import check_decode_cuda as cdc  # noqa: E402
 import decode_cuda_variants as dcv  # noqa: E402
 import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the path)
 
-# (warps, chains, blocks_per_sm, chunks, order, combine): chunks x Hkv blocks fill the SMs' slots in
-# one wave; the first two are also stopped after each phase. 16 chunks of 8 warps or 32 of 4 leave 4
-# of the H200's 132 SMs idle, and the copies alone ran at 32.46 us, the pure stream's rate (31.4-31.8
-# us) scaled by 132 / 128: the balanced order's 33 chunks of 4 warps use them all. (Two warps per
-# block measured 41.5-52.3 us, the dedicated combine 37.3-39.7 and the tagged one 35.8-49.3, against
-# 35.4-36.4 for these: decode_direct_sweep-2026-12-03-{0754,0813}.txt.)
-SHAPES = [(8, 4, 1, 16, "staggered", "ticket-release"), (4, 2, 2, 33, "balanced", "ticket-release"),
-          (4, 4, 2, 33, "balanced", "ticket-release"), (4, 2, 2, 33, "balanced", "ticket"),
-          (4, 2, 2, 32, "interleaved", "ticket-release"), (8, 2, 1, 16, "interleaved", "ticket-release")]
+# (warps, chains, blocks_per_sm, chunks): chunks x Hkv blocks fill the SMs' slots in one wave; the
+# first is also stopped after each phase. What lost is in the sweeps' results
+# (decode_direct_sweep-2026-12-03-*.txt): two warps per block, 41.5-52.3 us; the tagged combine,
+# 35.8-49.3; a row of blocks that merged the partials as they were published, 37.3-39.7; 33 chunks of
+# 4 warps with the keys left over cut into short tiles, so that all 132 SMs stream, 37.4 (copies
+# alone 32.66 us against 32.00 for 16 chunks of 8 warps); against 34.8-36.4 us for these.
+SHAPES = [(8, 4, 1, 16), (8, 2, 1, 16), (8, 1, 1, 16), (4, 2, 2, 32)]
+ORDERS = ("staggered", "interleaved")
 PHASES = ((3, "copies only"), (2, "streaming loop only"), (1, "without the final combine"))
 
 
@@ -60,9 +59,10 @@ def main():
     sdpa = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)  # noqa: E731
     measure("sdpa default (cuDNN)", sdpa)
     measure(dcv.KEPT_ROW, dcv.kept_candidate_fn())
-    for i, (warps, chains, per_sm, chunks, order, combine) in enumerate(SHAPES):
-        measure_cuda(config(warps, chains, per_sm, chunks, order=order, combine=combine), phases=i < 2)
-        if i == 2:
+    for i, shape in enumerate(SHAPES):
+        for order in ORDERS:
+            measure_cuda(config(*shape, order=order, combine="ticket-release"), phases=i == 0 and order == ORDERS[0])
+        if i == 1:
             measure("sdpa default (cuDNN), again", sdpa)
             measure(dcv.KEPT_ROW + ", again", dcv.kept_candidate_fn())
     measure("sdpa default (cuDNN), third", sdpa)
