@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Checks and sweeps the CUDA decode attention with the direct copy (examples/decode_attention.cu:
 tiles loaded straight into the mma fragments' registers, no shared memory in the streaming loop)
-next to cuDNN SDPA and the kept candidate (the first shape also stopped after each phase), all timed by graph
-replay in one run so that the ratios compare. The cp.async kernel streamed K and V no faster than
+next to cuDNN SDPA and the kept candidate (the first shape also stopped after each phase), all
+timed by graph replay in one run so that the ratios compare. The cp.async kernel streamed K and V no faster than
 33.3 us with its copies alone, while plain register loads did it in 31.4 us in the streaming probe
 (bench/gpu/results/decode-probe-2026-12-02-2258.txt). Run on the GPU machine:
     python3 bench/gpu/decode_direct_sweep.py [--out FILE.json]
