@@ -23,7 +23,7 @@ if [ -s "$probe" ] && [ -f .carry/hotkernel-bundle.tar.xz ]; then
     if python3 bench/gpu/decode_cuda_variants.py "$probe" --first "$first" --only-if-faster; then
         loop_args=(--skip-untouched --variants "$(printf '%02d,%02d' "$first" $((first + 1)))")
     elif [ -n "${REPRODUCE:-}" ]; then  # no faster configuration: re-verify the kept one after a source change
-        loop_args=(--reproduce "$REPRODUCE" --who "agent: Claude (hotkernel developer session), CUDA C++ written by hand")
+        loop_args=(--reproduce "$REPRODUCE")
     else
         log done; exit 0
     fi

@@ -27,9 +27,7 @@ import sweep  # noqa: E402
 import check_decode_cuda as cdc  # noqa: E402
 import cuda_launch  # noqa: E402  (sweep put examples/ on the path)
 import decode_attention_cuda as dac  # noqa: E402
-
-HQ, HKV, S, D = 32, 8, 32768, 128
-KV_BYTES = 2 * HKV * S * D * 2
+from check_decode_cuda import HKV, S, D, KV_BYTES  # noqa: E402
 
 
 @triton.jit

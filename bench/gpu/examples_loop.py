@@ -5,11 +5,11 @@ hotkernel CLI only: for each target, verify the untouched candidate, then each p
 variant only when record() says it beats the best so far, and finish with three verifies of n=7 of
 the kept candidate, each recorded. Run from the repository root with `hotkernel` on PATH:
     python3 bench/gpu/examples_loop.py [TARGET ...] [--variants 03,04] [--skip-untouched] [--library]
-        [--reproduce WHY --who WHO]
+        [--reproduce WHY]
 --variants runs only the variants whose number is listed (later sessions add variants without
 re-recording the earlier ones); --skip-untouched leaves out the untouched-candidate check;
 --reproduce runs only the three recorded verifies of n=7 of the candidate as it stands (after a
-change to code it calls, WHY says which), with WHO as its author;
+change to code it calls, WHY says which), with the author of its last recorded reproduction;
 --library first verifies each library path in bench/gpu/library/TARGET__NAME.py against the
 baseline and records it (the baseline choice), restoring the candidate afterwards.
 A variant or library path may carry a .who file beside its .note; otherwise WHO below is used.
@@ -97,8 +97,28 @@ def run_target(target, numbers=None, skip_untouched=False, library=False):
     if kept == untouched:
         print(f"{target}: no variant beat the best so far; the candidate stays as it was", flush=True)
         return
-    for i in range(3):
-        verify_and_record(target, f"final candidate, reproduction {i + 1} of 3 (n=7)", ["-n", "7"], winner_who)
+    reproduce(target, "final", winner_who)
+
+
+def reproduce(target, which, who, after=""):
+    """The three recorded verifies of n=7 of the candidate as it stands (which: "final" after the
+    loop kept a variant, "kept" after a change to code it calls, which `after` says)."""
+    for i in range(1, 4):
+        verify_and_record(target, f"{which} candidate, reproduction {i} of 3 (n=7){after}", ["-n", "7"], who)
+
+
+REPRODUCTION_NOTES = ("final candidate, reproduction", "kept candidate, reproduction")
+
+
+def kept_who(target):
+    """Who made the kept candidate: the author of its last recorded reproduction."""
+    for path in sorted(glob.glob(os.path.join(ROOT, "results", target, "*.json")), reverse=True):
+        with open(path) as fh:
+            log = json.load(fh)
+        if log.get("note", "").startswith(REPRODUCTION_NOTES):
+            return log["who"]
+    raise SystemExit(f"examples_loop: no recorded reproduction of the {target} candidate in results/{target}/ "
+                     "to take its author from; run the loop on a variant first")
 
 
 if __name__ == "__main__":
@@ -108,15 +128,12 @@ if __name__ == "__main__":
     parser.add_argument("--skip-untouched", action="store_true")
     parser.add_argument("--library", action="store_true")
     parser.add_argument("--reproduce", metavar="WHY")
-    parser.add_argument("--who", default=WHO)
     args = parser.parse_args()
     numbers = set(args.variants.split(",")) if args.variants else None
     for t in args.targets or TARGETS:
         started = time.time()
         if args.reproduce:
-            for i in range(3):
-                verify_and_record(t, f"kept candidate, reproduction {i + 1} of 3 (n=7) after {args.reproduce}",
-                                  ["-n", "7"], args.who)
+            reproduce(t, "kept", kept_who(t), " after " + args.reproduce)
         else:
             run_target(t, numbers, args.skip_untouched, args.library)
         print(f"== {t} done in {time.time() - started:.0f}s", flush=True)
