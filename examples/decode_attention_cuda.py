@@ -23,15 +23,13 @@ _tickets = {}
 # the H200 sweeps in bench/gpu/.
 # How the chunks of a KV head are combined: "ticket" (the last block to take a ticket reads every
 # chunk's partial; the default, as first recorded), "ticket-release" (the same with one acq_rel
-# atomic per block instead of a fence per thread), "tagged" (every published value carries the
-# call's epoch, and the head's last block polls for them: no fence and no counter on the tail) or
-# "cluster" (copy "direct" and 8 or 16 chunks only: a KV head's blocks are one thread block cluster
-# and send their partials to its first block's shared memory; no global memory on the tail).
+# atomic per block instead of a fence per thread) or "tagged" (every published value carries the
+# call's epoch, and the head's last block polls for them: no fence and no counter on the tail).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
            "direct": "decode_attention_direct"}
-_COMBINES = {"ticket": 0, "tagged": 1, "ticket-release": 3, "cluster": 4}  # the kernels do not read 4: _cluster entries
+_COMBINES = {"ticket": 0, "tagged": 1, "ticket-release": 3}
 _TAGGED_ROW, _EPOCH_WORDS = 130, 32  # decode_attention.cu: kTaggedRow, kEpochWords
 _tagged = {}
 # Layout "even" (decode_attention_even_*): one block per SM, or blocks_per_sm, all KV heads' keys cut
@@ -49,9 +47,6 @@ _WARP_RESULT_BYTES = 4 * 128 * 4 + 4 * 8  # decode_attention.cu: kWarpResultByte
 # room) at 35.3-38.5, against 33.2-33.8 us for these.
 _DIRECT_BUILT = {(8, 1, 1, 1), (4, 1, 1, 2), (2, 1, 1, 4), (8, 1, 2, 1), (4, 1, 2, 2),
                  (8, 1, 4, 1)}  # (warps, ahead, chains, blocks_per_sm)
-_CLUSTER_BUILT = {(8, 1, 2, 1), (8, 1, 4, 1)}  # the same, for combine "cluster"
-_CLUSTER_SIZES = (8, 16)  # decode_attention.cu: the _clusterN entries
-_clusters_fit = {}
 
 
 def _module():
@@ -137,20 +132,12 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     combine = cfg.get("combine", "ticket")
     if combine not in _COMBINES:
         raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
-    cluster = combine == "cluster"
     if copy == "direct":
         built = (warps, cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1))
-        kernels = _CLUSTER_BUILT if cluster else _DIRECT_BUILT
-        if built not in kernels:
-            raise ValueError("the direct copy%s has no kernel for (warps, ahead, chains, blocks_per_sm) = %s (built: %s)"
-                             % (" with combine 'cluster'" if cluster else "", built, sorted(kernels)))
-        if cluster and chunks not in _CLUSTER_SIZES:
-            raise ValueError("combine 'cluster' needs chunks in %s (one cluster per KV head), not %d"
-                             % (_CLUSTER_SIZES, chunks))
-        kernel = "%s%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy], "_cluster%d" % chunks if cluster else "") + built)
-        shared_bytes = (warps + (chunks - 1 if cluster else 0)) * _WARP_RESULT_BYTES
-    elif cluster:
-        raise ValueError("combine 'cluster' needs copy 'direct', not %r" % copy)
+        if built not in _DIRECT_BUILT:
+            raise ValueError("the direct copy has no kernel for (warps, ahead, chains, blocks_per_sm) = %s (built: %s)"
+                             % (built, sorted(_DIRECT_BUILT)))
+        kernel, shared_bytes = "%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy],) + built), warps * _WARP_RESULT_BYTES
     else:
         stages = cfg["stages"]
         if (warps, stages) not in _BUILT:
@@ -163,31 +150,14 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         raise ValueError("S = %d is not a multiple of chunks x warps x 16 = %d" % (seq, keys_per_step))
     if combine == "tagged":
         part_acc = part_ml = tagged = _tagged_partials(q.device, hkv * chunks * 4)  # acc and ml go unused
-    elif cluster:
-        part_acc = part_ml = tagged = q  # unused: the partials never leave the cluster
     else:
         part_acc = torch.empty(hkv * chunks * 4 * dim, device=q.device, dtype=torch.float32)
         part_ml = torch.empty(hkv * chunks * 4 * 2, device=q.device, dtype=torch.float32)
         tagged = part_acc  # unused
-    if cluster:
-        _check_clusters_fit(kernel, chunks, hkv, warps, shared_bytes)
     out = torch.empty_like(q)
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
     _module().launch(kernel, (chunks, hkv), (32 * warps,),
                      [q, k, v, part_acc, part_ml, tagged, _ticket_counters(q.device, hkv), out, seq, scale_log2,
                       _ORDERS[order], _COMBINES[combine], int(_stop_after)],
-                     shared_bytes=shared_bytes, non_portable_cluster=cluster and chunks > 8)
+                     shared_bytes=shared_bytes)
     return out
-
-
-def _check_clusters_fit(kernel, chunks, hkv, warps, shared_bytes):
-    """The cluster combine waits inside a cluster for all of its blocks, and a KV head's blocks only
-    stream at full rate when every head runs at once: refuse a GPU where the Hkv clusters do not fit
-    together, rather than run in waves."""
-    key = (torch.cuda.current_device(), kernel, hkv)
-    if key not in _clusters_fit:
-        _clusters_fit[key] = _module().max_active_clusters(kernel, (chunks, hkv), (32 * warps,), shared_bytes,
-                                                           non_portable_cluster=chunks > 8)
-    if _clusters_fit[key] < hkv:
-        raise ValueError("combine 'cluster' needs %d clusters of %d blocks at once (one per KV head); this GPU fits %d: "
-                         "use combine 'ticket-release'" % (hkv, chunks, _clusters_fit[key]))
