@@ -122,7 +122,14 @@ private Q_SLOTS:
         // bench() ran the same baseline in this session, so its warm worker is reused here.
         QCOMPARE(s["workers_reused"]["baseline"].get<bool>(), true);
         QCOMPARE(s["workers_reused"]["candidate"].get<bool>(), false);
-        QVERIFY(s["speedup_ci99"].is_array());
+        // With n = 4 on a loaded machine the candidate's timings can be too noisy to bound the
+        // speedup at all (Fieller's interval is then unbounded): the verdict must then say so.
+        const Json &ci99 = s["speedup_ci99"];
+        if (ci99.is_null())
+            QCOMPARE(verdict, QStringLiteral("inconclusive"));
+        else
+            QVERIFY2(ci99.is_array() && ci99.size() == 2 && ci99[0].get<double>() <= ci99[1].get<double>(),
+                     ci99.dump().c_str());
         QVERIFY(s["mismatches"].empty());
         QCOMPARE(s["baseline_sha256"].get<std::string>().size(), size_t(64));
         QVERIFY(s["contract"]["contract_sha256"] == s["contract"]["shipped_contract_sha256"]);
