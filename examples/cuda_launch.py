@@ -59,6 +59,27 @@ def compile_cubin(source_path, device=None, extra_flags=()):
 _driver = None
 _STATIC_SHARED_LIMIT = 48 * 1024  # dynamic shared memory above this needs the function's opt-in
 _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+_CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
+_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
+
+
+class _LaunchAttribute(ctypes.Structure):  # CUlaunchAttribute with an int value (the union is 64 bytes)
+    _fields_ = [("id", ctypes.c_uint), ("pad", ctypes.c_char * 4), ("value", ctypes.c_int),
+                ("value_rest", ctypes.c_char * 60)]
+
+
+class _LaunchConfig(ctypes.Structure):  # CUlaunchConfig; the kernel's own cluster dims apply
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3), ("shared_bytes", ctypes.c_uint),
+                ("stream", ctypes.c_void_p), ("attrs", ctypes.POINTER(_LaunchAttribute)), ("num_attrs", ctypes.c_uint)]
+
+
+def _launch_config(grid, block, shared_bytes, attributes=()):
+    attrs = (_LaunchAttribute * max(1, len(attributes)))(*attributes)
+    config = _LaunchConfig((ctypes.c_uint * 3)(*(tuple(grid) + (1,) * (3 - len(grid)))),
+                           (ctypes.c_uint * 3)(*(tuple(block) + (1,) * (3 - len(block)))), shared_bytes,
+                           ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), attrs, len(attributes))
+    config._keep = attrs  # the pointer does not keep the array alive
+    return config
 
 
 def _cuda():
@@ -71,6 +92,10 @@ def _cuda():
                                        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
         lib.cuGetErrorString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         lib.cuFuncSetAttribute.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+        lib.cuOccupancyMaxActiveClusters.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p,
+                                                     ctypes.POINTER(_LaunchConfig)]
+        lib.cuLaunchKernelEx.argtypes = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                         ctypes.POINTER(ctypes.c_void_p)]
         _driver = lib
     return _driver
 
@@ -92,6 +117,7 @@ class CudaModule:
         _check(_cuda().cuModuleLoadData(ctypes.byref(self._handle), self._image), "cuModuleLoadData(%s)" % cubin_path)
         self._functions = {}
         self._shared_opt_in = {}
+        self._non_portable = set()
 
     def function(self, name):
         if name not in self._functions:
@@ -100,8 +126,34 @@ class CudaModule:
             self._functions[name] = f
         return self._functions[name]
 
-    def launch(self, name, grid, block, args, shared_bytes=0):
-        """args: tensors (passed as device pointers), ints (int32) or floats (float32), in kernel order."""
+    def _prepare(self, name, shared_bytes, non_portable_cluster):
+        """The function, opted in to shared_bytes of dynamic shared memory and, if asked, to clusters of
+        more than 8 blocks (its __cluster_dims__)."""
+        function = self.function(name)
+        if shared_bytes > max(_STATIC_SHARED_LIMIT, self._shared_opt_in.get(name, 0)):
+            _check(_cuda().cuFuncSetAttribute(function, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes),
+                   "cuFuncSetAttribute(%s, %d bytes of dynamic shared memory)" % (name, shared_bytes))
+            self._shared_opt_in[name] = shared_bytes
+        if non_portable_cluster and name not in self._non_portable:
+            _check(_cuda().cuFuncSetAttribute(function, _CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+                   "cuFuncSetAttribute(%s, non-portable cluster size allowed)" % name)
+            self._non_portable.add(name)
+        return function
+
+    def max_active_clusters(self, name, grid, block, shared_bytes=0, non_portable_cluster=False):
+        """How many of the kernel's clusters (its compiled __cluster_dims__) can run at once."""
+        function = self._prepare(name, shared_bytes, non_portable_cluster)
+        config = _launch_config(grid, block, shared_bytes)
+        count = ctypes.c_int()
+        _check(_cuda().cuOccupancyMaxActiveClusters(ctypes.byref(count), function, ctypes.byref(config)),
+               "cuOccupancyMaxActiveClusters(%s)" % name)
+        return count.value
+
+    def launch(self, name, grid, block, args, shared_bytes=0, non_portable_cluster=False, programmatic=False):
+        """args: tensors (passed as device pointers), ints (int32) or floats (float32), in kernel order.
+        non_portable_cluster: the kernel's __cluster_dims__ hold more than 8 blocks. programmatic: a
+        programmatic dependent launch of the kernel before it on the stream, which may start once
+        every block of that one has run griddepcontrol.launch_dependents (or exited)."""
         values = []
         for a in args:
             if isinstance(a, torch.Tensor):
@@ -115,13 +167,14 @@ class CudaModule:
             else:
                 raise CudaLaunchError("cannot pass %s to a kernel" % type(a).__name__)
         params = (ctypes.c_void_p * len(values))(*[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values])
+        function = self._prepare(name, shared_bytes, non_portable_cluster)
+        if programmatic:
+            config = _launch_config(grid, block, shared_bytes,
+                                    [_LaunchAttribute(_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, b"", 1)])
+            _check(_cuda().cuLaunchKernelEx(ctypes.byref(config), function, params, None), "cuLaunchKernelEx(%s)" % name)
+            return
         grid = tuple(grid) + (1,) * (3 - len(grid))
         block = tuple(block) + (1,) * (3 - len(block))
-        function = self.function(name)
-        if shared_bytes > max(_STATIC_SHARED_LIMIT, self._shared_opt_in.get(name, 0)):
-            _check(_cuda().cuFuncSetAttribute(function, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared_bytes),
-                   "cuFuncSetAttribute(%s, %d bytes of dynamic shared memory)" % (name, shared_bytes))
-            self._shared_opt_in[name] = shared_bytes
         stream = torch.cuda.current_stream().cuda_stream
         _check(_cuda().cuLaunchKernel(function, *grid, *block, shared_bytes, stream, params, None),
                "cuLaunchKernel(%s)" % name)

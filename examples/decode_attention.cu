@@ -183,19 +183,15 @@ constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2, kStreamOnly = 3;
 
 // How a KV head's chunks are combined (decode_attention_cuda.py names them): the last block to take
 // a ticket, after a fence per thread (ticket) or one acq_rel atomic (ticket-release); the last
-// block dispatched, polling for tagged values (tagged). (2 was "dedicated": a row of blocks that did
+// block dispatched, polling for tagged values (tagged); the first block of the head's thread block
+// cluster, which the others send their partials to through distributed shared memory (cluster,
+// the direct copy only: finish_cluster). (2 was "dedicated": a row of blocks that did
 // no streaming merged the partials as they were published; 2.3 us slower than the ticket on the
-// H200 in two versions, bench/gpu/results/decode_direct_sweep-2026-12-03-{0754,0813}.txt.
-// 4 was "cluster": a KV head's blocks as one thread block cluster, each sending its partial by
-// st.async into the first block's shared memory. Its tail after the stream was 0.68 us against 2.14
-// for the ticket in the same shape, but the H200's GPCs fit only 7 clusters of 16 blocks, or 15 of
-// 8, at one block per SM, and 8 chunks per KV head stream from 64 SMs only (copies alone 40.2 us
-// against 32.7; decode_direct_sweep-2026-12-03-{1110,1115}.txt); removed, in git at 0b1c126.)
-constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineTicketRelease = 3;
+// H200 in two versions, bench/gpu/results/decode_direct_sweep-2026-12-03-{0754,0813}.txt.)
+constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineTicketRelease = 3;  // "cluster": the _cluster entries
 
 // How a KV head's keys are dealt to its blocks and warps (decode_attention_cuda.py names them);
-// 1 is interleaved.
-constexpr int kOrderChunk = 0, kOrderStaggered = 2;
+constexpr int kOrderChunk = 0, kOrderInterleaved = 1, kOrderStaggered = 2;
 
 // Which keys tile j of a warp holds. In chunk order a block owns seq / chunks consecutive keys;
 // interleaved, step j of all blocks and warps of a KV head covers one contiguous window (tile
@@ -877,9 +873,141 @@ __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, co
         reinterpret_cast<float2 *>(acc + kGroup * kDim)[g] = make_float2(st.m, st.l);
 }
 
+// ---- Combine "cluster": a KV head's chunks are one thread block cluster ----------------------
+// The ticket's tail is three round trips to L2 that no streaming hides: the block's partial out,
+// the acq_rel ticket, and the last block's reads of every partial (bench: the block epilogue and the
+// combine cost 1.2 and 1.0 us of a 34.9 us call). In a cluster the 16 blocks of a KV head run on one
+// GPC at once, so each can write its partial straight into the shared memory of the cluster's
+// first block (st.async, which counts the bytes on that block's mbarrier): no global memory, no
+// fence, no counter, nothing left behind between calls. The first block waits for the 15 partials
+// and merges them in chunk order, so the result is the same bit for bit on every call.
+// A cluster lives in one GPC, and with one block per SM the H200's GPCs hold only 7 clusters of 16
+// (bench/gpu/results/decode_direct_sweep-2026-12-03-1110.txt): so the launcher gives the clusters
+// the heads that fit and the rest to a second, ordinary kernel over the SMs left over (the
+// "secondary": 20 blocks for one head on the H200, so that it finishes early despite the ticket's
+// longer tail). The secondary is a programmatic dependent of the cluster kernel, which lets it
+// launch as soon as every cluster is resident (so that its blocks cannot take the SMs a cluster
+// needs), and it waits for the cluster kernel before it exits, so that the call is over only when
+// both are.
+
+__device__ __forceinline__ uint32_t map_to_block(uint32_t shared_addr, uint32_t rank)
+{
+    uint32_t remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(shared_addr), "r"(rank));
+    return remote;
+}
+
+__device__ __forceinline__ void cluster_arrive_relaxed()
+{
+    asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+}
+
+__device__ __forceinline__ void cluster_wait()
+{
+    asm volatile("barrier.cluster.wait;" ::: "memory");
+}
+
+__device__ __forceinline__ void send_float4(uint32_t remote, float4 x, uint32_t remote_bar)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(remote),
+                 "f"(x.x), "f"(x.y), "f"(x.z), "f"(x.w), "r"(remote_bar)
+                 : "memory");
+}
+
+__device__ __forceinline__ void send_float2(uint32_t remote, float2 x, uint32_t remote_bar)
+{
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(remote),
+                 "f"(x.x), "f"(x.y), "r"(remote_bar)
+                 : "memory");
+}
+
+
+__device__ __forceinline__ void barrier_wait_cluster(uint32_t bar, uint32_t parity)
+{
+    uint32_t done = 0;
+    for (unsigned polls = 0; !done; ++polls) {
+        if (polls > kMaxPolls)
+            __trap();  // a block never sent: fail loudly rather than hang the GPU
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                     " selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    }
+}
+
+// Before the stream: the first block readies its mbarrier for the others' bytes, and every thread
+// arrives on the cluster barrier that finish_cluster waits on, so that no block sends before the
+// mbarrier exists. Arriving costs nothing; the wait comes after the stream.
+// The first block's inbox: one partial (acc [4][128] floats, (m, l) per head) from every other block.
+template <int CLUSTER>
+__device__ __forceinline__ void start_cluster(uint32_t bar, int chunk)
+{
+    if (chunk == 0 && threadIdx.x == 0) {
+        barrier_init(bar);
+        barrier_expect_bytes(bar, (CLUSTER - 1) * kWarpResultBytes);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    cluster_arrive_relaxed();
+}
+
+// After the stream, once every warp's result is in shared memory: each block's partial (the warps'
+// results merged) goes to the first block's inbox (its chunk's slot, in the layout of a warp
+// result); the first block, having merged its own in registers, waits for the rest and writes the
+// KV head's 4 outputs. One thread per four dims of one head (128 threads).
+template <int WARPS, int CLUSTER>
+__device__ __forceinline__ void finish_cluster(const unsigned char *warp_results, unsigned char *inbox, uint32_t bar,
+                                               __nv_bfloat16 *__restrict__ out, int kv_head, int chunk,
+                                               int stop_after)
+{
+    static_assert(WARPS * 32 >= kGroup * kDim / 4, "one thread per four dims of a head");
+    const int idx = threadIdx.x, h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
+    const bool merges = idx < kGroup * kDim / 4;
+    float m = -INFINITY, l = 0.f;
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (merges)
+        merge_warp_results<WARPS>(warp_results, kWarpResultBytes, h, d, m, l, acc);
+    cluster_wait();  // the first block's mbarrier is ready (every block arrived before its stream)
+    if (chunk != 0) {
+        if (merges) {
+            const uint32_t slot = shared_address(inbox) + (chunk - 1) * kWarpResultBytes;
+            const uint32_t remote_bar = map_to_block(bar, 0);
+            send_float4(map_to_block(slot + (h * kDim + d) * 4, 0), acc, remote_bar);
+            if (d == 0)
+                send_float2(map_to_block(slot + kGroup * kDim * 4 + h * 8, 0), make_float2(m, l), remote_bar);
+        }
+        return;  // the first block outlives every send: it waits for all of their bytes
+    }
+    barrier_wait_cluster(bar, 0);
+    if (!merges || stop_after == kStopBeforeCombine)
+        return;
+    // Chunk order, as the ticket's combine: the same bits on every call.
+    float m_all = m;
+#pragma unroll
+    for (int c = 0; c < CLUSTER - 1; ++c)
+        m_all = fmaxf(m_all, reinterpret_cast<const float2 *>(inbox + c * kWarpResultBytes + kGroup * kDim * 4)[h].x);
+    const float f0 = exp2_approx(m - m_all);
+    l *= f0;
+    acc = make_float4(acc.x * f0, acc.y * f0, acc.z * f0, acc.w * f0);
+#pragma unroll
+    for (int c = 0; c < CLUSTER - 1; ++c) {
+        const unsigned char *slot = inbox + c * kWarpResultBytes;
+        const float2 ml = reinterpret_cast<const float2 *>(slot + kGroup * kDim * 4)[h];
+        const float4 a = *reinterpret_cast<const float4 *>(slot + (h * kDim + d) * 4);
+        const float f = exp2_approx(ml.x - m_all);
+        l += ml.y * f;
+        acc = make_float4(acc.x + a.x * f, acc.y + a.y * f, acc.z + a.z * f, acc.w + a.w * f);
+    }
+    const float inv = 1.f / l;
+    __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
+    *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+    *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+}
+
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
-// shared memory WARPS * kWarpResultBytes.
-template <int WARPS, int AHEAD, int CHAINS>
+// shared memory WARPS * kWarpResultBytes, and the inbox after them when CLUSTER (launched in
+// clusters of CLUSTER = chunks blocks along x, combine "cluster"; 0: not).
+template <int WARPS, int AHEAD, int CHAINS, int CLUSTER>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -891,11 +1019,21 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     const int chunk = blockIdx.x, kv_head = blockIdx.y, chunks = gridDim.x;
-    const int tiles = seq / chunks / WARPS / kTileKeys;
+    // Interleaved, warp w of the P = chunks x WARPS warps takes tiles w, w + P, ... of the seq / 16:
+    // P need not divide them (the secondary's 20 blocks). The other orders need equal runs.
+    const int warps_all = chunks * WARPS, warp_all = chunk * WARPS + warp;
+    const int tiles = order == kOrderInterleaved ? (seq / kTileKeys - warp_all + warps_all - 1) / warps_all
+                                                 : seq / chunks / WARPS / kTileKeys;
     const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, gridDim.y);
     const uint32_t tag = combine == kCombineTagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
+
+    __shared__ __align__(8) uint64_t inbox_bar;  // CLUSTER only
+    if constexpr (CLUSTER > 0) {
+        start_cluster<CLUSTER>(shared_address(&inbox_bar), chunk);
+        asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // the secondary may start: this block is resident
+    }
 
     uint32_t q_frag[kDim / 16][2];
     load_q_fragment_permuted(q_frag, q, kv_head, g, t);
@@ -941,8 +1079,12 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     }
     store_direct_warp_result(shared + warp * kWarpResultBytes, st, g, t);
     __syncthreads();
-    finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
-                        stop_after);
+    if constexpr (CLUSTER > 0)
+        finish_cluster<WARPS, CLUSTER>(shared, shared + WARPS * kWarpResultBytes, shared_address(&inbox_bar), out, kv_head,
+                              chunk, stop_after);
+    else
+        finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
+                            stop_after);
 }
 
 // The even split (layout "even"): the grid is one block per SM (or two), and the Hkv * seq / 16
@@ -1129,18 +1271,32 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 
 // The direct copy: one entry per (warps, tiles ahead, score chains, blocks per SM); dynamic shared
 // memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS)                                   \
-    extern "C" __global__ void __launch_bounds__(WARPS * 32, MIN_BLOCKS)                                     \
-        decode_attention_direct_w##WARPS##_a##AHEAD##_c##CHAINS##_b##MIN_BLOCKS(                              \
+// The _clusterN entries are launched in clusters of N blocks (combine "cluster"); dynamic shared
+// memory (WARPS + N - 1) * 2080 bytes. The _secondaryN entries are the direct kernel that waits for
+// the cluster kernel it was launched after before it exits.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(NAME, CLUSTER, SECONDARY, ATTRIBUTES, WARPS, AHEAD, CHAINS, MIN_BLOCKS) \
+    extern "C" __global__ void ATTRIBUTES __launch_bounds__(WARPS * 32, MIN_BLOCKS)                          \
+        NAME##_w##WARPS##_a##AHEAD##_c##CHAINS##_b##MIN_BLOCKS(                                               \
             const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
             const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged,         \
             int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
             int stop_after)                                                                                  \
     {                                                                                                        \
-        decode_attention_direct_body<WARPS, AHEAD, CHAINS>(q, k, v, Partial{part_acc, part_ml, tagged},       \
+        decode_attention_direct_body<WARPS, AHEAD, CHAINS, CLUSTER>(q, k, v, Partial{part_acc, part_ml, tagged}, \
                                                            tickets, out, seq, scale_log2, order, combine,     \
                                                            stop_after);                                      \
+        if constexpr (SECONDARY)                                                                             \
+            asm volatile("griddepcontrol.wait;" ::: "memory"); /* done only once the cluster kernel is */    \
     }
+
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS)                                   \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct, 0, false, , WARPS, AHEAD, CHAINS, MIN_BLOCKS)
+// The cluster combine: the cluster kernel, and the secondary for the KV heads left over.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(SIZE, WARPS, AHEAD, CHAINS, MIN_BLOCKS)                     \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE, SIZE, false,             \
+                                            __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS, MIN_BLOCKS)  \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_secondary##SIZE, 0, true, , WARPS, AHEAD, \
+                                            CHAINS, MIN_BLOCKS)
 
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)
@@ -1148,3 +1304,5 @@ HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 4)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 2, 1)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 2, 2)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 4, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(16, 8, 1, 2, 1)
+HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(16, 8, 1, 4, 1)

@@ -23,13 +23,17 @@ _tickets = {}
 # the H200 sweeps in bench/gpu/.
 # How the chunks of a KV head are combined: "ticket" (the last block to take a ticket reads every
 # chunk's partial; the default, as first recorded), "ticket-release" (the same with one acq_rel
-# atomic per block instead of a fence per thread) or "tagged" (every published value carries the
-# call's epoch, and the head's last block polls for them: no fence and no counter on the tail).
+# atomic per block instead of a fence per thread), "tagged" (every published value carries the
+# call's epoch, and the head's last block polls for them: no fence and no counter on the tail) or
+# "cluster" (copy "direct" and 16 chunks only: a KV head's blocks are one thread block cluster and
+# send their partials to its first block's shared memory; no global memory on the tail. The heads
+# beyond the clusters that fit at once go to a second kernel of `secondary_chunks` blocks per head,
+# default `chunks`, with "ticket-release", launched as a programmatic dependent of the first).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
            "direct": "decode_attention_direct"}
-_COMBINES = {"ticket": 0, "tagged": 1, "ticket-release": 3}
+_COMBINES = {"ticket": 0, "tagged": 1, "ticket-release": 3, "cluster": 4}  # the kernels do not read 4: _cluster entries
 _TAGGED_ROW, _EPOCH_WORDS = 130, 32  # decode_attention.cu: kTaggedRow, kEpochWords
 _tagged = {}
 # Layout "even" (decode_attention_even_*): one block per SM, or blocks_per_sm, all KV heads' keys cut
@@ -47,6 +51,9 @@ _WARP_RESULT_BYTES = 4 * 128 * 4 + 4 * 8  # decode_attention.cu: kWarpResultByte
 # room) at 35.3-38.5, against 33.2-33.8 us for these.
 _DIRECT_BUILT = {(8, 1, 1, 1), (4, 1, 1, 2), (2, 1, 1, 4), (8, 1, 2, 1), (4, 1, 2, 2),
                  (8, 1, 4, 1)}  # (warps, ahead, chains, blocks_per_sm)
+_CLUSTER_BUILT = {(8, 1, 2, 1), (8, 1, 4, 1)}  # the same, for combine "cluster"
+_CLUSTER_CHUNKS = 16  # decode_attention.cu: the _cluster16 entries
+_clusters_fit = {}
 
 
 def _module():
@@ -132,12 +139,20 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     combine = cfg.get("combine", "ticket")
     if combine not in _COMBINES:
         raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
+    cluster = combine == "cluster"
     if copy == "direct":
         built = (warps, cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1))
-        if built not in _DIRECT_BUILT:
-            raise ValueError("the direct copy has no kernel for (warps, ahead, chains, blocks_per_sm) = %s (built: %s)"
-                             % (built, sorted(_DIRECT_BUILT)))
-        kernel, shared_bytes = "%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy],) + built), warps * _WARP_RESULT_BYTES
+        kernels = _CLUSTER_BUILT if cluster else _DIRECT_BUILT
+        if built not in kernels:
+            raise ValueError("the direct copy%s has no kernel for (warps, ahead, chains, blocks_per_sm) = %s (built: %s)"
+                             % (" with combine 'cluster'" if cluster else "", built, sorted(kernels)))
+        if cluster and chunks != _CLUSTER_CHUNKS:
+            raise ValueError("combine 'cluster' needs chunks = %d (one cluster per KV head), not %d"
+                             % (_CLUSTER_CHUNKS, chunks))
+        kernel = "%s%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy], "_cluster%d" % chunks if cluster else "") + built)
+        shared_bytes = (warps + (chunks - 1 if cluster else 0)) * _WARP_RESULT_BYTES
+    elif cluster:
+        raise ValueError("combine 'cluster' needs copy 'direct', not %r" % copy)
     else:
         stages = cfg["stages"]
         if (warps, stages) not in _BUILT:
@@ -145,19 +160,62 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
                              % (warps, stages, sorted(_BUILT)))
         kernel, shared_bytes = "%s_w%d_s%d" % (_COPIES[copy], warps, stages), warps * stages * _STAGE_BYTES
     _, hkv, seq, dim = _checked_shapes(q, k, v)
-    keys_per_step = chunks * warps * 16
-    if seq % keys_per_step != 0:
-        raise ValueError("S = %d is not a multiple of chunks x warps x 16 = %d" % (seq, keys_per_step))
+    _check_split(seq, chunks, warps, order, copy)
+    out = torch.empty_like(q)
+    scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
+    if cluster:
+        in_clusters = min(hkv, _clusters_that_fit(kernel, hkv, warps, shared_bytes))
+        _module().launch(kernel, (chunks, in_clusters), (32 * warps,),
+                         [q, k, v, q, q, q, q, out, seq, scale_log2, _ORDERS[order], _COMBINES[combine],
+                          int(_stop_after)],  # the partials never leave the cluster: no buffers, no tickets
+                         shared_bytes=shared_bytes, non_portable_cluster=True)
+        if in_clusters < hkv:  # the heads left over: the secondary, on the SMs the clusters leave
+            rest_chunks = cfg.get("secondary_chunks", chunks)
+            _check_split(seq, rest_chunks, warps, order, copy, "secondary_chunks")
+            first = 4 * in_clusters
+            _launch_ticket_kernel(kernel.replace("_cluster", "_secondary"), q[:, first:], k[:, in_clusters:],
+                                  v[:, in_clusters:], out[:, first:], rest_chunks, warps, warps * _WARP_RESULT_BYTES,
+                                  scale_log2, order, "ticket-release", _stop_after, programmatic=True)
+        return out
+    _launch_ticket_kernel(kernel, q, k, v, out, chunks, warps, shared_bytes, scale_log2, order, combine, _stop_after)
+    return out
+
+
+def _check_split(seq, chunks, warps, order, copy, name="chunks"):
+    """A ValueError unless every warp of chunks x warps gets whole 16-key tiles: as many each, or, for
+    the direct copy in the interleaved order, at least one each (tile w + j P for warp w of P)."""
+    if copy == "direct" and order == "interleaved":
+        if seq % 16 != 0 or seq // 16 < chunks * warps:
+            raise ValueError("S = %d must be a multiple of 16 and hold at least %s x warps = %d tiles of 16 keys"
+                             % (seq, name, chunks * warps))
+    elif seq % (chunks * warps * 16) != 0:
+        raise ValueError("S = %d is not a multiple of %s x warps x 16 = %d" % (seq, name, chunks * warps * 16))
+
+
+def _launch_ticket_kernel(kernel, q, k, v, out, chunks, warps, shared_bytes, scale_log2, order, combine, stop_after,
+                          programmatic=False):
+    """One launch of a kernel whose blocks publish partials to global memory (every combine but the
+    cluster's); q, k, v and out may be views of the heads it is to handle."""
+    hkv, seq, dim = k.shape[1], k.shape[2], k.shape[3]
     if combine == "tagged":
         part_acc = part_ml = tagged = _tagged_partials(q.device, hkv * chunks * 4)  # acc and ml go unused
     else:
         part_acc = torch.empty(hkv * chunks * 4 * dim, device=q.device, dtype=torch.float32)
         part_ml = torch.empty(hkv * chunks * 4 * 2, device=q.device, dtype=torch.float32)
         tagged = part_acc  # unused
-    out = torch.empty_like(q)
-    scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
     _module().launch(kernel, (chunks, hkv), (32 * warps,),
                      [q, k, v, part_acc, part_ml, tagged, _ticket_counters(q.device, hkv), out, seq, scale_log2,
-                      _ORDERS[order], _COMBINES[combine], int(_stop_after)],
-                     shared_bytes=shared_bytes)
-    return out
+                      _ORDERS[order], _COMBINES[combine], int(stop_after)],
+                     shared_bytes=shared_bytes, programmatic=programmatic)
+
+
+def _clusters_that_fit(kernel, hkv, warps, shared_bytes):
+    """How many clusters of the kernel run at once (the driver's count for this GPU)."""
+    key = (torch.cuda.current_device(), kernel)
+    if key not in _clusters_fit:
+        _clusters_fit[key] = _module().max_active_clusters(kernel, (_CLUSTER_CHUNKS, hkv), (32 * warps,), shared_bytes,
+                                                           non_portable_cluster=True)
+        if _clusters_fit[key] < 1:
+            raise ValueError("combine 'cluster': this GPU cannot run a cluster of %d blocks of %d warps; use combine "
+                             "'ticket-release'" % (_CLUSTER_CHUNKS, warps))
+    return _clusters_fit[key]

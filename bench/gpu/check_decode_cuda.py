@@ -100,6 +100,19 @@ def correctness(select=lambda cfg: True):
                              combine="tagged")),
         (2, 4096, 30.0, dict(warps=2, chunks=64, order="staggered", copy="direct", ahead=1, blocks_per_sm=4,
                              combine="tagged")),
+        # Interleaved with tiles that do not divide evenly among the warps (193 tiles for 128 warps).
+        (2, 3088, 30.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", chains=2,
+                             combine="ticket-release")),
+        # The cluster combine (a KV head's 16 blocks one cluster, the heads that do not fit in the
+        # secondary kernel): last too, since a lost partial traps.
+        (8, 32768, 8.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", chains=2, combine="cluster",
+                             secondary_chunks=20)),
+        (8, 5136, 30.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", chains=4, combine="cluster",
+                             secondary_chunks=20)),
+        (3, 6144, 1.0, dict(warps=8, chunks=16, order="staggered", copy="direct", chains=4, combine="cluster")),
+        (9, 4096, 8.0, dict(warps=8, chunks=16, order="interleaved", copy="direct", chains=2, combine="cluster",
+                            secondary_chunks=20)),
+        (1, 2048, 8.0, dict(warps=8, chunks=16, order="chunk", copy="direct", chains=2, combine="cluster")),
     ]
     for hkv, s, scale, cfg in (c for c in cases if select(c[3])):
         q = torch.randn(1, 4 * hkv, 1, 128, device="cuda", dtype=torch.bfloat16) * scale

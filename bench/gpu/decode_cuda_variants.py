@@ -40,7 +40,13 @@ ORDER_WORDS = {"chunk": "each block one run of consecutive keys", "interleaved":
                "staggered": INTERLEAVED_WORDS + ", KV head h starting h/8 of the way along its keys"}
 COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
                  "ticket-release": "the last block to take a ticket (one acq_rel atomic per block) combines",
-                 "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)"}
+                 "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)",
+                 "cluster": ("a KV head's 16 blocks are one thread block cluster and send their partials into its first "
+                             "block's shared memory (st.async counted on an mbarrier), which combines them: no global "
+                             "memory, fence or ticket on the tail; the heads beyond the clusters that fit at once (7 of "
+                             "16 blocks on the H200) in a second kernel of %d blocks per head on the SMs left over, a "
+                             "programmatic dependent launch that waits for the first before it exits, the last block "
+                             "to take a ticket combines")}
 COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
               "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",
               "bulk": "cp.async.bulk (TMA) one row per lane, completion counted on an mbarrier"}
@@ -81,14 +87,20 @@ def describe(row):
     if name == "cuda" and cfg.get("copy") == "direct":
         order, combine = cfg.get("order", "chunk"), cfg.get("combine", "ticket")
         ahead, chains, per_sm = cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1)
+        secondary = cfg.get("secondary_chunks", cfg["chunks"])
+        combine_words = COMBINE_WORDS[combine] % secondary if combine == "cluster" else COMBINE_WORDS[combine]
         shape = ("%d warps, %d tile(s) of 16 keys and values in flight per warp beside the one in use, %d chain(s) of "
                  "mma per score fragment, %d chunks per KV head (%d block(s) per SM), %s, %s" % (
-                     cfg["warps"], ahead, chains, cfg["chunks"], per_sm, ORDER_WORDS[order], COMBINE_WORDS[combine]))
-        stem = "cuda-direct-w%da%dx%dc%d%s-%s" % (cfg["warps"], ahead, chains, cfg["chunks"],
-                                                 "" if order == "chunk" else "-" + order, combine)
+                     cfg["warps"], ahead, chains, cfg["chunks"], per_sm, ORDER_WORDS[order], combine_words))
+        stem = "cuda-direct-w%da%dx%dc%d%s-%s%s" % (cfg["warps"], ahead, chains, cfg["chunks"],
+                                                   "" if order == "chunk" else "-" + order, combine,
+                                                   "%d" % secondary if combine == "cluster" else "")
         config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', ahead=%d, chains=%d, blocks_per_sm=%d, "
-                  "combine=%r)" % (cfg["warps"], cfg["chunks"], order, ahead, chains, per_sm, combine))
-        return stem, "%s; %s" % (CUDA_KERNEL_DIRECT, shape), "decode_attention_cuda", \
+                  "combine=%r%s)" % (cfg["warps"], cfg["chunks"], order, ahead, chains, per_sm, combine,
+                                     ", secondary_chunks=%d" % secondary if combine == "cluster" else ""))
+        kernel = (CUDA_KERNEL_DIRECT.replace("one launch", "two launches (see the combine)") if combine == "cluster"
+                  else CUDA_KERNEL_DIRECT)
+        return stem, "%s; %s" % (kernel, shape), "decode_attention_cuda", \
             "decode_attention_cuda.decode_attention_cuda", config, CUDA_WHO
     if name == "cuda":
         order, copy, combine = cfg.get("order", "chunk"), cfg.get("copy", "thread"), cfg.get("combine", "ticket")

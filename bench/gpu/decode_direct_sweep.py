@@ -28,7 +28,10 @@ import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the p
 # cluster, partials sent into the first block's shared memory: 16-block clusters do not fit (7 at
 # once), and 8 chunks of 8-block clusters stream from 64 SMs only, 47.6-47.9 us; against 34.8-36.4 us
 # for these.
-SHAPES = [(8, 4, 1, 16), (8, 2, 1, 16), (8, 1, 1, 16), (4, 2, 2, 32)]
+SHAPES = [(8, 4, 1, 16), (8, 2, 1, 16)]
+# The cluster combine for the heads whose 16-block clusters fit at once (7 on the H200), the rest in
+# a secondary kernel of this many blocks per head on the SMs the clusters leave (20 there).
+CLUSTER_SHAPES = [(8, 2, 1, 16, 20), (8, 4, 1, 16, 20), (8, 2, 1, 16, 16), (8, 2, 1, 16, 18)]
 ORDERS = ("staggered", "interleaved")
 PHASES = ((3, "copies only"), (2, "streaming loop only"), (1, "without the final combine"))
 
@@ -36,6 +39,10 @@ PHASES = ((3, "copies only"), (2, "streaming loop only"), (1, "without the final
 def config(warps, chains, per_sm, chunks, order="interleaved", combine="ticket"):
     return dict(warps=warps, chunks=chunks, order=order, copy="direct", chains=chains, blocks_per_sm=per_sm,
                 combine=combine)
+
+
+def cluster_config(warps, chains, per_sm, chunks, secondary_chunks):
+    return dict(config(warps, chains, per_sm, chunks, combine="cluster"), secondary_chunks=secondary_chunks)
 
 
 def main():
@@ -62,6 +69,9 @@ def main():
     sdpa = lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)  # noqa: E731
     measure("sdpa default (cuDNN)", sdpa)
     measure(dcv.KEPT_ROW, dcv.kept_candidate_fn())
+    for i, shape in enumerate(CLUSTER_SHAPES):
+        measure_cuda(cluster_config(*shape), phases=i == 0)
+    print("cluster combine: %s clusters of 16 blocks fit at once" % sorted(set(dac._clusters_fit.values())), flush=True)
     for i, shape in enumerate(SHAPES):
         for order in ORDERS:
             measure_cuda(config(*shape, order=order, combine="ticket-release"), phases=i == 0 and order == ORDERS[0])
