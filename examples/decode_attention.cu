@@ -346,19 +346,20 @@ __device__ __forceinline__ void store_warp_result(unsigned char *area, const War
     }
 }
 
-// The warps' results (WARPS areas, `stride` bytes apart) merged for query head h, dims d..d+3.
-template <int WARPS>
+// The warps' results (WARPS areas, `stride` bytes apart) merged for query head h, dims d..d+3:
+// those of warps first_warp, first_warp + STEP, ... (all of them by default).
+template <int WARPS, int STEP = 1>
 __device__ __forceinline__ void merge_warp_results(const unsigned char *first, int stride, int h, int d, float &m,
-                                                   float &l, float4 &acc)
+                                                   float &l, float4 &acc, int first_warp = 0)
 {
     m = -INFINITY;
 #pragma unroll
-    for (int w = 0; w < WARPS; ++w)
+    for (int w = first_warp; w < WARPS; w += STEP)
         m = fmaxf(m, reinterpret_cast<const float2 *>(first + w * stride + kGroup * kDim * 4)[h].x);
     l = 0.f;
     acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-    for (int w = 0; w < WARPS; ++w) {
+    for (int w = first_warp; w < WARPS; w += STEP) {
         const float *wa = reinterpret_cast<const float *>(first + w * stride);
         const float2 ml = reinterpret_cast<const float2 *>(wa + kGroup * kDim)[h];
         const float f = exp2_approx(ml.x - m);  // 0 for a warp with no keys (m = -inf), if another has some
@@ -429,6 +430,26 @@ __device__ __forceinline__ void load_tagged_batch(const uint64_t *const rows[BAT
     }
 }
 
+// Two lanes' partial results of the same output (running max m, sum l, accumulator acc) merged, in
+// both lanes: this one and lane ^ offset.
+__device__ __forceinline__ void fold_lane_partner(float &m, float &l, float4 &acc, int offset)
+{
+    const float m_other = __shfl_xor_sync(0xffffffffu, m, offset);
+    const float l_other = __shfl_xor_sync(0xffffffffu, l, offset);
+    float4 a_other;
+    a_other.x = __shfl_xor_sync(0xffffffffu, acc.x, offset);
+    a_other.y = __shfl_xor_sync(0xffffffffu, acc.y, offset);
+    a_other.z = __shfl_xor_sync(0xffffffffu, acc.z, offset);
+    a_other.w = __shfl_xor_sync(0xffffffffu, acc.w, offset);
+    const float m_new = fmaxf(m, m_other);
+    const float f = m == -INFINITY ? 0.f : exp2_approx(m - m_new);  // a part with nothing merged yet
+    const float f_other = m_other == -INFINITY ? 0.f : exp2_approx(m_other - m_new);
+    l = l * f + l_other * f_other;
+    acc = make_float4(acc.x * f + a_other.x * f_other, acc.y * f + a_other.y * f_other,
+                      acc.z * f + a_other.z * f_other, acc.w * f + a_other.w * f_other);
+    m = m_new;
+}
+
 // The final combine of one KV head's n partials into its 4 query heads' outputs (out_head: [4][128]).
 // One round trip to L2: every thread issues all of its loads before using any. With 8 warps two
 // threads share an output, each taking every other partial, and merge by a shuffle.
@@ -477,22 +498,8 @@ __device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16
             m = m_new;
         }
 #pragma unroll
-        for (int offset = 1; offset < kParts; offset *= 2) {
-            const float m_other = __shfl_xor_sync(0xffffffffu, m, offset);
-            const float l_other = __shfl_xor_sync(0xffffffffu, l, offset);
-            float4 a_other;
-            a_other.x = __shfl_xor_sync(0xffffffffu, acc.x, offset);
-            a_other.y = __shfl_xor_sync(0xffffffffu, acc.y, offset);
-            a_other.z = __shfl_xor_sync(0xffffffffu, acc.z, offset);
-            a_other.w = __shfl_xor_sync(0xffffffffu, acc.w, offset);
-            const float m_new = fmaxf(m, m_other);
-            const float f = m == -INFINITY ? 0.f : exp2_approx(m - m_new);  // a part with no partials
-            const float f_other = m_other == -INFINITY ? 0.f : exp2_approx(m_other - m_new);
-            l = l * f + l_other * f_other;
-            acc = make_float4(acc.x * f + a_other.x * f_other, acc.y * f + a_other.y * f_other,
-                              acc.z * f + a_other.z * f_other, acc.w * f + a_other.w * f_other);
-            m = m_new;
-        }
+        for (int offset = 1; offset < kParts; offset *= 2)
+            fold_lane_partner(m, l, acc, offset);
         if (part == 0) {
             const float inv = 1.f / l;
             __nv_bfloat16 *dst = out_head + h * kDim + d;
@@ -954,54 +961,61 @@ __device__ __forceinline__ void start_cluster(uint32_t bar, int chunk)
 // After the stream, once every warp's result is in shared memory: each block's partial (the warps'
 // results merged) goes to the first block's inbox (its chunk's slot, in the layout of a warp
 // result); the first block, having merged its own in registers, waits for the rest and writes the
-// KV head's 4 outputs. One thread per four dims of one head (128 threads).
+// KV head's 4 outputs. Two neighbouring lanes per four dims of one head (256 threads), each merging
+// every other warp, then every other partial, and the two halves folded by a shuffle; the order is
+// fixed, so the result is the same bit for bit on every call.
 template <int WARPS, int CLUSTER>
 __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results, unsigned char *inbox, uint32_t bar,
                                                __nv_bfloat16 *__restrict__ out, int kv_head, int chunk,
                                                int stop_after)
 {
-    static_assert(WARPS * 32 >= kGroup * kDim / 4, "one thread per four dims of a head");
-    const int idx = threadIdx.x, h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
-    const bool merges = idx < kGroup * kDim / 4;
-    float m = -INFINITY, l = 0.f;
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (merges)
-        merge_warp_results<WARPS>(warp_results, kWarpResultBytes, h, d, m, l, acc);
+    static_assert(WARPS * 32 == 2 * kGroup * kDim / 4, "two lanes per four dims of a head");
+    const int part = threadIdx.x % 2, idx = threadIdx.x / 2, h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
+    float m, l;
+    float4 acc;
+    merge_warp_results<WARPS, 2>(warp_results, kWarpResultBytes, h, d, m, l, acc, part);
+    fold_lane_partner(m, l, acc, 1);
     cluster_wait();  // the first block's mbarrier is ready (every block arrived before its stream)
     if (chunk != 0) {
-        if (merges) {
-            const uint32_t slot = shared_address(inbox) + (chunk - 1) * kWarpResultBytes;
-            const uint32_t remote_bar = map_to_block(bar, 0);
+        const uint32_t slot = shared_address(inbox) + (chunk - 1) * kWarpResultBytes;
+        const uint32_t remote_bar = map_to_block(bar, 0);
+        if (part == 0)
             send_float4(map_to_block(slot + (h * kDim + d) * 4, 0), acc, remote_bar);
-            if (d == 0)
-                send_float2(map_to_block(slot + kGroup * kDim * 4 + h * 8, 0), make_float2(m, l), remote_bar);
-        }
+        else if (d == 0)
+            send_float2(map_to_block(slot + kGroup * kDim * 4 + h * 8, 0), make_float2(m, l), remote_bar);
         return;  // the first block outlives every send: it waits for all of their bytes
     }
     barrier_wait_cluster(bar, 0);
-    if (!merges || stop_after == kStopBeforeCombine)
+    if (stop_after == kStopBeforeCombine)
         return;
-    // Chunk order, as the ticket's combine: the same bits on every call.
+    // Lane part folds chunks part, part + 2, ...: its own partial is chunk 0's (part 0 only), chunk
+    // c's is inbox slot c - 1.
+    if (part == 1)
+        m = -INFINITY;
     float m_all = m;
 #pragma unroll
-    for (int c = 0; c < CLUSTER - 1; ++c)
-        m_all = fmaxf(m_all, reinterpret_cast<const float2 *>(inbox + c * kWarpResultBytes + kGroup * kDim * 4)[h].x);
-    const float f0 = exp2_approx(m - m_all);
+    for (int c = 2 - part; c < CLUSTER; c += 2)
+        m_all = fmaxf(m_all, reinterpret_cast<const float2 *>(inbox + (c - 1) * kWarpResultBytes + kGroup * kDim * 4)[h].x);
+    const float f0 = part == 0 ? exp2_approx(m - m_all) : 0.f;
     l *= f0;
     acc = make_float4(acc.x * f0, acc.y * f0, acc.z * f0, acc.w * f0);
 #pragma unroll
-    for (int c = 0; c < CLUSTER - 1; ++c) {
-        const unsigned char *slot = inbox + c * kWarpResultBytes;
+    for (int c = 2 - part; c < CLUSTER; c += 2) {
+        const unsigned char *slot = inbox + (c - 1) * kWarpResultBytes;
         const float2 ml = reinterpret_cast<const float2 *>(slot + kGroup * kDim * 4)[h];
         const float4 a = *reinterpret_cast<const float4 *>(slot + (h * kDim + d) * 4);
         const float f = exp2_approx(ml.x - m_all);
         l += ml.y * f;
         acc = make_float4(acc.x + a.x * f, acc.y + a.y * f, acc.z + a.z * f, acc.w + a.w * f);
     }
-    const float inv = 1.f / l;
-    __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
-    *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
-    *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+    m = m_all;
+    fold_lane_partner(m, l, acc, 1);
+    if (part == 0) {
+        const float inv = 1.f / l;
+        __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
+        *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+        *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
+    }
 }
 
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic

@@ -215,7 +215,7 @@ def _clusters_that_fit(kernel, hkv, warps, shared_bytes):
     if key not in _clusters_fit:
         _clusters_fit[key] = _module().max_active_clusters(kernel, (_CLUSTER_CHUNKS, hkv), (32 * warps,), shared_bytes,
                                                            non_portable_cluster=True)
-        if _clusters_fit[key] < 1:
-            raise ValueError("combine 'cluster': this GPU cannot run a cluster of %d blocks of %d warps; use combine "
-                             "'ticket-release'" % (_CLUSTER_CHUNKS, warps))
+    if _clusters_fit[key] < 1:
+        raise ValueError("combine 'cluster': this GPU cannot run a cluster of %d blocks of %d warps; use combine "
+                         "'ticket-release'" % (_CLUSTER_CHUNKS, warps))
     return _clusters_fit[key]

@@ -43,7 +43,7 @@ COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
                  "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)",
                  "cluster": ("a KV head's 16 blocks are one thread block cluster and send their partials into its first "
                              "block's shared memory (st.async counted on an mbarrier), which combines them: no global "
-                             "memory, fence or ticket on the tail; the heads beyond the clusters that fit at once (7 of "
+                             "memory, fence or ticket on the tail; the heads beyond the clusters that fit at once (7 clusters of "
                              "16 blocks on the H200) in a second kernel of %d blocks per head on the SMs left over, a "
                              "programmatic dependent launch that waits for the first before it exits, the last block "
                              "to take a ticket combines")}
