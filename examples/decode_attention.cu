@@ -17,6 +17,10 @@
 //   polls until it has them all. On the H200 it measured slower (38.5 against 37.3 us,
 //   bench/gpu/results/decode-probe-2026-12-02-2258.txt), as did the even layout at the end of
 //   this file (43.2 us); both are kept as measured alternatives, not used by any candidate.
+// - The kept candidate's combine ("cluster", with the direct copy below) is not one launch: a KV
+//   head's 16 blocks form a thread block cluster and merge their partials over distributed shared
+//   memory, which takes the tail off global memory (34.1 against 35.2 us for the ticket), and the
+//   heads whose clusters do not fit at once go to a second kernel (see "Combine cluster").
 // - Every warp runs its own pipeline over its own keys (STAGES tiles of 16 keys of K and of V in
 //   flight), synchronised with __syncwarp only: no block barrier in the streaming loop. Three ways
 //   to fill a tile are kept, because the H200 measured them equal (bench/gpu/results/decode-cuda-*):
@@ -190,7 +194,7 @@ constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2, kStreamOnly = 3;
 // H200 in two versions, bench/gpu/results/decode_direct_sweep-2026-12-03-{0754,0813}.txt.)
 constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineTicketRelease = 3;  // "cluster": the _cluster entries
 
-// How a KV head's keys are dealt to its blocks and warps (decode_attention_cuda.py names them);
+// How a KV head's keys are dealt to its blocks and warps (decode_attention_cuda.py names them).
 constexpr int kOrderChunk = 0, kOrderInterleaved = 1, kOrderStaggered = 2;
 
 // Which keys tile j of a warp holds. In chunk order a block owns seq / chunks consecutive keys;
