@@ -891,7 +891,7 @@ __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, co
 // GPC at once, so each can write its partial straight into the shared memory of the cluster's
 // first block (st.async, which counts the bytes on that block's mbarrier): no global memory, no
 // fence, no counter, nothing left behind between calls. The first block waits for the 15 partials
-// and merges them in chunk order, so the result is the same bit for bit on every call.
+// and merges them in a fixed order, so the result is the same bit for bit on every call.
 // A cluster lives in one GPC, and with one block per SM the H200's GPCs hold only 7 clusters of 16
 // (bench/gpu/results/decode_direct_sweep-2026-12-03-1110.txt): so the launcher gives the clusters
 // the heads that fit and the rest to a second, ordinary kernel over the SMs left over (the
@@ -932,7 +932,6 @@ __device__ __forceinline__ void send_float2(uint32_t remote, float2 x, uint32_t 
                  : "memory");
 }
 
-
 __device__ __forceinline__ void barrier_wait_cluster(uint32_t bar, uint32_t parity)
 {
     uint32_t done = 0;
@@ -947,10 +946,10 @@ __device__ __forceinline__ void barrier_wait_cluster(uint32_t bar, uint32_t pari
     }
 }
 
-// Before the stream: the first block readies its mbarrier for the others' bytes, and every thread
+// Before the stream: the first block readies its mbarrier for the others' bytes (its inbox holds
+// one partial, acc [4][128] floats and (m, l) per head, from every other block), and every thread
 // arrives on the cluster barrier that finish_cluster waits on, so that no block sends before the
 // mbarrier exists. Arriving costs nothing; the wait comes after the stream.
-// The first block's inbox: one partial (acc [4][128] floats, (m, l) per head) from every other block.
 template <int CLUSTER>
 __device__ __forceinline__ void start_cluster(uint32_t bar, int chunk)
 {

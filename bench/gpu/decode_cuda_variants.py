@@ -41,12 +41,12 @@ ORDER_WORDS = {"chunk": "each block one run of consecutive keys", "interleaved":
 COMBINE_WORDS = {"ticket": "the last block to take a ticket combines",
                  "ticket-release": "the last block to take a ticket (one acq_rel atomic per block) combines",
                  "tagged": "values tagged with the call's epoch, the head's last block polls for them (no fence, no ticket)",
-                 "cluster": ("a KV head's 16 blocks are one thread block cluster and send their partials into its first "
-                             "block's shared memory (st.async counted on an mbarrier), which combines them: no global "
-                             "memory, fence or ticket on the tail; the heads beyond the clusters that fit at once (7 clusters of "
-                             "16 blocks on the H200) in a second kernel of %d blocks per head on the SMs left over, a "
-                             "programmatic dependent launch that waits for the first before it exits, the last block "
-                             "to take a ticket combines")}
+                 "cluster": ("a KV head's 16 blocks are one thread block cluster and send their partials into its "
+                             "first block's shared memory (st.async counted on an mbarrier), which combines them: no "
+                             "global memory, fence or ticket on the tail; the heads beyond the clusters that fit at "
+                             "once (7 clusters of 16 blocks on the H200) in a second kernel of %d blocks per head on "
+                             "the SMs left over, a programmatic dependent launch that waits for the first before it "
+                             "exits, the last block to take a ticket combines")}
 COPY_WORDS = {"thread": "cp.async 16 bytes per thread",
               "thread-prefetch": "cp.async 16 bytes per thread with a 256-byte L2 prefetch",
               "bulk": "cp.async.bulk (TMA) one row per lane, completion counted on an mbarrier"}

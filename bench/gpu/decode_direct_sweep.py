@@ -24,9 +24,9 @@ import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the p
 # (decode_direct_sweep-2026-12-03-*.txt): two warps per block, 41.5-52.3 us; the tagged combine,
 # 35.8-49.3; a row of blocks that merged the partials as they were published, 37.3-39.7; 33 chunks of
 # 4 warps with the keys left over cut into short tiles, so that all 132 SMs stream, 37.4 (copies
-# alone 32.66 us against 32.00 for 16 chunks of 8 warps); a KV head's blocks as one thread block
-# cluster, partials sent into the first block's shared memory: 16-block clusters do not fit (7 at
-# once), and 8 chunks of 8-block clusters stream from 64 SMs only, 47.6-47.9 us; against 34.8-36.4 us
+# alone 32.66 us against 32.00 for 16 chunks of 8 warps); every KV head as one thread block cluster
+# (the combine below, with no second kernel): 16-block clusters do not fit all 8 heads at once (7
+# do), and 8 chunks of 8-block clusters stream from 64 SMs only, 47.6-47.9 us; against 34.8-36.4 us
 # for these.
 SHAPES = [(8, 4, 1, 16), (8, 2, 1, 16)]
 # The cluster combine for the heads whose 16-block clusters fit at once (7 on the H200), the rest in
