@@ -28,7 +28,8 @@ _tickets = {}
 # "cluster" (copy "direct" and 16 chunks only: a KV head's blocks are one thread block cluster and
 # send their partials to its first block's shared memory; no global memory on the tail. The heads
 # beyond the clusters that fit at once go to a second kernel of `secondary_chunks` blocks per head,
-# default `chunks`, with "ticket-release", launched as a programmatic dependent of the first).
+# default `chunks`, interleaved, with "ticket-release", launched as a programmatic dependent of the
+# first; `merge_lanes`, 1 or 2 (the default), is how many lanes merge each output in the cluster).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
@@ -149,7 +150,10 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
         if cluster and chunks != _CLUSTER_CHUNKS:
             raise ValueError("combine 'cluster' needs chunks = %d (one cluster per KV head), not %d"
                              % (_CLUSTER_CHUNKS, chunks))
-        kernel = "%s%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy], "_cluster%d" % chunks if cluster else "") + built)
+        lanes = cfg.get("merge_lanes", 2)
+        if cluster and lanes not in (1, 2):
+            raise ValueError("merge_lanes must be 1 or 2, not %r" % (lanes,))
+        kernel = "%s%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy], "_cluster%d_l%d" % (chunks, lanes) if cluster else "") + built)
         shared_bytes = (warps + (chunks - 1 if cluster else 0)) * _WARP_RESULT_BYTES
     elif cluster:
         raise ValueError("combine 'cluster' needs copy 'direct', not %r" % copy)
@@ -170,12 +174,15 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
                           int(_stop_after)],  # the partials never leave the cluster: no buffers, no tickets
                          shared_bytes=shared_bytes, non_portable_cluster=True)
         if in_clusters < hkv:  # the heads left over: the secondary, on the SMs the clusters leave
+            # Always interleaved, which lets its warps take unequal numbers of tiles (its blocks
+            # fill whatever SMs are left, not a divisor of the tiles).
             rest_chunks = cfg.get("secondary_chunks", chunks)
-            _check_split(seq, rest_chunks, warps, order, copy, "secondary_chunks")
+            _check_split(seq, rest_chunks, warps, "interleaved", copy, "secondary_chunks")
             first = 4 * in_clusters
-            _launch_ticket_kernel(kernel.replace("_cluster", "_secondary"), q[:, first:], k[:, in_clusters:],
+            secondary = "%s_secondary%d_w%d_a%d_c%d_b%d" % ((_COPIES[copy], chunks) + built)
+            _launch_ticket_kernel(secondary, q[:, first:], k[:, in_clusters:],
                                   v[:, in_clusters:], out[:, first:], rest_chunks, warps, warps * _WARP_RESULT_BYTES,
-                                  scale_log2, order, "ticket-release", _stop_after, programmatic=True)
+                                  scale_log2, "interleaved", "ticket-release", _stop_after, programmatic=True)
         return out
     _launch_ticket_kernel(kernel, q, k, v, out, chunks, warps, shared_bytes, scale_log2, order, combine, _stop_after)
     return out
