@@ -350,20 +350,19 @@ __device__ __forceinline__ void store_warp_result(unsigned char *area, const War
     }
 }
 
-// The warps' results (WARPS areas, `stride` bytes apart) merged for query head h, dims d..d+3:
-// those of warps first_warp, first_warp + STEP, ... (all of them by default).
-template <int WARPS, int STEP = 1>
+// The warps' results (WARPS areas, `stride` bytes apart) merged for query head h, dims d..d+3.
+template <int WARPS>
 __device__ __forceinline__ void merge_warp_results(const unsigned char *first, int stride, int h, int d, float &m,
-                                                   float &l, float4 &acc, int first_warp = 0)
+                                                   float &l, float4 &acc)
 {
     m = -INFINITY;
 #pragma unroll
-    for (int w = first_warp; w < WARPS; w += STEP)
+    for (int w = 0; w < WARPS; ++w)
         m = fmaxf(m, reinterpret_cast<const float2 *>(first + w * stride + kGroup * kDim * 4)[h].x);
     l = 0.f;
     acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-    for (int w = first_warp; w < WARPS; w += STEP) {
+    for (int w = 0; w < WARPS; ++w) {
         const float *wa = reinterpret_cast<const float *>(first + w * stride);
         const float2 ml = reinterpret_cast<const float2 *>(wa + kGroup * kDim)[h];
         const float f = exp2_approx(ml.x - m);  // 0 for a warp with no keys (m = -inf), if another has some
@@ -434,26 +433,6 @@ __device__ __forceinline__ void load_tagged_batch(const uint64_t *const rows[BAT
     }
 }
 
-// Two lanes' partial results of the same output (running max m, sum l, accumulator acc) merged, in
-// both lanes: this one and lane ^ offset.
-__device__ __forceinline__ void fold_lane_partner(float &m, float &l, float4 &acc, int offset)
-{
-    const float m_other = __shfl_xor_sync(0xffffffffu, m, offset);
-    const float l_other = __shfl_xor_sync(0xffffffffu, l, offset);
-    float4 a_other;
-    a_other.x = __shfl_xor_sync(0xffffffffu, acc.x, offset);
-    a_other.y = __shfl_xor_sync(0xffffffffu, acc.y, offset);
-    a_other.z = __shfl_xor_sync(0xffffffffu, acc.z, offset);
-    a_other.w = __shfl_xor_sync(0xffffffffu, acc.w, offset);
-    const float m_new = fmaxf(m, m_other);
-    const float f = m == -INFINITY ? 0.f : exp2_approx(m - m_new);  // a part with nothing merged yet
-    const float f_other = m_other == -INFINITY ? 0.f : exp2_approx(m_other - m_new);
-    l = l * f + l_other * f_other;
-    acc = make_float4(acc.x * f + a_other.x * f_other, acc.y * f + a_other.y * f_other,
-                      acc.z * f + a_other.z * f_other, acc.w * f + a_other.w * f_other);
-    m = m_new;
-}
-
 // The final combine of one KV head's n partials into its 4 query heads' outputs (out_head: [4][128]).
 // One round trip to L2: every thread issues all of its loads before using any. With 8 warps two
 // threads share an output, each taking every other partial, and merge by a shuffle.
@@ -502,8 +481,22 @@ __device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16
             m = m_new;
         }
 #pragma unroll
-        for (int offset = 1; offset < kParts; offset *= 2)
-            fold_lane_partner(m, l, acc, offset);
+        for (int offset = 1; offset < kParts; offset *= 2) {
+            const float m_other = __shfl_xor_sync(0xffffffffu, m, offset);
+            const float l_other = __shfl_xor_sync(0xffffffffu, l, offset);
+            float4 a_other;
+            a_other.x = __shfl_xor_sync(0xffffffffu, acc.x, offset);
+            a_other.y = __shfl_xor_sync(0xffffffffu, acc.y, offset);
+            a_other.z = __shfl_xor_sync(0xffffffffu, acc.z, offset);
+            a_other.w = __shfl_xor_sync(0xffffffffu, acc.w, offset);
+            const float m_new = fmaxf(m, m_other);
+            const float f = m == -INFINITY ? 0.f : exp2_approx(m - m_new);  // a part with no partials
+            const float f_other = m_other == -INFINITY ? 0.f : exp2_approx(m_other - m_new);
+            l = l * f + l_other * f_other;
+            acc = make_float4(acc.x * f + a_other.x * f_other, acc.y * f + a_other.y * f_other,
+                              acc.z * f + a_other.z * f_other, acc.w * f + a_other.w * f_other);
+            m = m_new;
+        }
         if (part == 0) {
             const float inv = 1.f / l;
             __nv_bfloat16 *dst = out_head + h * kDim + d;
@@ -964,70 +957,63 @@ __device__ __forceinline__ void start_cluster(uint32_t bar, int chunk)
 // After the stream, once every warp's result is in shared memory: each block's partial (the warps'
 // results merged) goes to the first block's inbox (its chunk's slot, in the layout of a warp
 // result); the first block, having merged its own in registers, waits for the rest and writes the
-// KV head's 4 outputs. LANES neighbouring lanes per four dims of one head: lane p merges warps p,
-// p + LANES, ..., then chunks p, p + LANES, ... (its own partial is chunk 0's), and the lanes' results
-// are folded by shuffles; the order is fixed, so the result is the same bit for bit on every call.
-template <int WARPS, int CLUSTER, int LANES>
+// KV head's 4 outputs. One thread per four dims of one head (128 threads).
+template <int WARPS, int CLUSTER>
 __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results, unsigned char *inbox, uint32_t bar,
                                                __nv_bfloat16 *__restrict__ out, int kv_head, int chunk,
                                                int stop_after)
 {
-    static_assert(WARPS * 32 >= LANES * kGroup * kDim / 4 && (LANES == 1 || LANES == 2), "LANES lanes per output");
-    const int part = threadIdx.x % LANES, idx = threadIdx.x / LANES, h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
-    const bool merges = idx < kGroup * kDim / 4;  // with one lane per output, half the threads have none
+    static_assert(WARPS * 32 >= kGroup * kDim / 4, "one thread per four dims of a head");
+    const int idx = threadIdx.x, h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
+    const bool merges = idx < kGroup * kDim / 4;
     float m = -INFINITY, l = 0.f;
     float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
     if (merges)
-        merge_warp_results<WARPS, LANES>(warp_results, kWarpResultBytes, h, d, m, l, acc, part);
-    if constexpr (LANES == 2)
-        fold_lane_partner(m, l, acc, 1);
+        merge_warp_results<WARPS>(warp_results, kWarpResultBytes, h, d, m, l, acc);
     cluster_wait();  // the first block's mbarrier is ready (every block arrived before its stream)
     if (chunk != 0) {
-        const uint32_t slot = shared_address(inbox) + (chunk - 1) * kWarpResultBytes;
-        const uint32_t remote_bar = map_to_block(bar, 0);
-        if (merges && part == 0)
+        if (merges) {
+            const uint32_t slot = shared_address(inbox) + (chunk - 1) * kWarpResultBytes;
+            const uint32_t remote_bar = map_to_block(bar, 0);
             send_float4(map_to_block(slot + (h * kDim + d) * 4, 0), acc, remote_bar);
-        if (merges && part == LANES - 1 && d == 0)
-            send_float2(map_to_block(slot + kGroup * kDim * 4 + h * 8, 0), make_float2(m, l), remote_bar);
+            if (d == 0)
+                send_float2(map_to_block(slot + kGroup * kDim * 4 + h * 8, 0), make_float2(m, l), remote_bar);
+        }
         return;  // the first block outlives every send: it waits for all of their bytes
     }
     barrier_wait_cluster(bar, 0);
     if (!merges || stop_after == kStopBeforeCombine)
         return;
-    if (part != 0)
-        m = -INFINITY;  // the block's own partial is lane 0's
+    // Chunk order, as the ticket's combine: the same bits on every call. (Two lanes per output, each
+    // merging every other warp and then every other partial, folded by shuffles, measured 0.27 us
+    // slower: 35.11-35.13 us against 34.84-34.85, alternating in one sweep,
+    // bench/gpu/results/decode_direct_sweep-2026-12-03-1159.txt.)
     float m_all = m;
 #pragma unroll
-    for (int c = part == 0 ? LANES : part; c < CLUSTER; c += LANES)
-        m_all = fmaxf(m_all, reinterpret_cast<const float2 *>(inbox + (c - 1) * kWarpResultBytes + kGroup * kDim * 4)[h].x);
-    const float f0 = part == 0 ? exp2_approx(m - m_all) : 0.f;
+    for (int c = 0; c < CLUSTER - 1; ++c)
+        m_all = fmaxf(m_all, reinterpret_cast<const float2 *>(inbox + c * kWarpResultBytes + kGroup * kDim * 4)[h].x);
+    const float f0 = exp2_approx(m - m_all);
     l *= f0;
     acc = make_float4(acc.x * f0, acc.y * f0, acc.z * f0, acc.w * f0);
 #pragma unroll
-    for (int c = part == 0 ? LANES : part; c < CLUSTER; c += LANES) {
-        const unsigned char *slot = inbox + (c - 1) * kWarpResultBytes;
+    for (int c = 0; c < CLUSTER - 1; ++c) {
+        const unsigned char *slot = inbox + c * kWarpResultBytes;
         const float2 ml = reinterpret_cast<const float2 *>(slot + kGroup * kDim * 4)[h];
         const float4 a = *reinterpret_cast<const float4 *>(slot + (h * kDim + d) * 4);
         const float f = exp2_approx(ml.x - m_all);
         l += ml.y * f;
         acc = make_float4(acc.x + a.x * f, acc.y + a.y * f, acc.z + a.z * f, acc.w + a.w * f);
     }
-    m = m_all;
-    if constexpr (LANES == 2)
-        fold_lane_partner(m, l, acc, 1);
-    if (part == 0) {
-        const float inv = 1.f / l;
-        __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
-        *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
-        *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
-    }
+    const float inv = 1.f / l;
+    __nv_bfloat16 *dst = out + (size_t(kv_head) * kGroup + h) * kDim + d;
+    *reinterpret_cast<__nv_bfloat162 *>(dst) = __floats2bfloat162_rn(acc.x * inv, acc.y * inv);
+    *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
 }
 
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
 // shared memory WARPS * kWarpResultBytes, and the inbox after them when CLUSTER (launched in
-// clusters of CLUSTER = chunks blocks along x, combine "cluster"; 0: not), merged with LANES lanes
-// per output.
-template <int WARPS, int AHEAD, int CHAINS, int CLUSTER, int LANES = 1>
+// clusters of CLUSTER = chunks blocks along x, combine "cluster"; 0: not).
+template <int WARPS, int AHEAD, int CHAINS, int CLUSTER>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -1100,7 +1086,7 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     store_direct_warp_result(shared + warp * kWarpResultBytes, st, g, t);
     __syncthreads();
     if constexpr (CLUSTER > 0)
-        finish_cluster<WARPS, CLUSTER, LANES>(shared, shared + WARPS * kWarpResultBytes, shared_address(&inbox_bar), out, kv_head,
+        finish_cluster<WARPS, CLUSTER>(shared, shared + WARPS * kWarpResultBytes, shared_address(&inbox_bar), out, kv_head,
                               chunk, stop_after);
     else
         finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
@@ -1292,11 +1278,9 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 // The direct copy: one entry per (warps, tiles ahead, score chains, blocks per SM); dynamic shared
 // memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
 // The _clusterN entries are launched in clusters of N blocks (combine "cluster"); dynamic shared
-// memory (WARPS + N - 1) * 2080 bytes; _l1 and _l2 merge with one and two lanes per output. The
-// _secondaryN entries are the direct kernel that waits for the cluster kernel it was launched after
-// before it exits.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(NAME, CLUSTER, LANES, SECONDARY, ATTRIBUTES, WARPS, AHEAD, CHAINS,    \
-                                                MIN_BLOCKS)                                                    \
+// memory (WARPS + N - 1) * 2080 bytes. The _secondaryN entries are the direct kernel that waits for
+// the cluster kernel it was launched after before it exits.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(NAME, CLUSTER, SECONDARY, ATTRIBUTES, WARPS, AHEAD, CHAINS, MIN_BLOCKS) \
     extern "C" __global__ void ATTRIBUTES __launch_bounds__(WARPS * 32, MIN_BLOCKS)                          \
         NAME##_w##WARPS##_a##AHEAD##_c##CHAINS##_b##MIN_BLOCKS(                                               \
             const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
@@ -1304,8 +1288,7 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
             int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
             int stop_after)                                                                                  \
     {                                                                                                        \
-        decode_attention_direct_body<WARPS, AHEAD, CHAINS, CLUSTER, LANES>(q, k, v,                          \
-                                                                           Partial{part_acc, part_ml, tagged}, \
+        decode_attention_direct_body<WARPS, AHEAD, CHAINS, CLUSTER>(q, k, v, Partial{part_acc, part_ml, tagged}, \
                                                            tickets, out, seq, scale_log2, order, combine,     \
                                                            stop_after);                                      \
         if constexpr (SECONDARY)                                                                             \
@@ -1313,15 +1296,12 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
     }
 
 #define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS)                                   \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct, 0, 1, false, , WARPS, AHEAD, CHAINS, MIN_BLOCKS)
-// The cluster combine: the cluster kernel merging with one lane per output (_l1) or two (_l2), and the
-// secondary for the KV heads left over.
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct, 0, false, , WARPS, AHEAD, CHAINS, MIN_BLOCKS)
+// The cluster combine: the cluster kernel, and the secondary for the KV heads left over.
 #define HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(SIZE, WARPS, AHEAD, CHAINS, MIN_BLOCKS)                     \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE##_l1, SIZE, 1, false,     \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE, SIZE, false,             \
                                             __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS, MIN_BLOCKS)  \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE##_l2, SIZE, 2, false,     \
-                                            __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS, MIN_BLOCKS)  \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_secondary##SIZE, 0, 1, true, , WARPS, AHEAD, \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_secondary##SIZE, 0, true, , WARPS, AHEAD, \
                                             CHAINS, MIN_BLOCKS)
 
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)

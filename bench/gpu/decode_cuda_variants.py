@@ -92,16 +92,12 @@ def describe(row):
         shape = ("%d warps, %d tile(s) of 16 keys and values in flight per warp beside the one in use, %d chain(s) of "
                  "mma per score fragment, %d chunks per KV head (%d block(s) per SM), %s, %s" % (
                      cfg["warps"], ahead, chains, cfg["chunks"], per_sm, ORDER_WORDS[order], combine_words))
-        lanes = cfg.get("merge_lanes", 2)
-        if combine == "cluster":
-            combine_words += ", %d lane(s) merging each output in the cluster" % lanes
         stem = "cuda-direct-w%da%dx%dc%d%s-%s%s" % (cfg["warps"], ahead, chains, cfg["chunks"],
                                                    "" if order == "chunk" else "-" + order, combine,
-                                                   "%dl%d" % (secondary, lanes) if combine == "cluster" else "")
+                                                   "%d" % secondary if combine == "cluster" else "")
         config = ("dict(warps=%d, chunks=%d, order=%r, copy='direct', ahead=%d, chains=%d, blocks_per_sm=%d, "
                   "combine=%r%s)" % (cfg["warps"], cfg["chunks"], order, ahead, chains, per_sm, combine,
-                                     ", secondary_chunks=%d, merge_lanes=%d" % (secondary, lanes)
-                                     if combine == "cluster" else ""))
+                                     ", secondary_chunks=%d" % secondary if combine == "cluster" else ""))
         kernel = (CUDA_KERNEL_DIRECT.replace("one launch", "two launches (see the combine)") if combine == "cluster"
                   else CUDA_KERNEL_DIRECT)
         return stem, "%s; %s" % (kernel, shape), "decode_attention_cuda", \

@@ -31,11 +31,11 @@ import decode_attention_cuda as dac  # noqa: E402  (sweep put examples/ on the p
 SHAPES = [(8, 4, 1, 16), (8, 2, 1, 16)]
 # The cluster combine for the heads whose 16-block clusters fit at once (7 on the H200), the rest in
 # a secondary kernel of this many blocks per head on the SMs the clusters leave (20 there; 16 and 18
-# measured 35.92 and 34.78 us against 34.15, decode_direct_sweep-2026-12-03-1130.txt) and lanes
-# merging each output in the cluster (the kept candidate: 2 chains, 20, 2 lanes; the staggered order
-# measured no faster, 35.22-35.37 us against 34.98-35.04, decode_direct_sweep-2026-12-03-1155.txt).
-# One lane against two is timed three times, alternating with the kept candidate.
-CLUSTER_SHAPES = [(8, 2, 1, 16, 20, 1), (8, 4, 1, 16, 20, 1), (8, 4, 1, 16, 20, 2)]
+# measured 35.92 and 34.78 us against 34.15, decode_direct_sweep-2026-12-03-1130.txt). The kept
+# candidate is (8, 2, 1, 16, 20). Measured and dropped: the staggered order, 35.22-35.37 us against
+# 34.98-35.04 (...-1155.txt); two lanes merging each output in the cluster, 35.11-35.13 against
+# 34.84-34.85 for one, alternating in one sweep (...-1159.txt).
+CLUSTER_SHAPES = [(8, 4, 1, 16, 20)]
 ORDERS = ("staggered", "interleaved")
 PHASES = ((3, "copies only"), (2, "streaming loop only"), (1, "without the final combine"))
 
@@ -45,9 +45,8 @@ def config(warps, chains, per_sm, chunks, order="interleaved", combine="ticket")
                 combine=combine)
 
 
-def cluster_config(warps, chains, per_sm, chunks, secondary_chunks, lanes):
-    return dict(config(warps, chains, per_sm, chunks, combine="cluster"), secondary_chunks=secondary_chunks,
-                merge_lanes=lanes)
+def cluster_config(warps, chains, per_sm, chunks, secondary_chunks):
+    return dict(config(warps, chains, per_sm, chunks, combine="cluster"), secondary_chunks=secondary_chunks)
 
 
 def main():
@@ -76,9 +75,6 @@ def main():
     measure(dcv.KEPT_ROW, dcv.kept_candidate_fn())
     for shape in CLUSTER_SHAPES:  # (phases of two kernels, one of them a programmatic dependent, say little)
         measure_cuda(cluster_config(*shape), phases=False)
-    for again in ("again", "third"):  # one lane against the kept candidate's two, alternating
-        measure(dcv.KEPT_ROW + ", before one lane " + again, dcv.kept_candidate_fn())
-        measure("cuda one lane " + again, lambda q, k, v: dac.decode_attention_cuda(q, k, v, cluster_config(*CLUSTER_SHAPES[0])))
     print("cluster combine: %s clusters of 16 blocks fit at once" % sorted(set(dac._clusters_fit.values())), flush=True)
     for i, shape in enumerate(SHAPES):
         for order in ORDERS:
