@@ -125,10 +125,16 @@ def correctness(select=lambda cfg: True):
         v = torch.randn(1, hkv, s, 128, device="cuda", dtype=torch.bfloat16)
         out = dac.decode_attention_cuda(q, k, v, cfg)
         again = dac.decode_attention_cuda(q, k, v, cfg)  # the tickets were reset (or the epoch moved on)
-        err, ok = within_tolerance(out, reference(q, k, v))
-        ok = ok and torch.equal(out, again)
-        ok_all &= ok
-        print(f"check Hkv={hkv} S={s} q*{scale} {cfg}: max err {err:.3g} {'ok' if ok else 'MISMATCH'}", flush=True)
+        err, within = within_tolerance(out, reference(q, k, v))
+        repeats = torch.equal(out, again)
+        ok_all &= within and repeats
+        # Which way it failed: a result that changes from call to call is a race; one outside the
+        # tolerance on these random inputs can be the arithmetic's precision (P rounded to bf16), which
+        # bench/gpu/decode_cluster_check.py measures over many draws against the ticket kernel.
+        verdict = "ok" if within and repeats else "MISMATCH (%s)" % ", ".join(
+            what for what, failed in (("outside the tolerance", not within), ("differs call to call", not repeats))
+            if failed)
+        print(f"check Hkv={hkv} S={s} q*{scale} {cfg}: max err {err:.3g} {verdict}", flush=True)
     return ok_all
 
 
