@@ -151,7 +151,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
             raise ValueError("combine 'cluster' needs chunks = %d (one cluster per KV head), not %d"
                              % (_CLUSTER_CHUNKS, chunks))
         if cluster and cfg.get("merge_lanes", 1) != 1:  # variants 22 and 23 name the one lane
-            raise ValueError("merge_lanes must be 1: two lanes per output merged 0.27 us slower and were removed")
+            raise ValueError("merge_lanes must be 1: two lanes per output measured 0.27 us slower and were removed")
         kernel = "%s%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy], "_cluster%d" % chunks if cluster else "") + built)
         shared_bytes = (warps + (chunks - 1 if cluster else 0)) * _WARP_RESULT_BYTES
     elif cluster:
