@@ -73,10 +73,14 @@ class _LaunchConfig(ctypes.Structure):  # CUlaunchConfig; the kernel's own clust
                 ("stream", ctypes.c_void_p), ("attrs", ctypes.POINTER(_LaunchAttribute)), ("num_attrs", ctypes.c_uint)]
 
 
+def _dim3(dims):
+    """A grid or block shape of up to three dimensions as (x, y, z)."""
+    return tuple(dims) + (1,) * (3 - len(dims))
+
+
 def _launch_config(grid, block, shared_bytes, attributes=()):
     attrs = (_LaunchAttribute * max(1, len(attributes)))(*attributes)
-    config = _LaunchConfig((ctypes.c_uint * 3)(*(tuple(grid) + (1,) * (3 - len(grid)))),
-                           (ctypes.c_uint * 3)(*(tuple(block) + (1,) * (3 - len(block)))), shared_bytes,
+    config = _LaunchConfig((ctypes.c_uint * 3)(*_dim3(grid)), (ctypes.c_uint * 3)(*_dim3(block)), shared_bytes,
                            ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), attrs, len(attributes))
     config._keep = attrs  # the pointer does not keep the array alive
     return config
@@ -173,8 +177,6 @@ class CudaModule:
                                     [_LaunchAttribute(_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, b"", 1)])
             _check(_cuda().cuLaunchKernelEx(ctypes.byref(config), function, params, None), "cuLaunchKernelEx(%s)" % name)
             return
-        grid = tuple(grid) + (1,) * (3 - len(grid))
-        block = tuple(block) + (1,) * (3 - len(block))
         stream = torch.cuda.current_stream().cuda_stream
-        _check(_cuda().cuLaunchKernel(function, *grid, *block, shared_bytes, stream, params, None),
+        _check(_cuda().cuLaunchKernel(function, *_dim3(grid), *_dim3(block), shared_bytes, stream, params, None),
                "cuLaunchKernel(%s)" % name)
