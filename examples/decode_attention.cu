@@ -20,7 +20,9 @@
 // - The kept candidate's combine ("cluster", with the direct copy below) is not one launch: a KV
 //   head's 16 blocks form a thread block cluster and merge their partials over distributed shared
 //   memory, which takes the tail off global memory (34.1 against 35.2 us for the ticket), and the
-//   heads whose clusters do not fit at once go to a second kernel (see "Combine cluster").
+//   heads whose clusters do not fit at once go to a second kernel (see "Combine cluster"). Its
+//   cluster warps also have the L2 prefetch the last keys for the warps still streaming once their
+//   own stream has ended (see "Tail prefetch": 33.7-33.9 against 34.1-34.7 us).
 // - Every warp runs its own pipeline over its own keys (STAGES tiles of 16 keys of K and of V in
 //   flight), synchronised with __syncwarp only: no block barrier in the streaming loop. Three ways
 //   to fill a tile are kept, because the H200 measured them equal (bench/gpu/results/decode-cuda-*):
@@ -958,7 +960,7 @@ __device__ __forceinline__ void start_cluster(uint32_t bar, int chunk)
 // results merged) goes to the first block's inbox (its chunk's slot, in the layout of a warp
 // result); the first block, having merged its own in registers, waits for the rest and writes the
 // KV head's 4 outputs. One thread per four dims of one head (128 threads).
-template <int WARPS, int CLUSTER>
+template <int WARPS, int CLUSTER, bool WAITED>
 __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results, unsigned char *inbox, uint32_t bar,
                                                __nv_bfloat16 *__restrict__ out, int kv_head, int chunk,
                                                int stop_after)
@@ -970,7 +972,8 @@ __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results
     float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
     if (merges)
         merge_warp_results<WARPS>(warp_results, kWarpResultBytes, h, d, m, l, acc);
-    cluster_wait();  // the first block's mbarrier is ready (every block arrived before its stream)
+    if constexpr (!WAITED)
+        cluster_wait();  // the first block's mbarrier is ready (every block arrived before its stream)
     if (chunk != 0) {
         if (merges) {
             const uint32_t slot = shared_address(inbox) + (chunk - 1) * kWarpResultBytes;
@@ -1010,10 +1013,96 @@ __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results
     *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
 }
 
+// ---- Deal "dynamic" (cluster combine only): a KV head's later tiles go to whichever warp is ready --
+// In the static deal every warp takes its tiles in advance (16 of them at the target's shape), so
+// the stream ends when the warp whose loads were served slowest ends. Dynamically, each warp takes
+// its first tiles in advance (kFixedTiles, interleaved as before) and then one at a time from a
+// counter in the shared memory of its cluster's first block (an atomic over distributed shared
+// memory, asked for a tile ahead so that the reply is in before it is needed), so that the warps
+// of a KV head end together. The tiles still go out in address order: one window per KV head
+// as in the interleaved order. The cost: which warp sums which keys changes from call to call, so
+// the result is no longer the same bit for bit on every call (within the tolerance).
+// Measured slower on the H200, and used by no candidate: 34.73-34.91 us against 34.32-34.74 for the
+// static deal, alternating in one sweep (bench/gpu/results/decode_direct_sweep-2026-12-03-1405.txt),
+// 1.067x in its verify. Its warps did end closer together (a head's first and last stream end 2.3
+// us apart, not 3.4, decode_timeline-eager-2026-12-03-1405.txt), but the heads ended no earlier:
+// what a head's warps read per microsecond together is set by the memory, not by how they share it.
+constexpr int kFixedTiles = 8;
+
+__device__ __forceinline__ int deal_tile(uint32_t counter)
+{
+    int tile;
+    asm volatile("atom.relaxed.cluster.shared::cluster.add.u32 %0, [%1], 1;" : "=r"(tile) : "r"(counter) : "memory");
+    return tile;
+}
+
+// ---- Tail prefetch (cluster combine only) ------------------------------------------------------
+// The warps of a call do not end their streams together (bench/gpu/results/decode_timeline-*.txt:
+// the first warp of a KV head ends its stream ~3 us before the last, and whole heads ~1.5 us apart),
+// and as they end, fewer bytes are in flight than the memory could serve. So each warp, once its
+// stream has ended, asks the GPU's L2 to prefetch one 16 KiB piece of the last kTailKeys keys of
+// some KV head (K or V; cp.async.bulk.prefetch: nothing comes back to the SM), the pieces taken in
+// the order the warps reached their last tile (a global counter, asked one tile early), in key order
+// across all heads. The warps still streaming then find their last tiles in L2. No byte is read
+// twice from memory unless the L2 evicts it first (16 MiB of 50).
+// On the H200, alternating in one sweep (bench/gpu/results/decode_direct_sweep-2026-12-03-1431.txt):
+// 33.73-33.94 us with it, 34.10-34.68 without (2 or 4 score chains), cuDNN 37.29-37.61; its verifies
+// 1.104-1.115x (five, of n=5 to 9). A timeline of one call per graph replay with the GPU idle before it
+// (decode_timeline-2026-12-03-1413.txt) did not show the difference (last block end 32.50 us with
+// and without); the calls back to back of the sweep and of verify did, and I have not found why.
+constexpr int kTailKeys = 4096, kTailPieceBytes = 16384;
+
+// tail_state: [0] a counter that only grows (each call adds one per warp, so its value modulo the
+// warps of the grid is the warp's rank in this call), [1] the number of KV heads.
+__device__ __forceinline__ void prefetch_tail_piece(const char *k, const char *v, int seq, const int *tail_state,
+                                                    unsigned rank)
+{
+    const int heads = tail_state[1];
+    const int tail_keys = min(kTailKeys, seq);
+    const unsigned per_tensor = unsigned(tail_keys) * kRowBytes / kTailPieceBytes;
+    if (rank >= per_tensor * 2 * heads)
+        return;
+    const unsigned position = rank / (2 * heads), head = rank / 2 % heads;
+    const char *tensor = rank % 2 ? v : k;
+    const char *piece =
+        tensor + (size_t(head) * seq + seq - tail_keys) * kRowBytes + size_t(position) * kTailPieceBytes;
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(piece), "r"(kTailPieceBytes) : "memory");
+}
+
+// Timestamps for bench/gpu/decode_timeline.py only (built with -DHOTKERNEL_DECODE_TRACE, which
+// passes a buffer of 4 words per warp in place of the tagged partials): the warp's start, the end
+// of its stream, its block's end (ns, %globaltimer), and its SM with the tiles it streamed.
+#ifdef HOTKERNEL_DECODE_TRACE
+__device__ __forceinline__ uint64_t global_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __forceinline__ uint64_t sm_id()
+{
+    uint32_t id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
+#define HOTKERNEL_TRACE(slot, value)                                                                        \
+    do {                                                                                                    \
+        if (lane == 0)                                                                                      \
+            partial.tagged[((size_t(blockIdx.y) * gridDim.x + blockIdx.x) * WARPS + warp) * 4 + (slot)] = (value); \
+    } while (0)
+#else
+#define HOTKERNEL_TRACE(slot, value) \
+    do {                             \
+    } while (0)
+#endif
+
 // Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
 // shared memory WARPS * kWarpResultBytes, and the inbox after them when CLUSTER (launched in
-// clusters of CLUSTER = chunks blocks along x, combine "cluster"; 0: not).
-template <int WARPS, int AHEAD, int CHAINS, int CLUSTER>
+// clusters of CLUSTER = chunks blocks along x, combine "cluster"; 0: not). DYNAMIC: the dynamic
+// deal above (CLUSTER, the interleaved order and one tile ahead only). TAIL: the tail prefetch above
+// (CLUSTER only; `tickets` is then its tail_state).
+template <int WARPS, int AHEAD, int CHAINS, int CLUSTER, bool DYNAMIC = false, bool TAIL = false>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -1035,7 +1124,16 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
 
+    HOTKERNEL_TRACE(0, global_ns());
     __shared__ __align__(8) uint64_t inbox_bar;  // CLUSTER only
+    __shared__ int tiles_dealt;  // DYNAMIC only: the first block's count of the tiles dealt
+    static_assert(!DYNAMIC || (CLUSTER > 0 && AHEAD == 1), "the dynamic deal: cluster combine, one tile ahead");
+    if constexpr (DYNAMIC) {
+        if (chunk == 0 && threadIdx.x == 0) {
+            tiles_dealt = 0;
+            asm volatile("fence.acq_rel.cluster;" ::: "memory");  // released by the cluster arrive below
+        }
+    }
     if constexpr (CLUSTER > 0) {
         start_cluster<CLUSTER>(shared_address(&inbox_bar), chunk);
         asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // the secondary may start: this block is resident
@@ -1053,6 +1151,59 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const auto load = [&](int slot, int j) {
         load_direct_tile(ring[slot], k_rows, v_rows, tile_order.first_key(j), g, t);
     };
+#ifdef HOTKERNEL_DECODE_TRACE
+    int traced_tiles = tiles;
+#endif
+    static_assert(!TAIL || (CLUSTER > 0 && !DYNAMIC), "the tail prefetch: cluster combine, static deal");
+    unsigned tail_rank = 0;  // TAIL: lane 0's place in the order of the warps' last tiles
+    if constexpr (DYNAMIC) {
+        // Tiles 0 .. fixed - 1 of the warp are its interleaved ones; then it asks the counter, one
+        // tile ahead (lane 0 asks, the warp reads the reply by shuffle a tile later). The cluster
+        // wait (the counter is set) comes before the first ask, by which time every block has long
+        // arrived. Returns the tile's first key, or -1 when the KV head's tiles are all dealt.
+        const int total = seq / kTileKeys, fixed = min(kFixedTiles, total / warps_all);
+        const uint32_t counter = map_to_block(shared_address(&tiles_dealt), 0);
+        int reply = 0;
+        const auto tile_key = [&](int n) -> long long {
+            if (n < fixed) {
+                if (n == fixed - 1) {
+                    cluster_wait();
+                    if (lane == 0)
+                        reply = deal_tile(counter);
+                }
+                return (long long)(n * warps_all + warp_all) * kTileKeys;
+            }
+            const int tile = fixed * warps_all + __shfl_sync(0xffffffffu, reply, 0);
+            if (tile >= total)
+                return -1;
+            if (lane == 0)
+                reply = deal_tile(counter);
+            return (long long)tile * kTileKeys;
+        };
+        load_direct_tile(ring[0], k_rows, v_rows, tile_key(0), g, t);
+        for (int i = 0;; i += 2) {
+            const long long key1 = tile_key(i + 1);
+            if (key1 >= 0)
+                load_direct_tile(ring[1], k_rows, v_rows, key1, g, t);
+            attend_direct_tile<CHAINS>(ring[0], q_frag, scale_log2, st, t);
+            if (key1 < 0) {
+#ifdef HOTKERNEL_DECODE_TRACE
+                traced_tiles = i + 1;
+#endif
+                break;
+            }
+            const long long key2 = tile_key(i + 2);
+            if (key2 >= 0)
+                load_direct_tile(ring[0], k_rows, v_rows, key2, g, t);
+            attend_direct_tile<CHAINS>(ring[1], q_frag, scale_log2, st, t);
+            if (key2 < 0) {
+#ifdef HOTKERNEL_DECODE_TRACE
+                traced_tiles = i + 2;
+#endif
+                break;
+            }
+        }
+    } else {
 #pragma unroll
     for (int j = 0; j < AHEAD; ++j)
         if (j < tiles)
@@ -1064,6 +1215,9 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
             if (i + AHEAD < tiles)
                 load((r + AHEAD) % kRing, i + AHEAD);
             if (i < tiles) {
+                if constexpr (TAIL)
+                    if (i == tiles - 1 && lane == 0)  // the reply comes back while the last tile is worked on
+                        tail_rank = atomicAdd(reinterpret_cast<unsigned *>(tickets), 1u);
                 const DirectTile &tile = ring[r];
                 if (stop_after == kStreamOnly)  // every word, or ptxas drops (or narrows) the loads not used
 #pragma unroll
@@ -1076,6 +1230,15 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
             }
         }
     }
+    }
+    if constexpr (TAIL)
+        if (lane == 0 && tiles > 0)
+            prefetch_tail_piece(reinterpret_cast<const char *>(k), reinterpret_cast<const char *>(v), seq, tickets,
+                                tail_rank % (gridDim.x * gridDim.y * WARPS));
+    HOTKERNEL_TRACE(1, global_ns());
+#ifdef HOTKERNEL_DECODE_TRACE
+    HOTKERNEL_TRACE(3, sm_id() | uint64_t(traced_tiles) << 32);
+#endif
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
     if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
@@ -1086,11 +1249,12 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     store_direct_warp_result(shared + warp * kWarpResultBytes, st, g, t);
     __syncthreads();
     if constexpr (CLUSTER > 0)
-        finish_cluster<WARPS, CLUSTER>(shared, shared + WARPS * kWarpResultBytes, shared_address(&inbox_bar), out, kv_head,
-                              chunk, stop_after);
+        finish_cluster<WARPS, CLUSTER, DYNAMIC>(shared, shared + WARPS * kWarpResultBytes, shared_address(&inbox_bar),
+                                                out, kv_head, chunk, stop_after);
     else
         finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
                             stop_after);
+    HOTKERNEL_TRACE(2, global_ns());
 }
 
 // The even split (layout "even"): the grid is one block per SM (or two), and the Hkv * seq / 16
@@ -1278,9 +1442,12 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 // The direct copy: one entry per (warps, tiles ahead, score chains, blocks per SM); dynamic shared
 // memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
 // The _clusterN entries are launched in clusters of N blocks (combine "cluster"); dynamic shared
-// memory (WARPS + N - 1) * 2080 bytes. The _secondaryN entries are the direct kernel that waits for
-// the cluster kernel it was launched after before it exits.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(NAME, CLUSTER, SECONDARY, ATTRIBUTES, WARPS, AHEAD, CHAINS, MIN_BLOCKS) \
+// memory (WARPS + N - 1) * 2080 bytes; _clusterN_dynamic deals the later tiles dynamically, and
+// _clusterN_tail prefetches the tail into L2 as its warps end their streams. The
+// _secondaryN entries are the direct kernel that waits for the cluster kernel it was launched after
+// before it exits.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(NAME, CLUSTER, DYNAMIC, TAIL, SECONDARY, ATTRIBUTES, WARPS, AHEAD,   \
+                                                CHAINS, MIN_BLOCKS)                                                 \
     extern "C" __global__ void ATTRIBUTES __launch_bounds__(WARPS * 32, MIN_BLOCKS)                          \
         NAME##_w##WARPS##_a##AHEAD##_c##CHAINS##_b##MIN_BLOCKS(                                               \
             const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
@@ -1288,21 +1455,29 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
             int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
             int stop_after)                                                                                  \
     {                                                                                                        \
-        decode_attention_direct_body<WARPS, AHEAD, CHAINS, CLUSTER>(q, k, v, Partial{part_acc, part_ml, tagged}, \
-                                                           tickets, out, seq, scale_log2, order, combine,     \
-                                                           stop_after);                                      \
+        decode_attention_direct_body<WARPS, AHEAD, CHAINS, CLUSTER, DYNAMIC, TAIL>(                           \
+            q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq, scale_log2, order, combine,       \
+            stop_after);                                                                                     \
         if constexpr (SECONDARY)                                                                             \
             asm volatile("griddepcontrol.wait;" ::: "memory"); /* done only once the cluster kernel is */    \
     }
 
 #define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS)                                   \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct, 0, false, , WARPS, AHEAD, CHAINS, MIN_BLOCKS)
-// The cluster combine: the cluster kernel, and the secondary for the KV heads left over.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(SIZE, WARPS, AHEAD, CHAINS, MIN_BLOCKS)                     \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE, SIZE, false,             \
-                                            __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS, MIN_BLOCKS)  \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_secondary##SIZE, 0, true, , WARPS, AHEAD, \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct, 0, false, false, false, , WARPS, AHEAD,   \
                                             CHAINS, MIN_BLOCKS)
+// The cluster combine: the cluster kernel (static and dynamic deals), and the secondary for the KV
+// heads left over.
+#define HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(SIZE, WARPS, AHEAD, CHAINS, MIN_BLOCKS)                     \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE, SIZE, false, false, false,  \
+                                            __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS, MIN_BLOCKS)  \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE##_dynamic, SIZE, true, false,  \
+                                            false, __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS,         \
+                                            MIN_BLOCKS)                                                       \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE##_tail, SIZE, false, true,     \
+                                            false, __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS,         \
+                                            MIN_BLOCKS)                                                       \
+    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_secondary##SIZE, 0, false, false, true, ,  \
+                                            WARPS, AHEAD, CHAINS, MIN_BLOCKS)
 
 HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
 HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)

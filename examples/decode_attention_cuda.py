@@ -12,6 +12,7 @@ _STAGE_BYTES = 2 * 16 * (256 + 16)  # one pipeline stage of a warp: 16 keys of K
 _BUILT = {(1, 3), (1, 4), (2, 3), (2, 4), (2, 6), (4, 2), (4, 3), (4, 4), (4, 6), (8, 2), (8, 3)}  # (warps, stages)
 _modules = {}
 _tickets = {}
+_tails = {}
 
 # Warps per block, pipeline stages per warp, chunks (blocks) per KV head, and the order in which a
 # block's warps walk the keys: "chunk" (each block one run of consecutive keys; the default, as
@@ -29,7 +30,13 @@ _tickets = {}
 # send their partials to its first block's shared memory; no global memory on the tail. The heads
 # beyond the clusters that fit at once go to a second kernel of `secondary_chunks` blocks per head,
 # default `chunks`, interleaved, with "ticket-release", launched as a programmatic dependent of the
-# first).
+# first). With the cluster combine, `deal` says how a KV head's tiles reach its warps: "static" (each
+# warp's tiles fixed in advance by the order; the default) or "dynamic" (interleaved only: each warp's
+# first 8 tiles fixed, the rest dealt one at a time from a counter in the cluster's first block, so
+# that the head's warps end together; the result then varies within rounding from call to call).
+# tail_prefetch=True (cluster combine, static deal): each cluster warp that ends its stream has the L2
+# prefetch a piece of the last 4096 keys of every KV head, for the warps still streaming (kept: 33.73-
+# 33.94 us against 34.10-34.68 without, bench/gpu/results/decode_direct_sweep-2026-12-03-1431.txt).
 DECODE_CUDA_CONFIG = dict(warps=8, stages=2, chunks=16, order="interleaved", copy="thread")
 _ORDERS = {"chunk": 0, "interleaved": 1, "staggered": 2}
 _COPIES = {"thread": "decode_attention", "thread-prefetch": "decode_attention_prefetch", "bulk": "decode_attention_bulk",
@@ -71,6 +78,17 @@ def _ticket_counters(device, kv_heads):
     if key not in _tickets or _tickets[key].numel() < kv_heads:
         _tickets[key] = torch.zeros(kv_heads, device=device, dtype=torch.int32)
     return _tickets[key]
+
+
+def _tail_state(device, kv_heads):
+    """The tail prefetch's counter and the number of KV heads, one pair per head count. The counter
+    only grows and starts anywhere (a warp's rank is its value modulo the grid's warps), so calls on
+    other streams only shuffle which piece a warp prefetches. Made by a fill kernel, not a copy from
+    the host, so that it may be made during a CUDA graph capture."""
+    key = (device, kv_heads)
+    if key not in _tails:
+        _tails[key] = torch.full((2,), kv_heads, device=device, dtype=torch.int32)
+    return _tails[key]
 
 
 def _tagged_partials(device, rows):
@@ -152,7 +170,20 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
                              % (_CLUSTER_CHUNKS, chunks))
         if cluster and cfg.get("merge_lanes", 1) != 1:  # variants 22 and 23 name the one lane
             raise ValueError("merge_lanes must be 1: two lanes per output measured 0.27 us slower and were removed")
-        kernel = "%s%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy], "_cluster%d" % chunks if cluster else "") + built)
+        deal = cfg.get("deal", "static")
+        if deal not in ("static", "dynamic"):
+            raise ValueError("deal must be 'static' or 'dynamic', not %r" % (deal,))
+        if deal == "dynamic" and not (cluster and order == "interleaved"):
+            raise ValueError("deal 'dynamic' needs combine 'cluster' and order 'interleaved' (got %r, %r)"
+                             % (combine, order))
+        if deal == "dynamic" and _stop_after not in (0, 1):  # its blocks deal tiles until the combine
+            raise ValueError("deal 'dynamic' measures only _stop_after 1 (no final combine), not %r" % _stop_after)
+        tail = bool(cfg.get("tail_prefetch", False))
+        if tail and not (cluster and deal == "static"):
+            raise ValueError("tail_prefetch needs combine 'cluster' and deal 'static'")
+        kernel = "%s%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy], ("_cluster%d" % chunks if cluster else "")
+                                            + ("_dynamic" if deal == "dynamic" else "") + ("_tail" if tail else ""))
+                                           + built)
         shared_bytes = (warps + (chunks - 1 if cluster else 0)) * _WARP_RESULT_BYTES
     elif cluster:
         raise ValueError("combine 'cluster' needs copy 'direct', not %r" % copy)
@@ -168,8 +199,9 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
     if cluster:
         in_clusters = min(hkv, _clusters_that_fit(kernel, hkv, warps, shared_bytes))
+        tail_state = _tail_state(q.device, hkv) if cfg.get("tail_prefetch") else q
         _module().launch(kernel, (chunks, in_clusters), (32 * warps,),
-                         [q, k, v, q, q, q, q, out, seq, scale_log2, _ORDERS[order], _COMBINES[combine],
+                         [q, k, v, q, q, q, tail_state, out, seq, scale_log2, _ORDERS[order], _COMBINES[combine],
                           int(_stop_after)],  # the partials never leave the cluster: no buffers, no tickets
                          shared_bytes=shared_bytes, non_portable_cluster=True)
         if in_clusters < hkv:  # the heads left over: the secondary, on the SMs the clusters leave
@@ -178,7 +210,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
             rest_chunks = cfg.get("secondary_chunks", chunks)
             _check_split(seq, rest_chunks, warps, "interleaved", copy, "secondary_chunks")
             first = 4 * in_clusters
-            secondary = "%s_secondary%d_w%d_a%d_c%d_b%d" % ((_COPIES[copy], chunks) + built)
+            secondary = "%s_secondary%d_w%d_a%d_c%d_b%d" % ((_COPIES[copy], chunks) + built)  # deals statically
             _launch_ticket_kernel(secondary, q[:, first:], k[:, in_clusters:],
                                   v[:, in_clusters:], out[:, first:], rest_chunks, warps, warps * _WARP_RESULT_BYTES,
                                   scale_log2, "interleaved", "ticket-release", _stop_after, programmatic=True)

@@ -32,10 +32,17 @@ SHAPES = [(8, 4, 1, 16), (8, 2, 1, 16)]
 # The cluster combine for the heads whose 16-block clusters fit at once (7 on the H200), the rest in
 # a secondary kernel of this many blocks per head on the SMs the clusters leave (20 there; 16 and 18
 # measured 35.92 and 34.78 us against 34.15, decode_direct_sweep-2026-12-03-1130.txt). The kept
-# candidate is (8, 2, 1, 16, 20). Measured and dropped: the staggered order, 35.22-35.37 us against
+# candidate is (8, 4, 1, 16, 20) with the tail prefetch (before 14:32 UTC on 2026-12-03: (8, 2, 1,
+# 16, 20) without it). Measured and dropped: the staggered order, 35.22-35.37 us against
 # 34.98-35.04 (...-1155.txt); two lanes merging each output in the cluster, 35.11-35.13 against
 # 34.84-34.85 for one, alternating in one sweep (...-1159.txt).
 CLUSTER_SHAPES = [(8, 4, 1, 16, 20)]
+# Against the kept candidate, alternating, three rounds: (warps, chains, blocks_per_sm, chunks,
+# secondary_chunks, options). The dynamic deal (each cluster warp's later tiles from a counter) lost:
+# 34.73-34.91 us against 34.32-34.74 (decode_direct_sweep-2026-12-03-1405.txt). The tail prefetch
+# won: 33.73-33.94 us against 34.10-34.68 without it (...-1431.txt), and was kept.
+ROUND_SHAPES = [(8, 2, 1, 16, 20, dict(tail_prefetch=True)), (8, 4, 1, 16, 20, dict(tail_prefetch=True)),
+                (8, 4, 1, 16, 20, None)]
 ORDERS = ("staggered", "interleaved")
 PHASES = ((3, "copies only"), (2, "streaming loop only"), (1, "without the final combine"))
 
@@ -45,8 +52,9 @@ def config(warps, chains, per_sm, chunks, order="interleaved", combine="ticket")
                 combine=combine)
 
 
-def cluster_config(warps, chains, per_sm, chunks, secondary_chunks):
-    return dict(config(warps, chains, per_sm, chunks, combine="cluster"), secondary_chunks=secondary_chunks)
+def cluster_config(warps, chains, per_sm, chunks, secondary_chunks, options=None):
+    return dict(config(warps, chains, per_sm, chunks, combine="cluster"), secondary_chunks=secondary_chunks,
+                **(options or {}))
 
 
 def main():
@@ -59,13 +67,13 @@ def main():
             with open(sys.argv[sys.argv.index("--out") + 1], "w") as fh:
                 json.dump(sweep.results, fh, indent=1)
 
-    def measure(name, f):
-        run.measure(name, f)
+    def measure(name, f, deterministic=True):
+        run.measure(name, f, deterministic)
         save()
 
     def measure_cuda(cfg, phases=True):
         label = "cuda " + json.dumps(cfg, separators=(",", ":"))
-        measure(label, lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c))
+        measure(label, lambda q, k, v, c=cfg: dac.decode_attention_cuda(q, k, v, c), cfg.get("deal") != "dynamic")
         for stop, what in PHASES if phases else ():
             f = lambda q, k, v, c=cfg, st=stop: dac.decode_attention_cuda(q, k, v, c, _stop_after=st)  # noqa: E731
             print(f"phases   {label:64s} {what:26s} {sweep.graph_time_us(f, run.sets):7.2f} us", flush=True)
@@ -76,14 +84,16 @@ def main():
     for shape in CLUSTER_SHAPES:  # (phases of two kernels, one of them a programmatic dependent, say little)
         measure_cuda(cluster_config(*shape), phases=False)
     print("cluster combine: %s clusters of 16 blocks fit at once" % sorted(set(dac._clusters_fit.values())), flush=True)
-    for i, shape in enumerate(SHAPES):
-        for order in ORDERS:
-            measure_cuda(config(*shape, order=order, combine="ticket-release"), phases=i == 0 and order == ORDERS[0])
-        if i == 1:
-            measure("sdpa default (cuDNN), again", sdpa)
-            measure(dcv.KEPT_ROW + ", again", dcv.kept_candidate_fn())
-    measure("sdpa default (cuDNN), third", sdpa)
-    measure(dcv.KEPT_ROW + ", third", dcv.kept_candidate_fn())
+    if "--ticket" in sys.argv:  # the one-launch kernels (measured in every sweep until 12:00 on 2026-12-03)
+        for i, shape in enumerate(SHAPES):
+            for order in ORDERS:
+                measure_cuda(config(*shape, order=order, combine="ticket-release"),
+                             phases=i == 0 and order == ORDERS[0])
+    for suffix in (", again", ", third"):  # rows of the same label are rounds, in the order printed
+        for shape in ROUND_SHAPES:
+            measure_cuda(cluster_config(*shape), phases=False)
+        measure(dcv.KEPT_ROW + suffix, dcv.kept_candidate_fn())
+        measure("sdpa default (cuDNN)" + suffix, sdpa)
     rows = sorted((r for r in sweep.results if r["ok"]), key=lambda r: r["us"])[:6]
     print("fastest:", *("%s %.2f us" % (r["variant"], r["us"]) for r in rows), sep="\n  ")
     if not good or not all(r["ok"] for r in sweep.results):
