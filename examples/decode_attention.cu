@@ -1047,9 +1047,12 @@ __device__ __forceinline__ int deal_tile(uint32_t counter)
 // twice from memory unless the L2 evicts it first (16 MiB of 50).
 // On the H200, alternating in one sweep (bench/gpu/results/decode_direct_sweep-2026-12-03-1431.txt):
 // 33.73-33.94 us with it, 34.10-34.68 without (2 or 4 score chains), cuDNN 37.29-37.61; its verifies
-// 1.104-1.115x (five, of n=5 to 9). A timeline of one call per graph replay with the GPU idle before it
-// (decode_timeline-2026-12-03-1413.txt) did not show the difference (last block end 32.50 us with
-// and without); the calls back to back of the sweep and of verify did, and I have not found why.
+// 1.104-1.115x (five, of n=5 to 9). The timeline of 4 calls back to back per graph replay, as the
+// sweep and verify run them (decode_timeline-back-to-back-2026-12-03-1437.txt), shows where: the
+// last warps end their streams ~0.5 us earlier, the call's last block 31.58-31.66 us after its first
+// warp starts against 32.03-32.10. With one call per replay and the GPU idle before it
+// (decode_timeline-2026-12-03-1413.txt) it made no difference (32.50 us either way); I have not
+// found why the two differ.
 constexpr int kTailKeys = 4096, kTailPieceBytes = 16384;
 
 // tail_state: [0] a counter that only grows (each call adds one per warp, so its value modulo the

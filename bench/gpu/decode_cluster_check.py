@@ -17,9 +17,12 @@ import sweep  # noqa: E402, F401  (puts examples/ on the path)
 import check_decode_cuda as cdc  # noqa: E402
 import decode_attention_cuda as dac  # noqa: E402
 
-CLUSTER = dict(warps=8, chunks=16, order="interleaved", copy="direct", chains=2, combine="cluster",
-               secondary_chunks=20)
-TICKET = dict(warps=8, chunks=16, order="interleaved", copy="direct", chains=2, combine="ticket-release")
+# The kept candidate's configuration (since 14:32 UTC on 2026-12-03: 4 chains, the tail prefetch;
+# decode_cluster_check-2026-12-03-1230.txt ran 2 chains without it) and the ticket kernel with the
+# same arithmetic.
+CLUSTER = dict(warps=8, chunks=16, order="interleaved", copy="direct", chains=4, combine="cluster",
+               secondary_chunks=20, tail_prefetch=True)
+TICKET = dict(warps=8, chunks=16, order="interleaved", copy="direct", chains=4, combine="ticket-release")
 CASES = [(9, 4096, 8.0), (8, 32768, 8.0), (2, 4096, 30.0), (8, 5136, 30.0)]  # (Hkv, S, q scale)
 
 

@@ -6,8 +6,10 @@ secondary kernel ending after the clusters, the merge). Builds examples/decode_a
 -DHOTKERNEL_DECODE_TRACE, whose kernels write %globaltimer stamps in place of the tagged partials,
 and launches the two kernels the way decode_attention_cuda does, eagerly (--eager: one call at a
 time, so the secondary starts long after the clusters, which then run alone) or by CUDA graph
-replay (the default: as the sweeps and verify time them). Run on the GPU machine:
+replay (the default; --back-to-back N: N calls in one graph on alternating inputs, as the sweeps and
+verify run them, and the stamps of the last). Run on the GPU machine:
     python3 bench/gpu/decode_timeline.py [--calls 30] [--chains 2] [--eager] [--variants static,tail]
+        [--back-to-back N]
 Prints, per KV head, the median over the calls of: the first and last warp start, the first,
 median and last stream end, and the head's last block end, in us after the first warp's start.
 """
@@ -92,6 +94,7 @@ def head_rows(stamps, t0):
 
 def main():
     calls, chains, eager = arg("--calls", 30), arg("--chains", 2), "--eager" in sys.argv
+    back_to_back = arg("--back-to-back", 1)
     variants = arg("--variants", "static,tail,static").split(",")
     module = cuda_launch.CudaModule(cuda_launch.compile_cubin(dac._SOURCE, None, ["-DHOTKERNEL_DECODE_TRACE"]))
     sets = sweep.rotated(lambda: (torch.randn(1, cdc.HQ, 1, cdc.D, device="cuda", dtype=torch.bfloat16),
@@ -99,17 +102,19 @@ def main():
                                   torch.randn(1, cdc.HKV, cdc.S, cdc.D, device="cuda", dtype=torch.bfloat16)),
                          cdc.KV_BYTES)
     print(torch.cuda.get_device_name(0), "torch", torch.__version__, "chains", chains,
-          "eager" if eager else "graph replay", flush=True)
+          "eager" if eager else "graph replay of %d call(s) back to back" % back_to_back, flush=True)
     for deal in variants:
         calls_by_set = [TracedCall(module, chains, deal, q, k) for q, k, v in sets]
         graphs = []
         for call, (q, k, v) in zip(calls_by_set, sets):
             call(q, k, v)  # loads the functions and sets their attributes outside the capture
             torch.cuda.synchronize()
-            if not eager:
+            if not eager:  # graph n ends with a call on set n, which the stamps read are from
                 graph = torch.cuda.CUDAGraph()
+                first = len(graphs) - back_to_back + 1
                 with torch.cuda.graph(graph):
-                    call(q, k, v)
+                    for j in range(first, first + back_to_back):
+                        calls_by_set[j % len(sets)](*sets[j % len(sets)])
                 graphs.append(graph)
         per_call = []
         for i in range(calls + 3):
