@@ -1183,29 +1183,25 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
                 reply = deal_tile(counter);
             return (long long)tile * kTileKeys;
         };
+        // The ring of two, by constant indices: tile i + r is in ring[r], the next goes to the other.
         load_direct_tile(ring[0], k_rows, v_rows, tile_key(0), g, t);
-        for (int i = 0;; i += 2) {
-            const long long key1 = tile_key(i + 1);
-            if (key1 >= 0)
-                load_direct_tile(ring[1], k_rows, v_rows, key1, g, t);
-            attend_direct_tile<CHAINS>(ring[0], q_frag, scale_log2, st, t);
-            if (key1 < 0) {
+        bool more = true;
+        for (int i = 0; more; i += 2)
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {
+                if (!more)
+                    break;
+                const long long next = tile_key(i + r + 1);
+                if (next >= 0)
+                    load_direct_tile(ring[1 - r], k_rows, v_rows, next, g, t);
+                attend_direct_tile<CHAINS>(ring[r], q_frag, scale_log2, st, t);
+                if (next < 0) {
+                    more = false;
 #ifdef HOTKERNEL_DECODE_TRACE
-                traced_tiles = i + 1;
+                    traced_tiles = i + r + 1;
 #endif
-                break;
+                }
             }
-            const long long key2 = tile_key(i + 2);
-            if (key2 >= 0)
-                load_direct_tile(ring[0], k_rows, v_rows, key2, g, t);
-            attend_direct_tile<CHAINS>(ring[1], q_frag, scale_log2, st, t);
-            if (key2 < 0) {
-#ifdef HOTKERNEL_DECODE_TRACE
-                traced_tiles = i + 2;
-#endif
-                break;
-            }
-        }
     } else {
 #pragma unroll
     for (int j = 0; j < AHEAD; ++j)
