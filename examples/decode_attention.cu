@@ -1037,9 +1037,9 @@ __device__ __forceinline__ int deal_tile(uint32_t counter)
 }
 
 // ---- Tail prefetch (cluster combine only) ------------------------------------------------------
-// The warps of a call do not end their streams together (bench/gpu/results/decode_timeline-*.txt:
-// the first warp of a KV head ends its stream ~3 us before the last, and whole heads ~1.5 us apart),
-// and as they end, fewer bytes are in flight than the memory could serve. So each warp, once its
+// The warps of a call do not end their streams together (the first warp of a KV head ends its
+// stream ~3 us before the last, bench/gpu/results/decode_timeline-2026-12-03-1413.txt), and as they
+// end, fewer bytes are in flight than the memory could serve. So each warp, once its
 // stream has ended, asks the GPU's L2 to prefetch one 16 KiB piece of the last kTailKeys keys of
 // some KV head (K or V; cp.async.bulk.prefetch: nothing comes back to the SM), the pieces taken in
 // the order the warps reached their last tile (a global counter, asked one tile early), in key order
@@ -1089,10 +1089,11 @@ __device__ __forceinline__ uint64_t sm_id()
     asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
     return id;
 }
-#define HOTKERNEL_TRACE(slot, value)                                                                        \
-    do {                                                                                                    \
-        if (lane == 0)                                                                                      \
-            partial.tagged[((size_t(blockIdx.y) * gridDim.x + blockIdx.x) * WARPS + warp) * 4 + (slot)] = (value); \
+#define HOTKERNEL_TRACE(slot, value)                                                                  \
+    do {                                                                                              \
+        if (lane == 0)                                                                                \
+            partial.tagged[((size_t(blockIdx.y) * gridDim.x + blockIdx.x) * WARPS + warp) * 4 + (slot)] = \
+                (value);                                                                              \
     } while (0)
 #else
 #define HOTKERNEL_TRACE(slot, value) \
@@ -1204,31 +1205,31 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
             }
     } else {
 #pragma unroll
-    for (int j = 0; j < AHEAD; ++j)
-        if (j < tiles)
-            load(j, j);
-    for (int i0 = 0; i0 < tiles; i0 += kRing) {
+        for (int j = 0; j < AHEAD; ++j)
+            if (j < tiles)
+                load(j, j);
+        for (int i0 = 0; i0 < tiles; i0 += kRing) {
 #pragma unroll
-        for (int r = 0; r < kRing; ++r) {
-            const int i = i0 + r;
-            if (i + AHEAD < tiles)
-                load((r + AHEAD) % kRing, i + AHEAD);
-            if (i < tiles) {
-                if constexpr (TAIL)
-                    if (i == tiles - 1 && lane == 0)  // the reply comes back while the last tile is worked on
-                        tail_rank = atomicAdd(reinterpret_cast<unsigned *>(tickets), 1u);
-                const DirectTile &tile = ring[r];
-                if (stop_after == kStreamOnly)  // every word, or ptxas drops (or narrows) the loads not used
+            for (int r = 0; r < kRing; ++r) {
+                const int i = i0 + r;
+                if (i + AHEAD < tiles)
+                    load((r + AHEAD) % kRing, i + AHEAD);
+                if (i < tiles) {
+                    if constexpr (TAIL)
+                        if (i == tiles - 1 && lane == 0)  // the reply comes back while the last tile is worked on
+                            tail_rank = atomicAdd(reinterpret_cast<unsigned *>(tickets), 1u);
+                    const DirectTile &tile = ring[r];
+                    if (stop_after == kStreamOnly)  // every word, or ptxas drops (or narrows) the loads not used
 #pragma unroll
-                    for (int x = 0; x < 8; ++x) {
-                        const uint4 kw = tile.k[x / 4][x % 4], vw = tile.v[x / 2][x % 2];
-                        checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
-                    }
-                else
-                    attend_direct_tile<CHAINS>(tile, q_frag, scale_log2, st, t);
+                        for (int x = 0; x < 8; ++x) {
+                            const uint4 kw = tile.k[x / 4][x % 4], vw = tile.v[x / 2][x % 2];
+                            checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
+                        }
+                    else
+                        attend_direct_tile<CHAINS>(tile, q_frag, scale_log2, st, t);
+                }
             }
         }
-    }
     }
     if constexpr (TAIL)
         if (lane == 0 && tiles > 0)
@@ -1464,8 +1465,8 @@ HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
 #define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS)                                   \
     HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct, 0, false, false, false, , WARPS, AHEAD,   \
                                             CHAINS, MIN_BLOCKS)
-// The cluster combine: the cluster kernel (static and dynamic deals), and the secondary for the KV
-// heads left over.
+// The cluster combine: the cluster kernel (the static deal, the dynamic deal, the static deal with
+// the tail prefetch), and the secondary for the KV heads left over.
 #define HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(SIZE, WARPS, AHEAD, CHAINS, MIN_BLOCKS)                     \
     HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE, SIZE, false, false, false,  \
                                             __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS, MIN_BLOCKS)  \

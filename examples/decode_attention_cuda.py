@@ -159,6 +159,16 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     if combine not in _COMBINES:
         raise ValueError("combine must be one of %s, not %r" % (sorted(_COMBINES), combine))
     cluster = combine == "cluster"
+    deal, tail = cfg.get("deal", "static"), bool(cfg.get("tail_prefetch", False))
+    if deal not in ("static", "dynamic"):
+        raise ValueError("deal must be 'static' or 'dynamic', not %r" % (deal,))
+    if deal == "dynamic" and not (cluster and order == "interleaved"):
+        raise ValueError("deal 'dynamic' needs combine 'cluster' and order 'interleaved' (got %r, %r)"
+                         % (combine, order))
+    if deal == "dynamic" and _stop_after not in (0, 1):  # its blocks deal tiles until the combine
+        raise ValueError("deal 'dynamic' measures only _stop_after 1 (no final combine), not %r" % _stop_after)
+    if tail and not (cluster and deal == "static"):
+        raise ValueError("tail_prefetch needs combine 'cluster' and deal 'static'")
     if copy == "direct":
         built = (warps, cfg.get("ahead", 1), cfg.get("chains", 1), cfg.get("blocks_per_sm", 1))
         kernels = _CLUSTER_BUILT if cluster else _DIRECT_BUILT
@@ -170,17 +180,6 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
                              % (_CLUSTER_CHUNKS, chunks))
         if cluster and cfg.get("merge_lanes", 1) != 1:  # variants 22 and 23 name the one lane
             raise ValueError("merge_lanes must be 1: two lanes per output measured 0.27 us slower and were removed")
-        deal = cfg.get("deal", "static")
-        if deal not in ("static", "dynamic"):
-            raise ValueError("deal must be 'static' or 'dynamic', not %r" % (deal,))
-        if deal == "dynamic" and not (cluster and order == "interleaved"):
-            raise ValueError("deal 'dynamic' needs combine 'cluster' and order 'interleaved' (got %r, %r)"
-                             % (combine, order))
-        if deal == "dynamic" and _stop_after not in (0, 1):  # its blocks deal tiles until the combine
-            raise ValueError("deal 'dynamic' measures only _stop_after 1 (no final combine), not %r" % _stop_after)
-        tail = bool(cfg.get("tail_prefetch", False))
-        if tail and not (cluster and deal == "static"):
-            raise ValueError("tail_prefetch needs combine 'cluster' and deal 'static'")
         kernel = "%s%s_w%d_a%d_c%d_b%d" % ((_COPIES[copy], ("_cluster%d" % chunks if cluster else "")
                                             + ("_dynamic" if deal == "dynamic" else "") + ("_tail" if tail else ""))
                                            + built)
@@ -199,7 +198,7 @@ def decode_attention_cuda(q, k, v, config=None, _stop_after=0):
     scale_log2 = 1.0 / math.sqrt(dim) * 1.4426950408889634
     if cluster:
         in_clusters = min(hkv, _clusters_that_fit(kernel, hkv, warps, shared_bytes))
-        tail_state = _tail_state(q.device, hkv) if cfg.get("tail_prefetch") else q
+        tail_state = _tail_state(q.device, hkv) if tail else q  # the kernel's `tickets`
         _module().launch(kernel, (chunks, in_clusters), (32 * warps,),
                          [q, k, v, q, q, q, tail_state, out, seq, scale_log2, _ORDERS[order], _COMBINES[combine],
                           int(_stop_after)],  # the partials never leave the cluster: no buffers, no tickets
