@@ -944,11 +944,17 @@ __device__ __forceinline__ void barrier_wait_cluster(uint32_t bar, uint32_t pari
 // Before the stream: the first block readies its mbarrier for the others' bytes (its inbox holds
 // one partial, acc [4][128] floats and (m, l) per head, from every other block), and every thread
 // arrives on the cluster barrier that finish_cluster waits on, so that no block sends before the
-// mbarrier exists. Arriving costs nothing; the wait comes after the stream.
-template <int CLUSTER>
-__device__ __forceinline__ void start_cluster(uint32_t bar, int chunk)
+// mbarrier exists. Arriving costs nothing; the wait comes after the stream. With the dynamic deal
+// (below) the first block also zeroes the counter the others will ask for tiles, and they wait on
+// the cluster barrier before their first ask.
+template <int CLUSTER, bool DYNAMIC>
+__device__ __forceinline__ void start_cluster(uint32_t bar, int *tiles_dealt, int chunk)
 {
     if (chunk == 0 && threadIdx.x == 0) {
+        if constexpr (DYNAMIC) {
+            *tiles_dealt = 0;
+            asm volatile("fence.acq_rel.cluster;" ::: "memory");  // released by the relaxed arrive below
+        }
         barrier_init(bar);
         barrier_expect_bytes(bar, (CLUSTER - 1) * kWarpResultBytes);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -1132,14 +1138,8 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     __shared__ __align__(8) uint64_t inbox_bar;  // CLUSTER only
     __shared__ int tiles_dealt;  // DYNAMIC only: the first block's count of the tiles dealt
     static_assert(!DYNAMIC || (CLUSTER > 0 && AHEAD == 1), "the dynamic deal: cluster combine, one tile ahead");
-    if constexpr (DYNAMIC) {
-        if (chunk == 0 && threadIdx.x == 0) {
-            tiles_dealt = 0;
-            asm volatile("fence.acq_rel.cluster;" ::: "memory");  // released by the cluster arrive below
-        }
-    }
     if constexpr (CLUSTER > 0) {
-        start_cluster<CLUSTER>(shared_address(&inbox_bar), chunk);
+        start_cluster<CLUSTER, DYNAMIC>(shared_address(&inbox_bar), &tiles_dealt, chunk);
         asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // the secondary may start: this block is resident
     }
 
