@@ -23,11 +23,8 @@ void writeTo(FILE *stream, const QString &text)
 } // namespace
 
 CliFrontend::CliFrontend(Session &session, bool json, bool quiet)
-    : m_session(session)
-    , m_json(json)
-    , m_quiet(quiet)
-{
-}
+    : m_session(session), m_json(json), m_quiet(quiet)
+{}
 
 QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
 {
@@ -45,14 +42,16 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
 
     QPointer<Job> job = m_session.start(spec.name, toolArguments, QStringLiteral("cli"));
     if (!m_quiet) {
-        QObject::connect(job.data(), &Job::progressChanged, job.data(),
-                         [name = spec.cliVerb](double done, std::optional<double> total, const QString &message) {
-                             const QString counter = total ? QStringLiteral("%1/%2").arg(done).arg(*total)
-                                                           : QStringLiteral("%1").arg(done);
-                             writeTo(stderr, QStringLiteral("[%1 %2] %3").arg(name, counter, message));
-                         });
-        QObject::connect(job.data(), &Job::logged, job.data(),
-                         [name = spec.cliVerb](const QString &line) { writeTo(stderr, QStringLiteral("[%1] %2").arg(name, line)); });
+        QObject::connect(
+            job.data(), &Job::progressChanged, job.data(),
+            [name = spec.cliVerb](double done, std::optional<double> total, const QString &message) {
+                const QString counter =
+                    total ? QStringLiteral("%1/%2").arg(done).arg(*total) : QStringLiteral("%1").arg(done);
+                writeTo(stderr, QStringLiteral("[%1 %2] %3").arg(name, counter, message));
+            });
+        QObject::connect(job.data(), &Job::logged, job.data(), [name = spec.cliVerb](const QString &line) {
+            writeTo(stderr, QStringLiteral("[%1] %2").arg(name, line));
+        });
     }
     if (job->state() == Job::State::Running)
         co_await qCoro(job.data(), &Job::finished);
@@ -75,18 +74,21 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
 
 QString CliFrontend::help(const Session &session)
 {
-    QString text = QStringLiteral(
-        "hotkernel %1: find the hot kernel, prove the rewrite is correct and faster.\n\n"
-        "usage: hotkernel                  open the workbench window on this directory\n"
-        "       hotkernel --demo           open the bundled demo session\n"
-        "       hotkernel mcp              serve MCP over stdio for a coding agent (attaches to the\n"
-        "                                  window open on this directory; --headless: never)\n"
-        "       hotkernel VERB [options]   run one tool from the command line\n\n"
-        "verbs:\n").arg(QStringLiteral(HOTKERNEL_VERSION));
+    QString text =
+        QStringLiteral(
+            "hotkernel %1: find the hot kernel, prove the rewrite is correct and faster.\n\n"
+            "usage: hotkernel                  open the workbench window on this directory\n"
+            "       hotkernel --demo           open the bundled demo session\n"
+            "       hotkernel mcp              serve MCP over stdio for a coding agent (attaches to the\n"
+            "                                  window open on this directory; --headless: never)\n"
+            "       hotkernel VERB [options]   run one tool from the command line\n\n"
+            "verbs:\n")
+            .arg(QStringLiteral(HOTKERNEL_VERSION));
     for (const ToolSpec &spec : session.tools().all())
         text += QStringLiteral("  %1  %2\n").arg(spec.cliVerb.leftJustified(12), spec.title);
-    text += QStringLiteral("  %1  %2\n").arg(QStringLiteral("leaderboard").leftJustified(12),
-                                             QStringLiteral("Regenerate LEADERBOARD.md from results/ (--check: compare only)"));
+    text += QStringLiteral("  %1  %2\n")
+                .arg(QStringLiteral("leaderboard").leftJustified(12),
+                     QStringLiteral("Regenerate LEADERBOARD.md from results/ (--check: compare only)"));
     text += QStringLiteral(
         "\nglobal options: --json (machine-readable output), --quiet (no progress on stderr), --version\n"
         "`hotkernel VERB --help` lists a verb's options.\n");

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Composes the one Session with its front-ends: the CLI verbs, the MCP server, the window.
-#include "clifrontend.h"
-#include "mcpfrontend.h"
-#include "inspect/calibraterunner.h"
 #include "apptheme.h"
+#include "clifrontend.h"
 #include "demosession.h"
+#include "inspect/calibraterunner.h"
 #include "mainwindow.h"
+#include "mcp/sessionlistener.h"
+#include "mcpfrontend.h"
+#include "record/leaderboardcommand.h"
+#include "session/session.h"
 #include "session/sessionstore.h"
 #include "windowoptions.h"
-#include "record/leaderboardcommand.h"
-#include "mcp/sessionlistener.h"
-#include "session/session.h"
 
 #include <QApplication>
 #include <QCoroTask>
@@ -82,7 +82,9 @@ int main(int argc, char **argv)
         if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool
             return LeaderboardCommand::run(session.workDir().root(), options.rest.mid(1));
         if (verb == QLatin1String("calibrate")) // a native helper, not one of the MCP tools
-            return runCoroutine(app, [&] { return CalibrateRunner::runCli(options.rest.mid(1), session.workDir().root(), options.json); });
+            return runCoroutine(app, [&] {
+                return CalibrateRunner::runCli(options.rest.mid(1), session.workDir().root(), options.json);
+            });
         const ToolSpec *spec = session.tools().findByCliVerb(verb);
         if (!spec) {
             std::fprintf(stderr, "hotkernel: unknown verb '%s'.\n\n%s", qPrintable(verb),

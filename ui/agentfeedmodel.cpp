@@ -9,8 +9,7 @@
 namespace hotkernel {
 
 AgentFeedModel::AgentFeedModel(Session *session, QObject *parent)
-    : QAbstractTableModel(parent)
-    , m_session(session)
+    : QAbstractTableModel(parent), m_session(session)
 {
     for (Job *job : session->jobs())
         onJobStarted(job);
@@ -63,14 +62,16 @@ void AgentFeedModel::onJobStarted(Job *job)
     m_entries.append(Entry{RunSummary::fromJob(*job), job, std::nullopt});
     endInsertRows();
     const quint64 id = job->id();
-    connect(job, &Job::progressChanged, this, [this, id](double done, std::optional<double> total, const QString &message) {
-        const int r = rowForJob(id);
-        if (r < 0)
-            return;
-        m_entries[r].progress = total && *total > 0 ? std::optional<double>(done / *total) : std::nullopt;
-        m_entries[r].run.summary = message;
-        Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
-    });
+    connect(job, &Job::progressChanged, this,
+            [this, id](double done, std::optional<double> total, const QString &message) {
+                const int r = rowForJob(id);
+                if (r < 0)
+                    return;
+                m_entries[r].progress =
+                    total && *total > 0 ? std::optional<double>(done / *total) : std::nullopt;
+                m_entries[r].run.summary = message;
+                Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
+            });
     connect(job, &Job::finished, this, [this, id] { refreshRow(id, true); });
     if (!m_ticker.isActive())
         m_ticker.start();
@@ -145,8 +146,9 @@ QVariant AgentFeedModel::data(const QModelIndex &index, int role) const
     case ClientRole:
         return e.run.client;
     case Qt::ToolTipRole:
-        return index.column() == ResultColumn || index.column() == ArgumentsColumn ? data(index, Qt::DisplayRole)
-                                                                                   : QVariant();
+        return index.column() == ResultColumn || index.column() == ArgumentsColumn
+                   ? data(index, Qt::DisplayRole)
+                   : QVariant();
     case Qt::ForegroundRole:
         if (index.column() == ResultColumn && state == QLatin1String("failed"))
             return QColor(210, 40, 40);
@@ -159,7 +161,7 @@ QVariant AgentFeedModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case TimeColumn:
             return e.run.startedAt.toLocalTime().toString(e.run.reloaded ? QStringLiteral("MM-dd HH:mm:ss")
-                                                                          : QStringLiteral("HH:mm:ss"));
+                                                                         : QStringLiteral("HH:mm:ss"));
         case ClientColumn:
             return e.run.client;
         case ToolColumn:
@@ -173,7 +175,8 @@ QVariant AgentFeedModel::data(const QModelIndex &index, int role) const
         case ProgressColumn:
             if (e.event)
                 return QString();
-            return running ? (e.progress ? QStringLiteral("%1 %").arg(*e.progress * 100, 0, 'f', 0) : tr("running"))
+            return running ? (e.progress ? QStringLiteral("%1 %").arg(*e.progress * 100, 0, 'f', 0)
+                                         : tr("running"))
                            : state;
         case ResultColumn:
             return e.run.summary;
@@ -187,13 +190,20 @@ QVariant AgentFeedModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case TimeColumn: return tr("Time");
-    case ClientColumn: return tr("Client");
-    case ToolColumn: return tr("Tool");
-    case ArgumentsColumn: return tr("Arguments");
-    case DurationColumn: return tr("Duration");
-    case ProgressColumn: return tr("Progress");
-    case ResultColumn: return tr("Result");
+    case TimeColumn:
+        return tr("Time");
+    case ClientColumn:
+        return tr("Client");
+    case ToolColumn:
+        return tr("Tool");
+    case ArgumentsColumn:
+        return tr("Arguments");
+    case DurationColumn:
+        return tr("Duration");
+    case ProgressColumn:
+        return tr("Progress");
+    case ResultColumn:
+        return tr("Result");
     }
     return {};
 }

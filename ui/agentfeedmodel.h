@@ -20,8 +20,16 @@ class AgentFeedModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { TimeColumn, ClientColumn, ToolColumn, ArgumentsColumn, DurationColumn, ProgressColumn,
-                  ResultColumn, ColumnCount };
+    enum Column {
+        TimeColumn,
+        ClientColumn,
+        ToolColumn,
+        ArgumentsColumn,
+        DurationColumn,
+        ProgressColumn,
+        ResultColumn,
+        ColumnCount
+    };
     enum Role {
         JobIdRole = Qt::UserRole + 1, // qulonglong; 0 for reloaded runs
         RunningRole,                  // bool

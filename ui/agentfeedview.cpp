@@ -15,11 +15,8 @@
 namespace hotkernel {
 
 AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *parent)
-    : QWidget(parent)
-    , m_session(session)
-    , m_model(model)
-    , m_table(new QTableView(this))
-    , m_cancel(new QPushButton(tr("Cancel job"), this))
+    : QWidget(parent), m_session(session), m_model(model), m_table(new QTableView(this)),
+      m_cancel(new QPushButton(tr("Cancel job"), this))
 {
     m_table->setModel(model);
     m_table->setItemDelegateForColumn(AgentFeedModel::ProgressColumn, new ProgressDelegate(m_table));
@@ -33,12 +30,14 @@ AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *p
     m_cancel->setToolTip(tr("Cancel the selected running job (kills its processes), as an agent's "
                             "notifications/cancelled does"));
     connect(m_cancel, &QPushButton::clicked, this, &AgentFeedView::cancelSelected);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &AgentFeedView::updateButtons);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &AgentFeedView::updateButtons);
     connect(model, &QAbstractItemModel::dataChanged, this, &AgentFeedView::updateButtons);
     // Follow the feed: new jobs scroll into view.
     connect(model, &QAbstractItemModel::rowsInserted, m_table, [this] { m_table->scrollToBottom(); });
 
-    auto *hint = new QLabel(tr("Every tool call in this session, from the window, the CLI and agents, in order."), this);
+    auto *hint = new QLabel(
+        tr("Every tool call in this session, from the window, the CLI and agents, in order."), this);
     hint->setWordWrap(true);
     auto *bar = new QHBoxLayout;
     bar->addWidget(hint, 1);

@@ -33,7 +33,8 @@ QString extract(QString *error)
     dir = std::make_unique<QTemporaryDir>(QDir::temp().filePath(QStringLiteral("hotkernel-demo-XXXXXX")));
     if (!dir->isValid()) {
         if (error)
-            *error = QStringLiteral("cannot create a temporary directory for the demo: %1").arg(dir->errorString());
+            *error = QStringLiteral("cannot create a temporary directory for the demo: %1")
+                         .arg(dir->errorString());
         return {};
     }
     QDirIterator it(kRoot, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);

@@ -5,8 +5,7 @@
 
 namespace hotkernel {
 
-KernelFilterProxy::KernelFilterProxy(QObject *parent)
-    : QSortFilterProxyModel(parent)
+KernelFilterProxy::KernelFilterProxy(QObject *parent) : QSortFilterProxyModel(parent)
 {
     setFilterCaseSensitivity(Qt::CaseInsensitive);
     setFilterKeyColumn(KernelTableModel::NameColumn);
@@ -48,8 +47,8 @@ bool KernelFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourc
 {
     // Matched against the kernel name itself, not the shown text: a vanished kernel's "(gone)"
     // suffix is not part of its name.
-    if (m_kernels && !sourceParent.isValid() && !m_nameFilter.isEmpty()
-        && !m_kernels->sortName(sourceRow).contains(m_nameFilter))
+    if (m_kernels && !sourceParent.isValid() && !m_nameFilter.isEmpty() &&
+        !m_kernels->sortName(sourceRow).contains(m_nameFilter))
         return false;
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
 }

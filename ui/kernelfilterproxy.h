@@ -29,7 +29,7 @@ protected:
 
 private:
     KernelTableModel *m_kernels = nullptr; // the source, cast once (not per row)
-    QString m_nameFilter; // case-folded, as KernelTableModel::sortName()
+    QString m_nameFilter;                  // case-folded, as KernelTableModel::sortName()
 };
 
 } // namespace hotkernel

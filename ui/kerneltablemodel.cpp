@@ -58,10 +58,7 @@ bool isText(int column)
 
 } // namespace
 
-KernelTableModel::KernelTableModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+KernelTableModel::KernelTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 void KernelTableModel::setTable(KernelTable table)
 {
@@ -222,7 +219,9 @@ void KernelTableModel::sort(int column, Qt::SortOrder order)
     QModelIndexList to;
     to.reserve(from.size());
     for (const QModelIndex &index : from)
-        to.append(index.isValid() ? createIndex(newRowOf[size_t(m_order[size_t(index.row())])], index.column()) : QModelIndex());
+        to.append(index.isValid()
+                      ? createIndex(newRowOf[size_t(m_order[size_t(index.row())])], index.column())
+                      : QModelIndex());
     m_order = std::move(next);
     changePersistentIndexList(from, to);
     Q_EMIT layoutChanged({}, VerticalSortHint);
@@ -260,13 +259,16 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
         return sortKey(r, index.column());
     case Qt::ToolTipRole:
         if (index.column() == NameColumn)
-            return k.mangledName.isEmpty() || k.mangledName == k.name ? k.name : k.name + QLatin1Char('\n') + k.mangledName;
+            return k.mangledName.isEmpty() || k.mangledName == k.name
+                       ? k.name
+                       : k.name + QLatin1Char('\n') + k.mangledName;
         if (index.column() == BoundColumn)
             return k.hintReason.isEmpty() ? QVariant() : QVariant(k.hintReason);
         return {};
     case Qt::TextAlignmentRole:
-        return index.column() == NameColumn || index.column() == BoundColumn ? QVariant()
-                                                                             : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == NameColumn || index.column() == BoundColumn
+                   ? QVariant()
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::DisplayRole:
         break;
     default:
@@ -301,7 +303,9 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
         return r.before ? formatNs(r.before->avgNs) : QString();
     case DeltaColumn:
         if (const auto d = delta(r))
-            return QStringLiteral("%1%2 %").arg(*d >= 0 ? QStringLiteral("+") : QString()).arg(*d * 100, 0, 'f', 1);
+            return QStringLiteral("%1%2 %")
+                .arg(*d >= 0 ? QStringLiteral("+") : QString())
+                .arg(*d * 100, 0, 'f', 1);
         return r.before ? QString() : tr("new");
     }
     return {};
@@ -312,20 +316,34 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn: return tr("Kernel");
-    case CallsColumn: return tr("Calls");
-    case TotalColumn: return tr("Total");
-    case AverageColumn: return m_delta ? tr("Average (after)") : tr("Average");
-    case ShareColumn: return tr("Share");
-    case GridColumn: return tr("Grid");
-    case BlockColumn: return tr("Block");
-    case RegistersColumn: return tr("Registers");
-    case OccupancyColumn: return tr("Occupancy");
-    case DramColumn: return tr("DRAM");
-    case SmColumn: return tr("SM");
-    case BoundColumn: return tr("Bound");
-    case BeforeAverageColumn: return tr("Average (before)");
-    case DeltaColumn: return tr("Delta");
+    case NameColumn:
+        return tr("Kernel");
+    case CallsColumn:
+        return tr("Calls");
+    case TotalColumn:
+        return tr("Total");
+    case AverageColumn:
+        return m_delta ? tr("Average (after)") : tr("Average");
+    case ShareColumn:
+        return tr("Share");
+    case GridColumn:
+        return tr("Grid");
+    case BlockColumn:
+        return tr("Block");
+    case RegistersColumn:
+        return tr("Registers");
+    case OccupancyColumn:
+        return tr("Occupancy");
+    case DramColumn:
+        return tr("DRAM");
+    case SmColumn:
+        return tr("SM");
+    case BoundColumn:
+        return tr("Bound");
+    case BeforeAverageColumn:
+        return tr("Average (before)");
+    case DeltaColumn:
+        return tr("Delta");
     }
     return {};
 }

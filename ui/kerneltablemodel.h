@@ -88,9 +88,9 @@ private:
     bool m_delta = false;
     void buildSortNames();
 
-    std::vector<Row> m_rows;         // the report's order
+    std::vector<Row> m_rows;          // the report's order
     std::vector<QString> m_sortNames; // by index into m_rows
-    std::vector<int> m_order;        // model row -> index into m_rows
+    std::vector<int> m_order;         // model row -> index into m_rows
     int m_sortColumn = -1;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };

@@ -17,14 +17,9 @@
 namespace hotkernel {
 
 KernelTableView::KernelTableView(QWidget *parent)
-    : QWidget(parent)
-    , m_model(new KernelTableModel(this))
-    , m_proxy(new KernelFilterProxy(this))
-    , m_table(new QTableView(this))
-    , m_filter(new QLineEdit(this))
-    , m_report(new QComboBox(this))
-    , m_before(new QComboBox(this))
-    , m_empty(new QLabel(this))
+    : QWidget(parent), m_model(new KernelTableModel(this)), m_proxy(new KernelFilterProxy(this)),
+      m_table(new QTableView(this)), m_filter(new QLineEdit(this)), m_report(new QComboBox(this)),
+      m_before(new QComboBox(this)), m_empty(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
@@ -42,10 +37,11 @@ KernelTableView::KernelTableView(QWidget *parent)
     m_filter->setPlaceholderText(tr("Filter kernels by name"));
     m_filter->setClearButtonEnabled(true);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &KernelFilterProxy::setNameFilter);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
-        if (current.isValid())
-            Q_EMIT kernelSelected(current.data(KernelTableModel::KernelNameRole).toString());
-    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    Q_EMIT kernelSelected(current.data(KernelTableModel::KernelNameRole).toString());
+            });
     m_report->setToolTip(tr("Report"));
     m_before->setToolTip(tr("Compare with an earlier report: a before/after delta per kernel"));
     auto refresh = [this] { showReports(m_report->currentIndex(), m_before->currentIndex() - 1); };
@@ -53,8 +49,9 @@ KernelTableView::KernelTableView(QWidget *parent)
     connect(m_before, &QComboBox::activated, this, refresh);
 
     m_empty->setWordWrap(true);
-    m_empty->setText(tr("No kernel report yet. Run profile, trace or torch_trace (or put ncu/nsys CSV exports "
-                        "under profiles/) to fill this table."));
+    m_empty->setText(
+        tr("No kernel report yet. Run profile, trace or torch_trace (or put ncu/nsys CSV exports "
+           "under profiles/) to fill this table."));
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_filter, 2);
     bar->addWidget(m_report, 1);
@@ -115,7 +112,8 @@ bool KernelTableView::selectKernel(const QString &name)
     const QModelIndex index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
     if (!index.isValid())
         return false;
-    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                          QItemSelectionModel::Rows);
     m_table->scrollTo(index);
     return true;
 }

@@ -22,7 +22,8 @@ public:
         KSyntaxHighlighting::Format format;
     };
 
-    LineHighlighter(const KSyntaxHighlighting::Definition &definition, const KSyntaxHighlighting::Theme &theme);
+    LineHighlighter(const KSyntaxHighlighting::Definition &definition,
+                    const KSyntaxHighlighting::Theme &theme);
 
     // Highlights lines in order (the state carries over, e.g. into a /* comment */).
     QVector<QVector<Span>> highlightLines(const QStringList &lines);

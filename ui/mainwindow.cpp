@@ -38,8 +38,9 @@ namespace {
 // Tools whose results change what the working directory holds.
 bool changesWorkspace(const QString &tool)
 {
-    static const QStringList tools{QStringLiteral("record"), QStringLiteral("profile"), QStringLiteral("torch_trace"),
-                                   QStringLiteral("disasm"), QStringLiteral("new_target"), QStringLiteral("bench"),
+    static const QStringList tools{QStringLiteral("record"),      QStringLiteral("profile"),
+                                   QStringLiteral("torch_trace"), QStringLiteral("disasm"),
+                                   QStringLiteral("new_target"),  QStringLiteral("bench"),
                                    QStringLiteral("top_kernels")};
     return tools.contains(tool);
 }
@@ -47,21 +48,16 @@ bool changesWorkspace(const QString &tool)
 } // namespace
 
 MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
-    : QMainWindow(parent)
-    , m_session(session)
-    , m_store(store)
-    , m_targetsModel(new TargetsModel(this))
-    , m_historyModel(new VerifyHistoryModel(this))
-    , m_feedModel(new AgentFeedModel(session, this))
-    , m_cardLabel(new QLabel(this))
-    , m_pythonLabel(new QLabel(this))
-    , m_jobsLabel(new QLabel(this))
-    , m_agentsLabel(new QLabel(this))
+    : QMainWindow(parent), m_session(session), m_store(store), m_targetsModel(new TargetsModel(this)),
+      m_historyModel(new VerifyHistoryModel(this)), m_feedModel(new AgentFeedModel(session, this)),
+      m_cardLabel(new QLabel(this)), m_pythonLabel(new QLabel(this)), m_jobsLabel(new QLabel(this)),
+      m_agentsLabel(new QLabel(this))
 {
     setWindowTitle(tr("hotkernel: %1").arg(QDir::toNativeSeparators(session->workDir().root())));
     setObjectName(QStringLiteral("hotkernelMainWindow"));
     setDockNestingEnabled(true);
-    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks | QMainWindow::AllowTabbedDocks);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks |
+                   QMainWindow::AllowTabbedDocks);
 
     m_targetsView = new TargetsView(m_targetsModel);
     m_kernelView = new KernelTableView;
@@ -75,8 +71,10 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     auto *kernels = addDock(m_kernelView, tr("Kernels"), QStringLiteral("kernels"), Qt::LeftDockWidgetArea);
     auto *sass = addDock(m_sassView, tr("SASS"), QStringLiteral("sass"), Qt::RightDockWidgetArea);
     auto *source = addDock(m_sourceView, tr("Source"), QStringLiteral("source"), Qt::RightDockWidgetArea);
-    auto *roofline = addDock(m_rooflineView, tr("Roofline"), QStringLiteral("roofline"), Qt::RightDockWidgetArea);
-    auto *history = addDock(m_historyView, tr("Verify history"), QStringLiteral("history"), Qt::BottomDockWidgetArea);
+    auto *roofline =
+        addDock(m_rooflineView, tr("Roofline"), QStringLiteral("roofline"), Qt::RightDockWidgetArea);
+    auto *history =
+        addDock(m_historyView, tr("Verify history"), QStringLiteral("history"), Qt::BottomDockWidgetArea);
     auto *feed = addDock(m_feedView, tr("Agent feed"), QStringLiteral("feed"), Qt::BottomDockWidgetArea);
     splitDockWidget(targets, kernels, Qt::Vertical);
     splitDockWidget(sass, roofline, Qt::Vertical);
@@ -97,14 +95,14 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
 
     connect(m_kernelView, &KernelTableView::kernelSelected, this, &MainWindow::onKernelSelected);
     connect(m_kernelView, &KernelTableView::reportChanged, this, &MainWindow::refreshRoofline);
-    connect(m_rooflineView, &RooflineChartView::pointSelected, this, [this](const QString &key) {
-        m_kernelView->selectKernel(key);
-    });
+    connect(m_rooflineView, &RooflineChartView::pointSelected, this,
+            [this](const QString &key) { m_kernelView->selectKernel(key); });
     connect(m_targetsView, &TargetsView::targetSelected, this, &MainWindow::onTargetSelected);
     connect(m_targetsView, &TargetsView::scriptOpened, this, &MainWindow::openScript);
     connect(session, &Session::jobStarted, this, &MainWindow::updateStatus);
     connect(session, &Session::jobFinished, this, &MainWindow::onJobFinished);
-    connect(&m_loader, &QFutureWatcher<Workspace>::finished, this, [this] { setWorkspace(m_loader.result()); });
+    connect(&m_loader, &QFutureWatcher<Workspace>::finished, this,
+            [this] { setWorkspace(m_loader.result()); });
 
     if (m_store) {
         QList<RunSummary> reloaded;
@@ -133,7 +131,8 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
 // returns a value, which the destroyed watcher simply never delivers.
 MainWindow::~MainWindow() = default;
 
-QDockWidget *MainWindow::addDock(QWidget *widget, const QString &title, const QString &name, Qt::DockWidgetArea area)
+QDockWidget *MainWindow::addDock(QWidget *widget, const QString &title, const QString &name,
+                                 Qt::DockWidgetArea area)
 {
     auto *dock = new QDockWidget(title, this);
     dock->setObjectName(name); // saveState() needs it
@@ -147,12 +146,15 @@ void MainWindow::createActions()
 {
     auto *toolBar = addToolBar(tr("Session"));
     toolBar->setObjectName(QStringLiteral("sessionToolBar"));
-    auto *newTarget = toolBar->addAction(tr("New target..."), this, [this] { runDialog(QStringLiteral("new_target"), Json::object()); });
+    auto *newTarget = toolBar->addAction(tr("New target..."), this,
+                                         [this] { runDialog(QStringLiteral("new_target"), Json::object()); });
     auto *bench = toolBar->addAction(tr("Bench..."), this, [this] {
         const QString target = m_targetsView->currentTarget();
         runDialog(QStringLiteral("bench"),
-                  forTool(QStringLiteral("bench"), target.isEmpty() ? Json::object()
-                                                                    : Json{{"script", toStd(target + QStringLiteral("_candidate.py"))}}));
+                  forTool(QStringLiteral("bench"),
+                          target.isEmpty()
+                              ? Json::object()
+                              : Json{{"script", toStd(target + QStringLiteral("_candidate.py"))}}));
     });
     auto *verify = toolBar->addAction(tr("Verify..."), this, [this] {
         const QString target = m_targetsView->currentTarget();
@@ -166,7 +168,8 @@ void MainWindow::createActions()
     diff->setToolTip(tr("Side-by-side SASS of the selected target's baseline and candidate "
                         "(listings named <target>_baseline*.sass and <target>_candidate*.sass)"));
     toolBar->addSeparator();
-    toolBar->addAction(tr("GPU info"), this, [this] { startTool(QStringLiteral("gpu_info"), Json::object()); });
+    toolBar->addAction(tr("GPU info"), this,
+                       [this] { startTool(QStringLiteral("gpu_info"), Json::object()); });
     toolBar->addAction(tr("Reload"), this, &MainWindow::reloadWorkspace);
     for (QAction *a : {newTarget, bench, verify, diff})
         m_targetsView->addTargetAction(a);
@@ -213,16 +216,18 @@ Job *MainWindow::startTool(const QString &tool, const Json &arguments)
 
 Job *MainWindow::startVerify(const QString &target, int n, int warmup)
 {
-    return startTool(QStringLiteral("verify"),
-                     forTool(QStringLiteral("verify"), Json{{"baseline", toStd(target + QStringLiteral("_baseline.py"))},
-                                                            {"candidate", toStd(target + QStringLiteral("_candidate.py"))},
-                                                            {"n", n},
-                                                            {"warmup", warmup}}));
+    return startTool(
+        QStringLiteral("verify"),
+        forTool(QStringLiteral("verify"), Json{{"baseline", toStd(target + QStringLiteral("_baseline.py"))},
+                                               {"candidate", toStd(target + QStringLiteral("_candidate.py"))},
+                                               {"n", n},
+                                               {"warmup", warmup}}));
 }
 
 Job *MainWindow::startBench(const QString &script)
 {
-    return startTool(QStringLiteral("bench"), forTool(QStringLiteral("bench"), Json{{"script", toStd(script)}}));
+    return startTool(QStringLiteral("bench"),
+                     forTool(QStringLiteral("bench"), Json{{"script", toStd(script)}}));
 }
 
 void MainWindow::reloadWorkspace()
@@ -247,10 +252,12 @@ void MainWindow::setWorkspace(Workspace workspace)
         if (!recorded)
             records.push_back(v);
     }
-    std::stable_sort(records.begin(), records.end(), [](const auto &a, const auto &b) { return a.time < b.time; });
+    std::stable_sort(records.begin(), records.end(),
+                     [](const auto &a, const auto &b) { return a.time < b.time; });
     m_historyModel->setRecords(std::move(records));
     const QString target = m_targetsView->currentTarget();
-    m_targetsModel->refresh(m_workspace.root, m_store ? m_store->runs() : QList<RunSummary>(), m_historyModel->all());
+    m_targetsModel->refresh(m_workspace.root, m_store ? m_store->runs() : QList<RunSummary>(),
+                            m_historyModel->all());
     if (!target.isEmpty())
         m_targetsView->selectTarget(target);
     else if (m_targetsModel->rowCount() > 0)
@@ -259,7 +266,8 @@ void MainWindow::setWorkspace(Workspace workspace)
         // Open on a report whose kernels have a disassembly, when one does.
         for (size_t t = 0; t < m_workspace.kernelTables.size(); ++t) {
             const auto &kernels = m_workspace.kernelTables[t].kernels;
-            if (std::any_of(kernels.begin(), kernels.end(), [this](const KernelStat &k) { return m_workspace.functionFor(k.name); })) {
+            if (std::any_of(kernels.begin(), kernels.end(),
+                            [this](const KernelStat &k) { return m_workspace.functionFor(k.name); })) {
                 m_kernelView->showReports(int(t));
                 break;
             }
@@ -269,7 +277,8 @@ void MainWindow::setWorkspace(Workspace workspace)
         // Start on the heaviest kernel that has a disassembly, else the heaviest.
         QString first = m_kernelView->proxy()->index(0, 0).data(KernelTableModel::KernelNameRole).toString();
         for (int r = 0; r < m_kernelView->proxy()->rowCount(); ++r) {
-            const QString name = m_kernelView->proxy()->index(r, 0).data(KernelTableModel::KernelNameRole).toString();
+            const QString name =
+                m_kernelView->proxy()->index(r, 0).data(KernelTableModel::KernelNameRole).toString();
             if (m_workspace.functionFor(name)) {
                 first = name;
                 break;
@@ -321,7 +330,10 @@ void MainWindow::showTargetDiff()
     const SassFunction *baseline = nullptr;
     const SassFunction *candidate = nullptr;
     for (const SassFunction &f : m_workspace.functions) {
-        const QString file = QFileInfo(f.metadata.count(QStringLiteral("file")) ? f.metadata.at(QStringLiteral("file")) : QString()).fileName();
+        const QString file =
+            QFileInfo(f.metadata.count(QStringLiteral("file")) ? f.metadata.at(QStringLiteral("file"))
+                                                               : QString())
+                .fileName();
         if (!baseline && file.startsWith(target + QStringLiteral("_baseline")))
             baseline = &f;
         if (!candidate && file.startsWith(target + QStringLiteral("_candidate")))
@@ -329,7 +341,8 @@ void MainWindow::showTargetDiff()
     }
     if (target.isEmpty() || !baseline || !candidate) {
         m_sassView->clear(tr("No baseline and candidate SASS for %1: disasm both and save the listings as "
-                             "%1_baseline.sass and %1_candidate.sass.").arg(target.isEmpty() ? tr("the target") : target));
+                             "%1_baseline.sass and %1_candidate.sass.")
+                              .arg(target.isEmpty() ? tr("the target") : target));
         return;
     }
     m_sassView->setDiff(*baseline, *candidate);
@@ -363,13 +376,14 @@ void MainWindow::onJobFinished(Job *job)
         const QString name = stringField(s, "name", stringField(s, "card"));
         if (!name.isEmpty())
             m_cardLabel->setText(tr("Card: %1").arg(name));
-    } else if (job->tool() == QLatin1String("roofline") && s.contains("intensity_flops_per_byte")
-               && s.contains("achieved") && s["achieved"].is_object()) {
+    } else if (job->tool() == QLatin1String("roofline") && s.contains("intensity_flops_per_byte") &&
+               s.contains("achieved") && s["achieved"].is_object()) {
         const QString label = stringField(job->arguments(), "label", stringField(job->arguments(), "kernel"));
         const double intensity = s["intensity_flops_per_byte"].get<double>();
         const double tflops = s["achieved"].value("tflops", 0.0);
         if (!label.isEmpty())
-            addRooflinePoints({RooflinePoint{label, QStringLiteral("kernel"), intensity, tflops * 1e12, label}});
+            addRooflinePoints(
+                {RooflinePoint{label, QStringLiteral("kernel"), intensity, tflops * 1e12, label}});
     }
     if (changesWorkspace(job->tool()))
         reloadWorkspace();
@@ -381,13 +395,15 @@ void MainWindow::updateStatus()
         m_cardLabel->setText(m_workspace.card.isEmpty() ? tr("Card: unknown (GPU info asks the driver)")
                                                         : tr("Card: %1").arg(m_workspace.card));
     const auto python = m_session->python().cached();
-    m_pythonLabel->setText(python ? tr("Python: %1 (%2, torch %3)").arg(python->path, python->source, python->torchVersion)
-                                  : tr("Python: found on first use (HOTKERNEL_PYTHON, then PATH)"));
+    m_pythonLabel->setText(
+        python ? tr("Python: %1 (%2, torch %3)").arg(python->path, python->source, python->torchVersion)
+               : tr("Python: found on first use (HOTKERNEL_PYTHON, then PATH)"));
     const auto running = m_session->runningJobs();
     QStringList names;
     for (Job *j : running)
         names.append(QStringLiteral("%1 (%2)").arg(j->tool(), j->client()));
-    m_jobsLabel->setText(running.isEmpty() ? tr("No jobs running") : tr("Running: %1").arg(names.join(QStringLiteral(", "))));
+    m_jobsLabel->setText(running.isEmpty() ? tr("No jobs running")
+                                           : tr("Running: %1").arg(names.join(QStringLiteral(", "))));
 }
 
 void MainWindow::agentAttached(const QString &name)
@@ -415,7 +431,8 @@ void MainWindow::setAgentAccess(bool listening, const QString &detail)
 void MainWindow::updateAgentsLabel()
 {
     if (!m_agentsCanAttach) {
-        m_agentsLabel->setText(m_agentAccess.isEmpty() ? tr("Agents: not shared") : tr("Agents: not shared (%1)").arg(m_agentAccess));
+        m_agentsLabel->setText(m_agentAccess.isEmpty() ? tr("Agents: not shared")
+                                                       : tr("Agents: not shared (%1)").arg(m_agentAccess));
         m_agentsLabel->setToolTip(tr("`hotkernel mcp` cannot attach to this window's session."));
         return;
     }

@@ -8,7 +8,8 @@
 
 namespace hotkernel {
 
-void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+void ProgressDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
+                             const QModelIndex &index) const
 {
     if (!index.data(AgentFeedModel::RunningRole).toBool()) {
         QStyledItemDelegate::paint(painter, option, index);

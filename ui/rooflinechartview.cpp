@@ -41,9 +41,7 @@ QString flopsText(double v)
 } // namespace
 
 RooflineChartView::RooflineChartView(QWidget *parent)
-    : QWidget(parent)
-    , m_view(new QChartView(new QChart, this))
-    , m_status(new QLabel(this))
+    : QWidget(parent), m_view(new QChartView(new QChart, this)), m_status(new QLabel(this))
 {
     m_view->setRenderHint(QPainter::Antialiasing);
     // Beside the plot, not under it: the dock is wider than tall, and the log axes need the height.
@@ -52,14 +50,14 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     auto *png = new QPushButton(tr("Export PNG..."), this);
     auto *svg = new QPushButton(tr("Export SVG..."), this);
     connect(png, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export roofline"), QStringLiteral("roofline.png"),
-                                                          tr("PNG image (*.png)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export roofline"), QStringLiteral("roofline.png"), tr("PNG image (*.png)"));
         if (!path.isEmpty())
             exportPng(path);
     });
     connect(svg, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export roofline"), QStringLiteral("roofline.svg"),
-                                                          tr("SVG image (*.svg)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export roofline"), QStringLiteral("roofline.svg"), tr("SVG image (*.svg)"));
         if (!path.isEmpty())
             exportSvg(path);
     });
@@ -100,7 +98,10 @@ RooflineData RooflineChartView::validated(const RooflineData &data, QStringList 
         if (positive(p.intensity) && positive(p.flopsPerSecond))
             out.points.push_back(p);
         else if (rejected)
-            rejected->append(QStringLiteral("point %1 (%2 FLOP/B, %3 FLOP/s)").arg(p.label).arg(p.intensity).arg(p.flopsPerSecond));
+            rejected->append(QStringLiteral("point %1 (%2 FLOP/B, %3 FLOP/s)")
+                                 .arg(p.label)
+                                 .arg(p.intensity)
+                                 .arg(p.flopsPerSecond));
     }
     return out;
 }
@@ -122,7 +123,8 @@ void RooflineChartView::changeEvent(QEvent *event)
 void RooflineChartView::rebuild()
 {
     QChart *chart = m_view->chart();
-    chart->setTheme(palette().color(QPalette::Base).lightness() < 128 ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->setTheme(palette().color(QPalette::Base).lightness() < 128 ? QChart::ChartThemeDark
+                                                                      : QChart::ChartThemeLight);
     chart->removeAllSeries();
     for (QAbstractAxis *axis : chart->axes())
         chart->removeAxis(axis);
@@ -132,8 +134,9 @@ void RooflineChartView::rebuild()
 
     if (m_data.ceilings.empty() && m_data.points.empty()) {
         chart->setTitle(tr("Roofline"));
-        QStringList status{tr("No roofline yet: it needs the card's ceilings (gpu_info, calibrate) and kernels "
-                              "or verify results with flops and bytes per call.")};
+        QStringList status{
+            tr("No roofline yet: it needs the card's ceilings (gpu_info, calibrate) and kernels "
+               "or verify results with flops and bytes per call.")};
         status += m_data.notes;
         m_status->setText(status.join(QLatin1Char('\n')));
         return;
@@ -141,7 +144,8 @@ void RooflineChartView::rebuild()
     chart->setTitle(tr("Roofline: %1 %2").arg(m_data.card, m_data.dtype));
 
     // Axis ranges cover every point and every ridge, a decade of margin each side.
-    double xMin = std::numeric_limits<double>::max(), xMax = 0, yMin = std::numeric_limits<double>::max(), yMax = 0;
+    double xMin = std::numeric_limits<double>::max(), xMax = 0, yMin = std::numeric_limits<double>::max(),
+           yMax = 0;
     double maxCompute = 0, maxBandwidth = 0;
     for (const auto &c : m_data.ceilings) {
         double &max = c.kind == QLatin1String("compute") ? maxCompute : maxBandwidth;
@@ -251,7 +255,8 @@ const RooflinePoint *RooflineChartView::pointNear(const QPointF &value) const
     const RooflinePoint *best = nullptr;
     double bestDistance = std::numeric_limits<double>::max();
     for (const RooflinePoint &p : m_data.points) {
-        const double d = std::hypot(std::log10(p.intensity / value.x()), std::log10(p.flopsPerSecond / value.y()));
+        const double d =
+            std::hypot(std::log10(p.intensity / value.x()), std::log10(p.flopsPerSecond / value.y()));
         if (d < bestDistance) {
             bestDistance = d;
             best = &p;
@@ -289,7 +294,10 @@ void RooflineChartView::showCallout(const QPointF &value, bool show)
         m_callout->setZValue(10);
     }
     m_callout->setBrush(palette().color(QPalette::Text));
-    m_callout->setText(QStringLiteral("%1\n%2 FLOP/B, %3").arg(p->label).arg(p->intensity, 0, 'g', 3).arg(flopsText(p->flopsPerSecond)));
+    m_callout->setText(QStringLiteral("%1\n%2 FLOP/B, %3")
+                           .arg(p->label)
+                           .arg(p->intensity, 0, 'g', 3)
+                           .arg(flopsText(p->flopsPerSecond)));
     m_callout->setPos(m_view->chart()->mapToPosition(value) + QPointF(10, -30));
     m_callout->show();
 }

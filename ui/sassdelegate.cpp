@@ -26,7 +26,8 @@ QColor diffColor(int status, bool dark)
 
 } // namespace
 
-void SassDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+void SassDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
+                         const QModelIndex &index) const
 {
     const auto *model = qobject_cast<const SassModel *>(index.model());
     const bool dark = option.palette.color(QPalette::Base).lightness() < 128;
@@ -45,15 +46,16 @@ void SassDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, 
     if (model && index.column() == SassModel::InstructionColumn) {
         if (QTextLayout *layout = model->layout(index.row(), option.font)) {
             const qreal y = option.rect.y() + (option.rect.height() - layout->boundingRect().height()) / 2;
-            painter->setPen(option.state & QStyle::State_Selected ? option.palette.color(QPalette::HighlightedText)
-                                                                  : option.palette.color(QPalette::Text));
+            painter->setPen(option.state & QStyle::State_Selected
+                                ? option.palette.color(QPalette::HighlightedText)
+                                : option.palette.color(QPalette::Text));
             painter->setClipRect(option.rect);
             layout->draw(painter, QPointF(option.rect.x() + 4, y));
         }
     } else {
         const QString text = index.data(Qt::DisplayRole).toString();
         painter->setPen(option.palette.color(option.state & QStyle::State_Selected ? QPalette::HighlightedText
-                                                                                  : QPalette::Text));
+                                                                                   : QPalette::Text));
         const int align = index.column() >= SassModel::StallSamplesColumn ? Qt::AlignRight : Qt::AlignLeft;
         painter->drawText(option.rect.adjusted(4, 0, -4, 0), align | Qt::AlignVCenter, text);
     }

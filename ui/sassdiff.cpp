@@ -35,8 +35,10 @@ SassDiff SassDiff::align(const SassFunction &baseline, const SassFunction &candi
             const bool hasA = i0 + k < i1;
             const bool hasB = j0 + k < j1;
             const auto status = hasA && hasB ? SassModel::Changed : SassModel::Filler;
-            diff.left.push_back(Row{hasA ? int(i0 + k) : -1, hasA ? (hasB ? status : SassModel::Removed) : SassModel::Filler});
-            diff.right.push_back(Row{hasB ? int(j0 + k) : -1, hasB ? (hasA ? status : SassModel::Added) : SassModel::Filler});
+            diff.left.push_back(Row{hasA ? int(i0 + k) : -1,
+                                    hasA ? (hasB ? status : SassModel::Removed) : SassModel::Filler});
+            diff.right.push_back(
+                Row{hasB ? int(j0 + k) : -1, hasB ? (hasA ? status : SassModel::Added) : SassModel::Filler});
             ++diff.changedLines;
         }
     };

@@ -27,10 +27,7 @@ QString instructionText(const SassInstruction &in)
 
 } // namespace
 
-SassModel::SassModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+SassModel::SassModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 SassModel::~SassModel() = default;
 
@@ -85,7 +82,7 @@ void SassModel::setTheme(const KSyntaxHighlighting::Theme &theme)
 void SassModel::rehighlight()
 {
     const auto definition = m_function.level == QLatin1String("ptx") ? Highlighting::ptxDefinition()
-                                                                      : Highlighting::sassDefinition();
+                                                                     : Highlighting::sassDefinition();
     if (!m_theme.isValid())
         m_theme = Highlighting::repository().defaultTheme();
     m_highlighter = std::make_unique<LineHighlighter>(definition, m_theme);
@@ -175,7 +172,8 @@ QVariant SassModel::data(const QModelIndex &index, int role) const
         return {};
     const SassInstruction &in = m_function.instructions[size_t(row.instruction)];
     const bool hot = m_hot[size_t(row.instruction)];
-    const double hotness = m_maxSamples > 0 ? double(in.stallSamples.value_or(0)) / double(m_maxSamples) : 0.0;
+    const double hotness =
+        m_maxSamples > 0 ? double(in.stallSamples.value_or(0)) / double(m_maxSamples) : 0.0;
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -199,7 +197,8 @@ QVariant SassModel::data(const QModelIndex &index, int role) const
             return reasons.join(QLatin1Char('\n'));
         }
     case Qt::TextAlignmentRole:
-        return index.column() >= StallSamplesColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return index.column() >= StallSamplesColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                    : QVariant();
     case AddressRole:
         return in.address ? QVariant(qulonglong(*in.address)) : QVariant();
     case StallSamplesRole:

@@ -69,7 +69,7 @@ private:
     QVector<QVector<LineHighlighter::Span>> m_spans; // per instruction
     std::unique_ptr<LineHighlighter> m_highlighter;
     qint64 m_maxSamples = 0;
-    std::vector<bool> m_hot; // per instruction
+    std::vector<bool> m_hot;                                     // per instruction
     mutable std::vector<std::unique_ptr<QTextLayout>> m_layouts; // per row, built when first painted
     mutable QFont m_layoutFont;
 };

@@ -21,15 +21,9 @@
 namespace hotkernel {
 
 SassView::SassView(QWidget *parent)
-    : QWidget(parent)
-    , m_title(new QLabel(this))
-    , m_search(new QLineEdit(this))
-    , m_jump(new QLineEdit(this))
-    , m_stack(new QStackedWidget(this))
-    , m_empty(new QLabel(this))
-    , m_model(new SassModel(this))
-    , m_leftModel(new SassModel(this))
-    , m_rightModel(new SassModel(this))
+    : QWidget(parent), m_title(new QLabel(this)), m_search(new QLineEdit(this)), m_jump(new QLineEdit(this)),
+      m_stack(new QStackedWidget(this)), m_empty(new QLabel(this)), m_model(new SassModel(this)),
+      m_leftModel(new SassModel(this)), m_rightModel(new SassModel(this))
 {
     m_search->setPlaceholderText(tr("Search (Enter: next)"));
     m_search->setClearButtonEnabled(true);
@@ -59,8 +53,10 @@ SassView::SassView(QWidget *parent)
     splitter->addWidget(m_rightTable);
     m_diffPage = splitter;
     // The two sides scroll together: their rows are aligned by the diff.
-    connect(m_leftTable->verticalScrollBar(), &QScrollBar::valueChanged, m_rightTable->verticalScrollBar(), &QScrollBar::setValue);
-    connect(m_rightTable->verticalScrollBar(), &QScrollBar::valueChanged, m_leftTable->verticalScrollBar(), &QScrollBar::setValue);
+    connect(m_leftTable->verticalScrollBar(), &QScrollBar::valueChanged, m_rightTable->verticalScrollBar(),
+            &QScrollBar::setValue);
+    connect(m_rightTable->verticalScrollBar(), &QScrollBar::valueChanged, m_leftTable->verticalScrollBar(),
+            &QScrollBar::setValue);
 
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
@@ -73,7 +69,8 @@ SassView::SassView(QWidget *parent)
     layout->addLayout(bar);
     layout->addWidget(m_stack, 1);
     applyTheme();
-    clear(tr("No SASS yet. Select a kernel that has a disassembly, or run disasm on a .cubin or Triton kernel."));
+    clear(tr(
+        "No SASS yet. Select a kernel that has a disassembly, or run disasm on a .cubin or Triton kernel."));
 }
 
 QTableView *SassView::makeTable(SassModel *model)
@@ -107,13 +104,15 @@ void SassView::showPage(QWidget *page)
 void SassView::setFunction(const SassFunction &function)
 {
     m_model->setFunction(function);
-    const bool hasSamples = std::any_of(function.instructions.begin(), function.instructions.end(),
-                                        [](const SassInstruction &in) { return in.stallSamples.has_value(); });
+    const bool hasSamples =
+        std::any_of(function.instructions.begin(), function.instructions.end(),
+                    [](const SassInstruction &in) { return in.stallSamples.has_value(); });
     m_table->setColumnHidden(SassModel::StallSamplesColumn, !hasSamples);
     m_table->setColumnHidden(SassModel::ExecutedColumn, !hasSamples);
-    m_title->setText(QStringLiteral("<b>%1</b> %2 %3")
-                         .arg((function.demangled.isEmpty() ? function.name : function.demangled).toHtmlEscaped(),
-                              function.level.toUpper(), function.arch));
+    m_title->setText(
+        QStringLiteral("<b>%1</b> %2 %3")
+            .arg((function.demangled.isEmpty() ? function.name : function.demangled).toHtmlEscaped(),
+                 function.level.toUpper(), function.arch));
     showPage(function.instructions.empty() ? static_cast<QWidget *>(m_empty) : m_table);
     if (function.instructions.empty())
         m_empty->setText(tr("%1 has no instructions.").arg(function.name));
@@ -128,8 +127,9 @@ void SassView::setDiff(const SassFunction &baseline, const SassFunction &candida
         t->setColumnHidden(SassModel::StallSamplesColumn, true);
         t->setColumnHidden(SassModel::ExecutedColumn, true);
     }
-    m_title->setText(tr("<b>Diff</b> baseline %1 | candidate %2: %n changed line(s)", nullptr, diff.changedLines)
-                         .arg(baseline.name.toHtmlEscaped(), candidate.name.toHtmlEscaped()));
+    m_title->setText(
+        tr("<b>Diff</b> baseline %1 | candidate %2: %n changed line(s)", nullptr, diff.changedLines)
+            .arg(baseline.name.toHtmlEscaped(), candidate.name.toHtmlEscaped()));
     showPage(m_diffPage);
 }
 

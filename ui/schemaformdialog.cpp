@@ -49,17 +49,20 @@ SchemaFormDialog::SchemaFormDialog(const ToolSpec &tool, const Json &initial, QW
     QStringList required;
     if (schema.contains("required"))
         required = toStringList(schema["required"]);
-    const Json properties = schema.contains("properties") && schema["properties"].is_object() ? schema["properties"]
-                                                                                              : Json::object();
+    const Json properties = schema.contains("properties") && schema["properties"].is_object()
+                                ? schema["properties"]
+                                : Json::object();
     for (const auto &[key, property] : properties.items()) {
         const QString name = toQt(key);
-        addField(name, property, initial.contains(key) ? initial[key] : Json(), required.contains(name), form);
+        addField(name, property, initial.contains(key) ? initial[key] : Json(), required.contains(name),
+                 form);
     }
     // Pre-filled values the schema does not list still travel: the session validates them.
     if (initial.is_object()) {
         for (const auto &[key, value] : initial.items()) {
             if (!properties.contains(key))
-                addField(toQt(key), Json{{"type", value.is_number_integer() ? "integer" : "string"}}, value, true, form);
+                addField(toQt(key), Json{{"type", value.is_number_integer() ? "integer" : "string"}}, value,
+                         true, form);
         }
     }
 
@@ -96,13 +99,15 @@ void SchemaFormDialog::addField(const QString &name, const Json &schema, const J
         const bool initialState = box->isChecked();
         field.editor = box;
         field.value = [box, initialState, required, hasDefault] {
-            return box->isChecked() != initialState || required || !hasDefault ? Json(box->isChecked()) : Json();
+            return box->isChecked() != initialState || required || !hasDefault ? Json(box->isChecked())
+                                                                               : Json();
         };
         field.set = [box](const Json &v) { box->setChecked(v.is_boolean() && v.get<bool>()); };
     } else if (type == QLatin1String("integer")) {
         auto *spin = new QSpinBox;
         spin->setRange(schema.contains("minimum") ? schema["minimum"].get<int>() : 0,
-                       schema.contains("maximum") ? schema["maximum"].get<int>() : std::numeric_limits<int>::max());
+                       schema.contains("maximum") ? schema["maximum"].get<int>()
+                                                  : std::numeric_limits<int>::max());
         // The minimum shows as "default" so an unset optional field stays unset.
         const bool optionalUnset = !start.is_number() && !required;
         if (optionalUnset) {
@@ -145,7 +150,9 @@ void SchemaFormDialog::addField(const QString &name, const Json &schema, const J
         if (start.is_string())
             combo->setCurrentText(toQt(start.get<std::string>()));
         field.editor = combo;
-        field.value = [combo] { return combo->currentText().isEmpty() ? Json() : Json(toStd(combo->currentText())); };
+        field.value = [combo] {
+            return combo->currentText().isEmpty() ? Json() : Json(toStd(combo->currentText()));
+        };
         field.set = [combo](const Json &v) {
             if (v.is_string())
                 combo->setCurrentText(toQt(v.get<std::string>()));
@@ -179,7 +186,8 @@ void SchemaFormDialog::addField(const QString &name, const Json &schema, const J
         };
         field.set = [edit, textOf](const Json &v) { edit->setText(textOf(v)); };
     }
-    const QString description = schema.contains("description") ? stringField(schema, "description") : QString();
+    const QString description =
+        schema.contains("description") ? stringField(schema, "description") : QString();
     field.editor->setToolTip(description);
     field.editor->setObjectName(name);
     form->addRow(required ? name + QStringLiteral(" *") : name, field.editor);

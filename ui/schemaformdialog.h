@@ -33,11 +33,12 @@ private:
     {
         QString name;
         QWidget *editor = nullptr;
-        std::function<Json()> value;            // null Json = left empty
+        std::function<Json()> value; // null Json = left empty
         std::function<void(const Json &)> set;
         bool required = false;
     };
-    void addField(const QString &name, const Json &schema, const Json &initial, bool required, QFormLayout *form);
+    void addField(const QString &name, const Json &schema, const Json &initial, bool required,
+                  QFormLayout *form);
 
     std::vector<Field> m_fields;
 };

@@ -6,12 +6,11 @@
 namespace hotkernel {
 
 ShareBarDelegate::ShareBarDelegate(int shareRole, QObject *parent)
-    : QStyledItemDelegate(parent)
-    , m_shareRole(shareRole)
-{
-}
+    : QStyledItemDelegate(parent), m_shareRole(shareRole)
+{}
 
-void ShareBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
+void ShareBarDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
+                             const QModelIndex &index) const
 {
     const double share = std::clamp(index.data(m_shareRole).toDouble(), 0.0, 1.0);
     if (share > 0) {

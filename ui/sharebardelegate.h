@@ -11,7 +11,8 @@ class ShareBarDelegate : public QStyledItemDelegate
     Q_OBJECT
 public:
     explicit ShareBarDelegate(int shareRole, QObject *parent = nullptr);
-    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    void paint(QPainter *painter, const QStyleOptionViewItem &option,
+               const QModelIndex &index) const override;
 
 private:
     int m_shareRole;

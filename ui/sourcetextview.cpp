@@ -12,8 +12,7 @@
 namespace hotkernel {
 
 SourceTextView::SourceTextView(QWidget *parent)
-    : QPlainTextEdit(parent)
-    , m_highlighter(new KSyntaxHighlighting::SyntaxHighlighter(document()))
+    : QPlainTextEdit(parent), m_highlighter(new KSyntaxHighlighting::SyntaxHighlighter(document()))
 {
     setReadOnly(true);
     setLineWrapMode(QPlainTextEdit::NoWrap);

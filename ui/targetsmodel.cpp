@@ -6,10 +6,7 @@
 
 namespace hotkernel {
 
-TargetsModel::TargetsModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+TargetsModel::TargetsModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 QList<TargetInfo> TargetsModel::scan(const QString &root)
 {
@@ -29,7 +26,8 @@ QList<TargetInfo> TargetsModel::scan(const QString &root)
     return targets;
 }
 
-void TargetsModel::refresh(const QString &root, const QList<RunSummary> &runs, const std::vector<VerifyRecord> &records)
+void TargetsModel::refresh(const QString &root, const QList<RunSummary> &runs,
+                           const std::vector<VerifyRecord> &records)
 {
     beginResetModel();
     m_targets = scan(root);
@@ -37,8 +35,8 @@ void TargetsModel::refresh(const QString &root, const QList<RunSummary> &runs, c
         const QString baselineFile = QFileInfo(t.baselinePath).fileName();
         const QString candidateFile = t.name + QStringLiteral("_candidate.py");
         for (auto it = runs.crbegin(); it != runs.crend(); ++it) {
-            if (it->tool == QLatin1String("bench")
-                && (it->arguments.contains(baselineFile) || it->arguments.contains(candidateFile))) {
+            if (it->tool == QLatin1String("bench") &&
+                (it->arguments.contains(baselineFile) || it->arguments.contains(candidateFile))) {
                 t.latestBench = it->summary;
                 break;
             }
@@ -100,7 +98,8 @@ QVariant TargetsModel::data(const QModelIndex &index, int role) const
         case RecordsColumn:
             return t.records;
         case BestColumn:
-            return t.bestSpeedup ? QStringLiteral("%1x (%2)").arg(*t.bestSpeedup, 0, 'f', 3).arg(t.bestWho) : QString();
+            return t.bestSpeedup ? QStringLiteral("%1x (%2)").arg(*t.bestSpeedup, 0, 'f', 3).arg(t.bestWho)
+                                 : QString();
         }
     }
     return {};
@@ -111,11 +110,16 @@ QVariant TargetsModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn: return tr("Target");
-    case CandidateColumn: return tr("Candidate");
-    case LatestBenchColumn: return tr("Latest bench");
-    case RecordsColumn: return tr("Records");
-    case BestColumn: return tr("Best");
+    case NameColumn:
+        return tr("Target");
+    case CandidateColumn:
+        return tr("Candidate");
+    case LatestBenchColumn:
+        return tr("Latest bench");
+    case RecordsColumn:
+        return tr("Records");
+    case BestColumn:
+        return tr("Best");
     }
     return {};
 }

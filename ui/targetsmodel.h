@@ -35,7 +35,8 @@ public:
     explicit TargetsModel(QObject *parent = nullptr);
 
     // Scans root for target scripts; runs and records fill the bench and leaderboard columns.
-    void refresh(const QString &root, const QList<RunSummary> &runs, const std::vector<VerifyRecord> &records);
+    void refresh(const QString &root, const QList<RunSummary> &runs,
+                 const std::vector<VerifyRecord> &records);
     const QList<TargetInfo> &targets() const { return m_targets; }
     int rowForTarget(const QString &name) const;
 

@@ -12,11 +12,8 @@
 namespace hotkernel {
 
 TargetsView::TargetsView(TargetsModel *model, QWidget *parent)
-    : QWidget(parent)
-    , m_model(model)
-    , m_toolBar(new QToolBar(this))
-    , m_table(new QTableView(this))
-    , m_empty(new QLabel(this))
+    : QWidget(parent), m_model(model), m_toolBar(new QToolBar(this)), m_table(new QTableView(this)),
+      m_empty(new QLabel(this))
 {
     m_table->setModel(model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -28,10 +25,11 @@ TargetsView::TargetsView(TargetsModel *model, QWidget *parent)
     m_empty->setWordWrap(true);
     m_empty->setText(tr("No targets here. A target is <name>_baseline.py with <name>_candidate.py; "
                         "New target scaffolds one from a PyTorch function."));
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
-        if (current.isValid())
-            Q_EMIT targetSelected(current.data(TargetsModel::TargetNameRole).toString());
-    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (current.isValid())
+                    Q_EMIT targetSelected(current.data(TargetsModel::TargetNameRole).toString());
+            });
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         const int role = index.column() == TargetsModel::CandidateColumn ? TargetsModel::CandidatePathRole
                                                                          : TargetsModel::BaselinePathRole;
@@ -64,8 +62,8 @@ void TargetsView::selectTarget(const QString &name)
 {
     const int row = m_model->rowForTarget(name);
     if (row >= 0)
-        m_table->selectionModel()->setCurrentIndex(m_model->index(row, 0),
-                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_table->selectionModel()->setCurrentIndex(
+            m_model->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 } // namespace hotkernel

@@ -14,10 +14,7 @@ QString meanStd(double mean, double std)
 
 } // namespace
 
-VerifyHistoryModel::VerifyHistoryModel(QObject *parent)
-    : QAbstractTableModel(parent)
-{
-}
+VerifyHistoryModel::VerifyHistoryModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 QColor VerifyHistoryModel::verdictColor(const QString &verdict)
 {
@@ -94,7 +91,8 @@ QVariant VerifyHistoryModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case TimeColumn:
-            return r.time.isValid() ? r.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")) : QString();
+            return r.time.isValid() ? r.time.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm"))
+                                    : QString();
         case NColumn:
             return r.n;
         case BaselineColumn:
@@ -119,14 +117,22 @@ QVariant VerifyHistoryModel::headerData(int section, Qt::Orientation orientation
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case TimeColumn: return tr("Time");
-    case NColumn: return tr("n");
-    case BaselineColumn: return tr("Baseline");
-    case CandidateColumn: return tr("Candidate");
-    case VerdictColumn: return tr("Verdict");
-    case SpeedupColumn: return tr("Speedup");
-    case WhoColumn: return tr("Who");
-    case NoteColumn: return tr("Note");
+    case TimeColumn:
+        return tr("Time");
+    case NColumn:
+        return tr("n");
+    case BaselineColumn:
+        return tr("Baseline");
+    case CandidateColumn:
+        return tr("Candidate");
+    case VerdictColumn:
+        return tr("Verdict");
+    case SpeedupColumn:
+        return tr("Speedup");
+    case WhoColumn:
+        return tr("Who");
+    case NoteColumn:
+        return tr("Note");
     }
     return {};
 }

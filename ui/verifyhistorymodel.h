@@ -12,8 +12,17 @@ class VerifyHistoryModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { TimeColumn, NColumn, BaselineColumn, CandidateColumn, VerdictColumn, SpeedupColumn,
-                  WhoColumn, NoteColumn, ColumnCount };
+    enum Column {
+        TimeColumn,
+        NColumn,
+        BaselineColumn,
+        CandidateColumn,
+        VerdictColumn,
+        SpeedupColumn,
+        WhoColumn,
+        NoteColumn,
+        ColumnCount
+    };
     enum Role {
         VerdictRole = Qt::UserRole + 1,
         CandidateMeanRole, // ms

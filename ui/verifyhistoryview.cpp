@@ -13,8 +13,8 @@
 #include <QScatterSeries>
 #include <QSplitter>
 #include <QTableView>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -23,11 +23,8 @@
 namespace hotkernel {
 
 VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
-    : QWidget(parent)
-    , m_model(model)
-    , m_table(new QTableView(this))
-    , m_chartView(new QChartView(new QChart, this))
-    , m_empty(new QLabel(this))
+    : QWidget(parent), m_model(model), m_table(new QTableView(this)),
+      m_chartView(new QChartView(new QChart, this)), m_empty(new QLabel(this))
 {
     m_table->setModel(model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -39,8 +36,9 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     // Legend beside the plot: under it, it takes the height the axis labels need.
     m_chartView->chart()->legend()->setAlignment(Qt::AlignRight);
     m_empty->setWordWrap(true);
-    m_empty->setText(tr("No verify yet for this target. Verify it (Verify in the toolbar, or `hotkernel verify`) "
-                        "and record the result to build its history."));
+    m_empty->setText(
+        tr("No verify yet for this target. Verify it (Verify in the toolbar, or `hotkernel verify`) "
+           "and record the result to build its history."));
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_table);
@@ -70,7 +68,8 @@ void VerifyHistoryView::changeEvent(QEvent *event)
 void VerifyHistoryView::rebuildChart()
 {
     QChart *chart = m_chartView->chart();
-    chart->setTheme(palette().color(QPalette::Base).lightness() < 128 ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart->setTheme(palette().color(QPalette::Base).lightness() < 128 ? QChart::ChartThemeDark
+                                                                      : QChart::ChartThemeLight);
     chart->removeAllSeries();
     for (QAbstractAxis *axis : chart->axes())
         chart->removeAxis(axis);
@@ -89,7 +88,8 @@ void VerifyHistoryView::rebuildChart()
     points->setName(tr("candidate"));
     points->setMarkerSize(8);
     best->setName(tr("best so far"));
-    double yMin = std::numeric_limits<double>::max(), yMax = 0, bestSoFar = std::numeric_limits<double>::max();
+    double yMin = std::numeric_limits<double>::max(), yMax = 0,
+           bestSoFar = std::numeric_limits<double>::max();
     for (size_t i = 0; i < records.size(); ++i) {
         const VerifyRecord &r = records[i];
         const double x = double(i + 1);

@@ -22,8 +22,8 @@ std::optional<double> number(const Json &object, const char *key)
 
 std::optional<VerifyRecord> VerifyRecord::fromJson(const Json &json)
 {
-    if (!json.is_object() || !json.contains("verdict") || !json.contains("baseline_stats")
-        || !json.contains("candidate_stats"))
+    if (!json.is_object() || !json.contains("verdict") || !json.contains("baseline_stats") ||
+        !json.contains("candidate_stats"))
         return std::nullopt;
     VerifyRecord r;
     const Json &b = json["baseline_stats"];

@@ -27,9 +27,9 @@ struct VerifyRecord
     std::optional<double> speedup;
     QString who;
     QString note;
-    bool recorded = false;  // false for a verify of this session that no record has written yet
-    QString path;           // the log, when recorded
-    QString verifiedAt;     // the verify's finished_at: the same verify recorded or not
+    bool recorded = false;       // false for a verify of this session that no record has written yet
+    QString path;                // the log, when recorded
+    QString verifiedAt;          // the verify's finished_at: the same verify recorded or not
     std::optional<double> flops; // per call, from the contract
     std::optional<double> bytes;
 

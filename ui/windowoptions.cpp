@@ -5,9 +5,9 @@ namespace hotkernel {
 
 bool WindowOptions::isWindowArgument(const QString &argument)
 {
-    return argument == QLatin1String("--demo") || argument == QLatin1String("--theme")
-        || argument == QLatin1String("--screenshot") || argument.startsWith(QLatin1String("--theme="))
-        || argument.startsWith(QLatin1String("--screenshot="));
+    return argument == QLatin1String("--demo") || argument == QLatin1String("--theme") ||
+           argument == QLatin1String("--screenshot") || argument.startsWith(QLatin1String("--theme=")) ||
+           argument.startsWith(QLatin1String("--screenshot="));
 }
 
 WindowOptions WindowOptions::parse(const QStringList &arguments)
@@ -32,8 +32,10 @@ WindowOptions WindowOptions::parse(const QStringList &arguments)
         } else if (a.startsWith(QLatin1String("--screenshot"))) {
             o.screenshotDir = value(QLatin1String("--screenshot"));
         } else {
-            o.error = QStringLiteral("unknown window option '%1'; the window takes --demo, --theme light|dark and "
-                                     "--screenshot DIR").arg(a);
+            o.error =
+                QStringLiteral("unknown window option '%1'; the window takes --demo, --theme light|dark and "
+                               "--screenshot DIR")
+                    .arg(a);
         }
         if (!o.error.isEmpty())
             break;

@@ -53,8 +53,9 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
     Workspace w;
     w.root = root;
     const QDir dir(root);
-    QStringList reports = filesUnder(dir.filePath(QStringLiteral("profiles")),
-                                     {QStringLiteral("*.csv"), QStringLiteral("*.jsonl"), QStringLiteral("*.txt")});
+    QStringList reports =
+        filesUnder(dir.filePath(QStringLiteral("profiles")),
+                   {QStringLiteral("*.csv"), QStringLiteral("*.jsonl"), QStringLiteral("*.txt")});
     // ncu source-page exports (hot instructions) may sit beside the listings they annotate.
     reports += filesUnder(dir.filePath(QStringLiteral("sass")), {QStringLiteral("*.csv")});
     for (const QString &extra : extraReports) {
@@ -67,8 +68,9 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
     for (const QString &path : std::as_const(reports)) {
         // ncu's raw page holds everything its details page does, plus FLOPs and bytes per kernel:
         // when both exports of one report are here, the raw page stands for it.
-        if (path.endsWith(QLatin1String(".details.csv"))
-            && reports.contains(path.left(path.size() - int(qstrlen(".details.csv"))) + QStringLiteral(".raw.csv")))
+        if (path.endsWith(QLatin1String(".details.csv")) &&
+            reports.contains(path.left(path.size() - int(qstrlen(".details.csv"))) +
+                             QStringLiteral(".raw.csv")))
             continue;
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
@@ -88,7 +90,8 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
     }
     // Newest first (ties: by name, which for hotkernel's reports ends in the time too).
     std::stable_sort(tables.begin(), tables.end(), [](const auto &a, const auto &b) {
-        return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) > std::get<0>(b) : std::get<1>(a) > std::get<1>(b);
+        return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) > std::get<0>(b)
+                                                : std::get<1>(a) > std::get<1>(b);
     });
     for (auto &t : tables)
         w.kernelTables.push_back(std::move(std::get<2>(t)));
@@ -101,7 +104,8 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
         if (!file.open(QIODevice::ReadOnly))
             continue;
         const QByteArray data = file.readAll();
-        auto functions = path.endsWith(QLatin1String(".ptx")) ? SassParser::parsePtx(data) : SassParser::parseSass(data);
+        auto functions =
+            path.endsWith(QLatin1String(".ptx")) ? SassParser::parsePtx(data) : SassParser::parseSass(data);
         for (SassFunction &f : functions) {
             if (const SourceReport *report = HotInstructions::pick(sourceReports, f))
                 HotInstructions::attach(f, *report);
@@ -126,7 +130,8 @@ void Workspace::loadCalibration()
         // No record names the card: a calibration here still says which card this is.
         for (const CardSpec &c : CardTable::builtin().cards()) {
             auto candidate = CalibrationStore::loadForCard(c.id, root);
-            if (candidate && (!stored || stringField(candidate->data, "measured_at") > stringField(stored->data, "measured_at")))
+            if (candidate && (!stored || stringField(candidate->data, "measured_at") >
+                                             stringField(stored->data, "measured_at")))
                 stored = std::move(candidate);
         }
     }
@@ -163,18 +168,24 @@ RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, 
             data.ceilings.push_back({QStringLiteral("DRAM %1 TB/s (spec)").arg(*bw / 1e12, 0, 'f', 2),
                                      QStringLiteral("bandwidth"), QStringLiteral("spec"), *bw});
         if (const auto peak = spec->peakFlopsPerSecond(dtype))
-            data.ceilings.push_back({QStringLiteral("%1 %2 TFLOP/s (spec)").arg(dtype).arg(*peak / 1e12, 0, 'f', 0),
-                                     QStringLiteral("compute"), QStringLiteral("spec"), *peak});
+            data.ceilings.push_back(
+                {QStringLiteral("%1 %2 TFLOP/s (spec)").arg(dtype).arg(*peak / 1e12, 0, 'f', 0),
+                 QStringLiteral("compute"), QStringLiteral("spec"), *peak});
     }
     if (measured) {
         if (measured->bandwidthBytesPerSecond)
-            data.ceilings.push_back({QStringLiteral("copy %1 TB/s (measured)").arg(*measured->bandwidthBytesPerSecond / 1e12, 0, 'f', 2),
-                                     QStringLiteral("bandwidth"), QStringLiteral("measured"), *measured->bandwidthBytesPerSecond});
-        if (const auto it = measured->peakFlopsPerSecond.find(dtype); it != measured->peakFlopsPerSecond.end())
-            data.ceilings.push_back({QStringLiteral("%1 GEMM %2 TFLOP/s (measured)").arg(dtype).arg(it->second / 1e12, 0, 'f', 0),
-                                     QStringLiteral("compute"), QStringLiteral("measured"), it->second});
+            data.ceilings.push_back({QStringLiteral("copy %1 TB/s (measured)")
+                                         .arg(*measured->bandwidthBytesPerSecond / 1e12, 0, 'f', 2),
+                                     QStringLiteral("bandwidth"), QStringLiteral("measured"),
+                                     *measured->bandwidthBytesPerSecond});
+        if (const auto it = measured->peakFlopsPerSecond.find(dtype);
+            it != measured->peakFlopsPerSecond.end())
+            data.ceilings.push_back(
+                {QStringLiteral("%1 GEMM %2 TFLOP/s (measured)").arg(dtype).arg(it->second / 1e12, 0, 'f', 0),
+                 QStringLiteral("compute"), QStringLiteral("measured"), it->second});
     } else if (spec) {
-        data.notes.append(QStringLiteral("No measured ceilings: run `hotkernel calibrate --record` on this card."));
+        data.notes.append(
+            QStringLiteral("No measured ceilings: run `hotkernel calibrate --record` on this card."));
     }
     if (kernels && Roofline::addKernelPoints(data, *kernels) > 0 && spec && dtype != QLatin1String("fp32")) {
         // Kernel points count FP-pipe FLOPs (ncu's counters), so their roof is the FP32 one.
@@ -189,11 +200,13 @@ RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, 
             continue; // no FLOPs: a pure data-movement kernel has no point on a FLOP/s roofline
         const QString key = QStringLiteral("verify:%1").arg(i);
         if (r.baselineMeanMs > 0)
-            data.points.push_back({QStringLiteral("%1 baseline #%2").arg(r.target).arg(i), QStringLiteral("baseline"),
-                                   *r.flops / *r.bytes, *r.flops / (r.baselineMeanMs * 1e-3), key});
+            data.points.push_back({QStringLiteral("%1 baseline #%2").arg(r.target).arg(i),
+                                   QStringLiteral("baseline"), *r.flops / *r.bytes,
+                                   *r.flops / (r.baselineMeanMs * 1e-3), key});
         if (r.candidateMeanMs > 0)
-            data.points.push_back({QStringLiteral("%1 candidate #%2").arg(r.target).arg(i), QStringLiteral("candidate"),
-                                   *r.flops / *r.bytes, *r.flops / (r.candidateMeanMs * 1e-3), key});
+            data.points.push_back({QStringLiteral("%1 candidate #%2").arg(r.target).arg(i),
+                                   QStringLiteral("candidate"), *r.flops / *r.bytes,
+                                   *r.flops / (r.candidateMeanMs * 1e-3), key});
     }
     return data;
 }

@@ -17,11 +17,11 @@ namespace hotkernel {
 struct Workspace
 {
     QString root;
-    std::vector<KernelTable> kernelTables;   // newest report first
-    std::vector<SassFunction> functions;     // every disassembled function, hot figures attached
-    std::vector<VerifyRecord> records;       // recorded verifies, oldest first
-    QStringList problems;                    // files that could not be read, one line each
-    QString card;                            // from the newest record, else the calibration's card
+    std::vector<KernelTable> kernelTables; // newest report first
+    std::vector<SassFunction> functions;   // every disassembled function, hot figures attached
+    std::vector<VerifyRecord> records;     // recorded verifies, oldest first
+    QStringList problems;                  // files that could not be read, one line each
+    QString card;                          // from the newest record, else the calibration's card
     // calibrate's ceilings for that card (results/calibration/ first, then the user's store).
     std::optional<MeasuredCeilings> measured;
 

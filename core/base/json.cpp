@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "json.h"
+#include "base/json.h"
 
 namespace hotkernel {
 

@@ -12,8 +12,14 @@ namespace hotkernel {
 // golden files and leaderboard regeneration byte-stable.
 using Json = nlohmann::ordered_json;
 
-inline std::string toStd(const QString &s) { return s.toStdString(); }
-inline QString toQt(const std::string &s) { return QString::fromStdString(s); }
+inline std::string toStd(const QString &s)
+{
+    return s.toStdString();
+}
+inline QString toQt(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
 
 // A string field of an object, or fallback when absent or not a string.
 QString stringField(const Json &object, const char *key, const QString &fallback = {});

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "logging.h"
+#include "base/logging.h"
 
 namespace hotkernel {
 Q_LOGGING_CATEGORY(lcSession, "hotkernel.session", QtInfoMsg)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "workdir.h"
+#include "base/workdir.h"
 
-#include "usererror.h"
+#include "base/usererror.h"
 
 #include <QFileInfo>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "calibraterunner.h"
+#include "inspect/calibraterunner.h"
 
-#include "../base/usererror.h"
-#include "../process/processrunner.h"
-#include "calibrationstore.h"
-#include "nativehelpers.h"
+#include "base/usererror.h"
+#include "inspect/calibrationstore.h"
+#include "inspect/nativehelpers.h"
+#include "process/processrunner.h"
 
 #include <cstdio>
 
@@ -14,10 +14,11 @@ QCoro::Task<Json> CalibrateRunner::run(QStringList helperArguments, Job *job)
 {
     const QString helper = NativeHelpers::locate(NativeHelpers::calibrateFileName());
     if (helper.isEmpty())
-        throw UserError(QStringLiteral("hotkernel-calibrate was not found (looked in: %1). It is built with hotkernel "
-                                       "when the CUDA Toolkit is found; or build it alone with `cmake -S core/native -B "
-                                       "build-native && cmake --build build-native` and set HOTKERNEL_NATIVE_DIR.")
-                            .arg(NativeHelpers::searchDirectories().join(QStringLiteral(", "))));
+        throw UserError(
+            QStringLiteral("hotkernel-calibrate was not found (looked in: %1). It is built with hotkernel "
+                           "when the CUDA Toolkit is found; or build it alone with `cmake -S core/native -B "
+                           "build-native && cmake --build build-native` and set HOTKERNEL_NATIVE_DIR.")
+                .arg(NativeHelpers::searchDirectories().join(QStringLiteral(", "))));
     ProcessSpec spec;
     spec.program = helper;
     spec.arguments = helperArguments;
@@ -35,9 +36,11 @@ QCoro::Task<Json> CalibrateRunner::run(QStringList helperArguments, Job *job)
     if (!why.isEmpty() || !result.succeeded()) {
         throw UserError(QStringLiteral("%1 failed (%2): %3")
                             .arg(spec.commandLine(),
-                                 result.status == ProcessResult::Status::TimedOut ? QStringLiteral("timed out")
-                                                                                 : QStringLiteral("exit %1").arg(result.exitCode),
-                                 why.isEmpty() ? result.stderrTail() : QString(why + QLatin1Char('\n') + result.stderrTail())));
+                                 result.status == ProcessResult::Status::TimedOut
+                                     ? QStringLiteral("timed out")
+                                     : QStringLiteral("exit %1").arg(result.exitCode),
+                                 why.isEmpty() ? result.stderrTail()
+                                               : QString(why + QLatin1Char('\n') + result.stderrTail())));
     }
     co_return data;
 }
@@ -55,11 +58,12 @@ QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir,
         } else if (a == QLatin1String("--device") && i + 1 < arguments.size()) {
             helperArgs << a << arguments[++i];
         } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
-            std::fputs("usage: hotkernel calibrate [--record] [--quick] [--device N]\n"
-                       "Measures this card's streaming bandwidth (device copy, read-only and write-only kernels)\n"
-                       "and bf16/fp16 tensor-core GEMM peak, and stores them for roofline under the user's data\n"
-                       "directory; --record also writes results/calibration/<card>-<time>.json here.\n",
-                       stdout);
+            std::fputs(
+                "usage: hotkernel calibrate [--record] [--quick] [--device N]\n"
+                "Measures this card's streaming bandwidth (device copy, read-only and write-only kernels)\n"
+                "and bf16/fp16 tensor-core GEMM peak, and stores them for roofline under the user's data\n"
+                "directory; --record also writes results/calibration/<card>-<time>.json here.\n",
+                stdout);
             co_return 0;
         } else {
             std::fprintf(stderr, "hotkernel calibrate: unknown argument '%s' (try --help)\n", qPrintable(a));
@@ -89,7 +93,9 @@ QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir,
         }
     }
     if (json) {
-        Json out{{"calibration", data}, {"saved", toStd(saved)}, {"recorded", recorded.isEmpty() ? Json(nullptr) : Json(toStd(recorded))}};
+        Json out{{"calibration", data},
+                 {"saved", toStd(saved)},
+                 {"recorded", recorded.isEmpty() ? Json(nullptr) : Json(toStd(recorded))}};
         std::printf("%s\n", out.dump().c_str());
         co_return 0;
     }

@@ -3,7 +3,7 @@
 // Coroutines on the caller's thread; the helper runs as a child process through ProcessRunner.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QCoroTask>
 #include <QPointer>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "calibrationstore.h"
+#include "inspect/calibrationstore.h"
 
-#include "cardtable.h"
+#include "inspect/cardtable.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -72,7 +72,8 @@ std::optional<StoredCalibration> newestIn(const QString &dir, const std::functio
         auto j = readJson(fi.absoluteFilePath());
         if (!j || !accept(*j))
             continue;
-        const QString stamp = stringField(*j, "measured_at") + fi.lastModified().toUTC().toString(Qt::ISODate);
+        const QString stamp =
+            stringField(*j, "measured_at") + fi.lastModified().toUTC().toString(Qt::ISODate);
         if (!best || stamp > bestStamp) {
             best = StoredCalibration{std::move(*j), fi.absoluteFilePath()};
             bestStamp = stamp;
@@ -105,7 +106,8 @@ QString CalibrationStore::validate(const Json &c)
     if (stringField(c, "tool") != QLatin1String("hotkernel-calibrate"))
         return QStringLiteral("not a hotkernel-calibrate result (no \"tool\": \"hotkernel-calibrate\")");
     if (!c.value("ok", false))
-        return QStringLiteral("calibration failed: %1").arg(stringField(c, "error", QStringLiteral("no reason given")));
+        return QStringLiteral("calibration failed: %1")
+            .arg(stringField(c, "error", QStringLiteral("no reason given")));
     if (stringField(c, "uuid").isEmpty())
         return QStringLiteral("no card uuid");
     const Json figures = c.value("figures", Json::object());
@@ -150,7 +152,9 @@ std::optional<StoredCalibration> CalibrationStore::load(const QString &uuid, con
 {
     if (uuid.isEmpty())
         return std::nullopt;
-    auto sameCard = [&](const Json &j) { return stringField(j, "uuid").compare(uuid, Qt::CaseInsensitive) == 0; };
+    auto sameCard = [&](const Json &j) {
+        return stringField(j, "uuid").compare(uuid, Qt::CaseInsensitive) == 0;
+    };
     if (!workDir.isEmpty()) {
         if (auto recorded = newestIn(recordDirectory(workDir), sameCard))
             return recorded;

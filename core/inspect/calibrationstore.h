@@ -5,8 +5,8 @@
 // matches. Small blocking file I/O: call from a worker thread (QtConcurrent) or a CLI-only path.
 #pragma once
 
-#include "../base/json.h"
-#include "roofline.h"
+#include "base/json.h"
+#include "inspect/roofline.h"
 
 #include <QString>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cardtable.h"
+#include "inspect/cardtable.h"
 
-#include "../base/logging.h"
+#include "base/logging.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -42,12 +42,9 @@ Json CardSpec::toJson() const
             entry["note"] = toStd(f->note);
         figs[toStd(key)] = std::move(entry);
     }
-    return Json{{"id", toStd(id)},
-                {"name", toStd(name)},
-                {"arch", toStd(arch)},
-                {"compute_capability", toStd(computeCapability)},
-                {"memory", toStd(memory)},
-                {"aliases", hotkernel::toJson(aliases)},
+    return Json{{"id", toStd(id)},           {"name", toStd(name)},
+                {"arch", toStd(arch)},       {"compute_capability", toStd(computeCapability)},
+                {"memory", toStd(memory)},   {"aliases", hotkernel::toJson(aliases)},
                 {"figures", std::move(figs)}};
 }
 

@@ -4,7 +4,7 @@
 // immutable after loading: safe to read from any thread.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QString>
 #include <QStringList>
@@ -29,7 +29,7 @@ struct CardSpec
     QString arch;
     QString computeCapability;
     QString memory;
-    QStringList aliases; // names NVML / nvidia-smi / people use for this card
+    QStringList aliases;                   // names NVML / nvidia-smi / people use for this card
     std::map<QString, CardFigure> figures; // keys: CardTable::figureKeys()
 
     const CardFigure *figure(const QString &key) const;

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "csvreader.h"
+#include "inspect/csvreader.h"
 
 #include <cstring>
 
 namespace hotkernel {
 
-CsvReader::CsvReader(QByteArrayView data)
-    : m_data(data)
+CsvReader::CsvReader(QByteArrayView data) : m_data(data)
 {
     // A UTF-8 byte order mark is not part of the first field.
     if (m_data.size() >= 3 && m_data.startsWith(QByteArrayView("\xEF\xBB\xBF", 3)))

@@ -24,7 +24,10 @@ public:
     qsizetype size() const { return qsizetype(m_fields.size()); }
     bool isBlank() const { return m_fields.size() == 1 && m_fields[0].isEmpty(); }
     // The field's bytes, quotes removed; empty past the end of the row.
-    QByteArrayView field(qsizetype i) const { return i >= 0 && i < size() ? m_fields[size_t(i)] : QByteArrayView(); }
+    QByteArrayView field(qsizetype i) const
+    {
+        return i >= 0 && i < size() ? m_fields[size_t(i)] : QByteArrayView();
+    }
     QString text(qsizetype i) const { return QString::fromUtf8(field(i)); }
     // 1-based line the current record started on, for error messages.
     qsizetype lineNumber() const { return m_rowLine; }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cudatools.h"
+#include "inspect/cudatools.h"
 
-#include "../base/usererror.h"
+#include "base/usererror.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -52,9 +52,10 @@ QString CudaTools::require(const QString &tool, const QString &variable)
     const QString path = find(tool, variable, &tried);
     if (!path.isEmpty())
         return path;
-    QString message = QStringLiteral("%1 was not found (looked in: %2). Install the CUDA Toolkit (or the NVIDIA "
-                                     "wheel that ships %1), put its bin directory on PATH or set CUDA_HOME")
-                          .arg(tool, tried.join(QStringLiteral(", ")));
+    QString message =
+        QStringLiteral("%1 was not found (looked in: %2). Install the CUDA Toolkit (or the NVIDIA "
+                       "wheel that ships %1), put its bin directory on PATH or set CUDA_HOME")
+            .arg(tool, tried.join(QStringLiteral(", ")));
     if (!variable.isEmpty())
         message += QStringLiteral(", or set %1 to the %2 executable").arg(variable, tool);
     throw UserError(message + QLatin1Char('.'));

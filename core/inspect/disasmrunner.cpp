@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "disasmrunner.h"
+#include "inspect/disasmrunner.h"
 
-#include "../base/usererror.h"
-#include "../process/processrunner.h"
-#include "../session/job.h"
-#include "cudatools.h"
-#include "sassparser.h"
+#include "base/usererror.h"
+#include "inspect/cudatools.h"
+#include "inspect/sassparser.h"
+#include "process/processrunner.h"
+#include "session/job.h"
 
 #include <QCoroFuture>
 #include <QFile>
@@ -30,8 +30,10 @@ QCoro::Task<QByteArray> runTool(QString program, QStringList arguments, Job *job
     if (result.status == ProcessResult::Status::FailedToStart)
         throw UserError(QStringLiteral("Could not start %1: %2.").arg(program, result.errorString));
     if (result.status == ProcessResult::Status::TimedOut)
-        throw UserError(QStringLiteral("`%1` ran for over 5 minutes and was stopped; disassemble a smaller file "
-                                       "(a single .cubin) instead.").arg(spec.commandLine()));
+        throw UserError(
+            QStringLiteral("`%1` ran for over 5 minutes and was stopped; disassemble a smaller file "
+                           "(a single .cubin) instead.")
+                .arg(spec.commandLine()));
     if (!result.succeeded())
         throw UserError(QStringLiteral("`%1` failed (exit %2): %3. Check that the file is a CUDA binary "
                                        "(.cubin, .so or executable with device code) or PTX.")
@@ -84,7 +86,7 @@ QCoro::Task<std::vector<SassFunction>> ptxFile(QString path)
 }
 
 QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList arguments, bool ptx, Job *job,
-                                                  QString *commandLine)
+                                                   QString *commandLine)
 {
     const QByteArray output = co_await runTool(program, arguments, job, commandLine);
     // Parsed also after a cancel (the output is then empty): no co_await may be skipped.
@@ -94,7 +96,8 @@ QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList 
     co_return functions;
 }
 
-QCoro::Task<std::map<QString, std::map<QString, QString>>> runResourceUsage(QString program, QString path, Job *job)
+QCoro::Task<std::map<QString, std::map<QString, QString>>> runResourceUsage(QString program, QString path,
+                                                                            Job *job)
 {
     const QStringList arguments{QStringLiteral("-res-usage"), path};
     const QByteArray output = co_await runTool(program, arguments, job, nullptr);
@@ -109,14 +112,18 @@ QCoro::Task<std::map<QString, std::map<QString, QString>>> noResourceUsage()
 } // namespace
 
 QCoro::Task<std::vector<SassFunction>> DisasmRunner::disassemble(QString path, QString level, QString tool,
-                                                                Job *job, QString *commandLine)
+                                                                 Job *job, QString *commandLine)
 {
     if (!QFileInfo(path).isFile())
-        throw UserError(QStringLiteral("%1 does not exist or is not a file. Give a .cubin, .ptx, .so or executable.").arg(path));
+        throw UserError(
+            QStringLiteral("%1 does not exist or is not a file. Give a .cubin, .ptx, .so or executable.")
+                .arg(path));
     const bool ptx = level == QLatin1String("ptx");
     if (path.endsWith(QLatin1String(".ptx"))) {
         if (!ptx)
-            throw UserError(QStringLiteral("%1 is PTX text; ask for level \"ptx\", or give the compiled .cubin for SASS.").arg(path));
+            throw UserError(
+                QStringLiteral("%1 is PTX text; ask for level \"ptx\", or give the compiled .cubin for SASS.")
+                    .arg(path));
         if (commandLine)
             *commandLine = QStringLiteral("read %1").arg(path);
         return ptxFile(path);
@@ -125,20 +132,27 @@ QCoro::Task<std::vector<SassFunction>> DisasmRunner::disassemble(QString path, Q
         tool = isCubin(path) && !ptx ? QStringLiteral("nvdisasm") : QStringLiteral("cuobjdump");
     if (tool == QLatin1String("nvdisasm")) {
         if (ptx || !isCubin(path))
-            throw UserError(QStringLiteral("nvdisasm reads SASS from a .cubin only; use tool \"cuobjdump\" for %1 (level %2).")
-                                .arg(path, level));
-        const QString program = CudaTools::require(QStringLiteral("nvdisasm"), QStringLiteral("HOTKERNEL_NVDISASM"));
-        return runAndParse(program, QStringList{QStringLiteral("-c"), path}, false, job, commandLine); // -c: code only
+            throw UserError(
+                QStringLiteral(
+                    "nvdisasm reads SASS from a .cubin only; use tool \"cuobjdump\" for %1 (level %2).")
+                    .arg(path, level));
+        const QString program =
+            CudaTools::require(QStringLiteral("nvdisasm"), QStringLiteral("HOTKERNEL_NVDISASM"));
+        return runAndParse(program, QStringList{QStringLiteral("-c"), path}, false, job,
+                           commandLine); // -c: code only
     }
-    const QString program = CudaTools::require(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP"));
-    return runAndParse(program, QStringList{ptx ? QStringLiteral("-ptx") : QStringLiteral("-sass"), path}, ptx, job, commandLine);
+    const QString program =
+        CudaTools::require(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP"));
+    return runAndParse(program, QStringList{ptx ? QStringLiteral("-ptx") : QStringLiteral("-sass"), path},
+                       ptx, job, commandLine);
 }
 
 QCoro::Task<std::map<QString, std::map<QString, QString>>> DisasmRunner::resourceUsage(QString path, Job *job)
 {
     if (path.isEmpty())
         return noResourceUsage();
-    return runResourceUsage(CudaTools::require(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP")), path, job);
+    return runResourceUsage(
+        CudaTools::require(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP")), path, job);
 }
 
 std::map<QString, std::map<QString, QString>> DisasmRunner::parseResourceUsage(QByteArrayView text)
@@ -157,7 +171,8 @@ std::map<QString, std::map<QString, QString>> DisasmRunner::parseResourceUsage(Q
         for (const QByteArray &pair : line.toByteArray().split(' ')) {
             const qsizetype colon = pair.lastIndexOf(':');
             if (colon > 0)
-                out[current][QString::fromUtf8(pair.first(colon))] = QString::fromUtf8(pair.sliced(colon + 1));
+                out[current][QString::fromUtf8(pair.first(colon))] =
+                    QString::fromUtf8(pair.sliced(colon + 1));
         }
         current.clear();
     }

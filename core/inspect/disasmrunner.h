@@ -3,7 +3,7 @@
 // on a worker thread. Lives on the caller's thread; never blocks it.
 #pragma once
 
-#include "sassinstruction.h"
+#include "inspect/sassinstruction.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -22,7 +22,7 @@ public:
     // nvdisasm prints branch labels). A .ptx file is read directly.
     // Throws UserError when a tool is missing or fails, naming the command and its stderr.
     static QCoro::Task<std::vector<SassFunction>> disassemble(QString path, QString level, QString tool,
-                                                             Job *job, QString *commandLine = nullptr);
+                                                              Job *job, QString *commandLine = nullptr);
     // `cuobjdump -res-usage`: per function REG, STACK, SHARED, LOCAL, ... as printed; an empty
     // map at once for an empty path (so callers can await it unconditionally).
     static QCoro::Task<std::map<QString, std::map<QString, QString>>> resourceUsage(QString path, Job *job);

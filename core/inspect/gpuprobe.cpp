@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "gpuprobe.h"
+#include "inspect/gpuprobe.h"
 
-#include "../base/logging.h"
-#include "../process/processrunner.h"
-#include "../session/job.h"
-#include "cardtable.h"
-#include "nvidiasmiparser.h"
+#include "base/logging.h"
+#include "inspect/cardtable.h"
+#include "inspect/nvidiasmiparser.h"
+#include "process/processrunner.h"
+#include "session/job.h"
 
 #include <QCoroFuture>
 #include <QStandardPaths>
@@ -70,8 +70,7 @@ struct Nvml
     nvmlReturn_t (*processes)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *) = nullptr;
     nvmlReturn_t (*processName)(unsigned int, char *, unsigned int) = nullptr;
 
-    template <typename F>
-    void resolve(F &fn, std::initializer_list<const char *> names)
+    template <typename F> void resolve(F &fn, std::initializer_list<const char *> names)
     {
         for (const char *name : names) {
             if (void *sym = dlsym(lib, name)) {
@@ -100,7 +99,8 @@ Nvml &nvml()
         n.lib = dlopen(path.constData(), RTLD_NOW | RTLD_LOCAL);
         if (!n.lib) {
             const char *e = dlerror();
-            n.loadError = e ? QString::fromUtf8(e) : QStringLiteral("cannot load %1").arg(QString::fromUtf8(path));
+            n.loadError =
+                e ? QString::fromUtf8(e) : QStringLiteral("cannot load %1").arg(QString::fromUtf8(path));
             return;
         }
         n.resolve(n.init, {"nvmlInit_v2", "nvmlInit"});
@@ -112,15 +112,18 @@ Nvml &nvml()
         n.resolve(n.getName, {"nvmlDeviceGetName"});
         n.resolve(n.getUuid, {"nvmlDeviceGetUUID"});
         n.resolve(n.driverVersion, {"nvmlSystemGetDriverVersion"});
-        n.resolve(n.cudaDriverVersion, {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"});
+        n.resolve(n.cudaDriverVersion,
+                  {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"});
         n.resolve(n.memoryInfo, {"nvmlDeviceGetMemoryInfo"});
         n.resolve(n.powerLimit, {"nvmlDeviceGetPowerManagementLimit"});
         n.resolve(n.computeCapability, {"nvmlDeviceGetCudaComputeCapability"});
         n.resolve(n.maxClock, {"nvmlDeviceGetMaxClockInfo"});
         n.resolve(n.clock, {"nvmlDeviceGetClockInfo"});
         n.resolve(n.temperature, {"nvmlDeviceGetTemperature"});
-        n.resolve(n.clockReasons, {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
-        n.resolve(n.processes, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+        n.resolve(n.clockReasons,
+                  {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
+        n.resolve(n.processes,
+                  {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
         n.resolve(n.processName, {"nvmlSystemGetProcessName"});
         if (!n.init || !n.handleByIndex || !n.getName)
             n.loadError = QStringLiteral("%1 lacks nvmlInit/nvmlDeviceGetHandleByIndex/nvmlDeviceGetName")
@@ -161,7 +164,8 @@ NvmlOutcome probeNvml()
     // The device hotkernel times on is CUDA device 0: the first entry of CUDA_VISIBLE_DEVICES
     // when set (an index or a UUID), else NVML index 0.
     nvmlDevice_t dev = nullptr;
-    const QString visible = QString::fromLocal8Bit(qgetenv("CUDA_VISIBLE_DEVICES")).section(QLatin1Char(','), 0, 0).trimmed();
+    const QString visible =
+        QString::fromLocal8Bit(qgetenv("CUDA_VISIBLE_DEVICES")).section(QLatin1Char(','), 0, 0).trimmed();
     bool isIndex = false;
     const unsigned int index = visible.toUInt(&isIndex);
     if (visible.startsWith(QLatin1String("GPU-")) && n.handleByUuid)
@@ -184,25 +188,34 @@ NvmlOutcome probeNvml()
     str(n.getName, "name");
     str(n.getUuid, "uuid");
     buf[0] = 0;
-    j["driver"] = n.driverVersion && n.driverVersion(buf, sizeof buf) == NVML_SUCCESS ? Json(std::string(buf)) : Json(nullptr);
+    j["driver"] = n.driverVersion && n.driverVersion(buf, sizeof buf) == NVML_SUCCESS ? Json(std::string(buf))
+                                                                                      : Json(nullptr);
     int cudaVersion = 0;
     j["cuda_driver_version"] = n.cudaDriverVersion && n.cudaDriverVersion(&cudaVersion) == NVML_SUCCESS
-                                   ? Json(QStringLiteral("%1.%2").arg(cudaVersion / 1000).arg((cudaVersion % 1000) / 10).toStdString())
+                                   ? Json(QStringLiteral("%1.%2")
+                                              .arg(cudaVersion / 1000)
+                                              .arg((cudaVersion % 1000) / 10)
+                                              .toStdString())
                                    : Json(nullptr);
     nvmlMemory_t mem{};
     const bool haveMem = n.memoryInfo && n.memoryInfo(dev, &mem) == NVML_SUCCESS;
     j["memory_total_mib"] = haveMem ? Json(mem.total >> 20) : Json(nullptr);
     j["memory_used_mib"] = haveMem ? Json(mem.used >> 20) : Json(nullptr);
     unsigned int v = 0;
-    j["power_limit_w"] = n.powerLimit && n.powerLimit(dev, &v) == NVML_SUCCESS ? Json(v / 1000.0) : Json(nullptr);
+    j["power_limit_w"] =
+        n.powerLimit && n.powerLimit(dev, &v) == NVML_SUCCESS ? Json(v / 1000.0) : Json(nullptr);
     int major = 0, minor = 0;
     j["compute_capability"] = n.computeCapability && n.computeCapability(dev, &major, &minor) == NVML_SUCCESS
                                   ? Json(QStringLiteral("%1.%2").arg(major).arg(minor).toStdString())
                                   : Json(nullptr);
-    j["max_sm_clock_mhz"] = n.maxClock && n.maxClock(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS ? Json(v) : Json(nullptr);
+    j["max_sm_clock_mhz"] =
+        n.maxClock && n.maxClock(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS ? Json(v) : Json(nullptr);
     j["sm_clock_mhz"] = n.clock && n.clock(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS ? Json(v) : Json(nullptr);
-    j["mem_clock_mhz"] = n.clock && n.clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS ? Json(v) : Json(nullptr);
-    j["temperature_c"] = n.temperature && n.temperature(dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS ? Json(v) : Json(nullptr);
+    j["mem_clock_mhz"] =
+        n.clock && n.clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS ? Json(v) : Json(nullptr);
+    j["temperature_c"] = n.temperature && n.temperature(dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS
+                             ? Json(v)
+                             : Json(nullptr);
     unsigned long long reasons = 0;
     j["throttle_reasons"] = n.clockReasons && n.clockReasons(dev, &reasons) == NVML_SUCCESS
                                 ? toJson(NvidiaSmiParser::clockEventReasons(reasons))
@@ -250,10 +263,11 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
     const QString smi = override.isEmpty() ? QStandardPaths::findExecutable(QStringLiteral("nvidia-smi"))
                                            : QString::fromLocal8Bit(override);
     if (smi.isEmpty()) {
-        co_return Json{{"available", false},
-                       {"reason", toStd(QStringLiteral("no NVIDIA GPU found: %1, and nvidia-smi is not on PATH. "
-                                                       "Run hotkernel on a machine with an NVIDIA GPU and driver.")
-                                            .arg(nvmlReason))}};
+        co_return Json{
+            {"available", false},
+            {"reason", toStd(QStringLiteral("no NVIDIA GPU found: %1, and nvidia-smi is not on PATH. "
+                                            "Run hotkernel on a machine with an NVIDIA GPU and driver.")
+                                 .arg(nvmlReason))}};
     }
     QStringList fields = NvidiaSmiParser::queryFields();
     ProcessSpec spec;
@@ -264,15 +278,17 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
     ProcessResult result = co_await ProcessRunner::run(spec, job);
     if (!result.succeeded() && result.status == ProcessResult::Status::Finished) {
         // Older drivers call it clocks_throttle_reasons.
-        fields.replaceInStrings(QStringLiteral("clocks_event_reasons.active"), QStringLiteral("clocks_throttle_reasons.active"));
+        fields.replaceInStrings(QStringLiteral("clocks_event_reasons.active"),
+                                QStringLiteral("clocks_throttle_reasons.active"));
         spec.arguments[0] = QStringLiteral("--query-gpu=") + fields.join(QLatin1Char(','));
         result = co_await ProcessRunner::run(spec, job);
     }
     if (!result.succeeded()) {
         const QString out = QString::fromUtf8(result.standardOutput + result.standardError).trimmed();
-        co_return Json{{"available", false},
-                       {"reason", toStd(QStringLiteral("no usable NVIDIA GPU: %1; nvidia-smi failed: %2")
-                                            .arg(nvmlReason, out.isEmpty() ? result.errorString : out.left(300)))}};
+        co_return Json{
+            {"available", false},
+            {"reason", toStd(QStringLiteral("no usable NVIDIA GPU: %1; nvidia-smi failed: %2")
+                                 .arg(nvmlReason, out.isEmpty() ? result.errorString : out.left(300)))}};
     }
     const std::vector<Json> gpus = NvidiaSmiParser::parseGpus(result.standardOutput, fields);
     if (gpus.empty()) {
@@ -285,7 +301,8 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
     j["sm_count"] = nullptr;
 
     ProcessSpec apps = spec;
-    apps.arguments = QStringList{QStringLiteral("--query-compute-apps=") + NvidiaSmiParser::appFields().join(QLatin1Char(',')),
+    apps.arguments = QStringList{QStringLiteral("--query-compute-apps=") +
+                                     NvidiaSmiParser::appFields().join(QLatin1Char(',')),
                                  QStringLiteral("--format=csv,noheader,nounits")};
     const ProcessResult appsResult = co_await ProcessRunner::run(apps, job);
     Json busy = Json::array();

@@ -3,7 +3,7 @@
 // (libnvidia-ml.so.1), nvidia-smi as fallback. Asynchronous; safe on machines without a GPU.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QCoroTask>
 #include <QPointer>

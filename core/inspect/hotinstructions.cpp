@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hotinstructions.h"
+#include "inspect/hotinstructions.h"
 
-#include "sassparser.h"
+#include "inspect/sassparser.h"
 
 #include <QHash>
 
@@ -30,11 +30,14 @@ QString HotInstructions::baseName(const QString &name)
     return s;
 }
 
-const SourceReport *HotInstructions::pick(const std::vector<SourceReport> &reports, const SassFunction &function)
+const SourceReport *HotInstructions::pick(const std::vector<SourceReport> &reports,
+                                          const SassFunction &function)
 {
-    const QString wanted = baseName(function.demangled.isEmpty() ? SassParser::demangle(function.name) : function.demangled);
+    const QString wanted =
+        baseName(function.demangled.isEmpty() ? SassParser::demangle(function.name) : function.demangled);
     for (const SourceReport &r : reports) {
-        if (r.kernelName == function.name || r.kernelName == function.demangled || baseName(r.kernelName) == wanted)
+        if (r.kernelName == function.name || r.kernelName == function.demangled ||
+            baseName(r.kernelName) == wanted)
             return &r;
     }
     return reports.size() == 1 ? &reports.front() : nullptr;

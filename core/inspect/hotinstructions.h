@@ -3,8 +3,8 @@
 // samples, executed count and stall reasons, matched by offset from the function's start. Pure.
 #pragma once
 
-#include "ncusourceparser.h"
-#include "sassinstruction.h"
+#include "inspect/ncusourceparser.h"
+#include "inspect/sassinstruction.h"
 
 #include <utility>
 
@@ -12,8 +12,8 @@ namespace hotkernel {
 
 struct AttachSummary
 {
-    int matched = 0;         // instructions that received figures
-    int unmatched = 0;       // report rows with no instruction at their offset
+    int matched = 0;          // instructions that received figures
+    int unmatched = 0;        // report rows with no instruction at their offset
     int opcodeMismatches = 0; // matched by offset but the opcode differs (wrong binary?)
     qint64 totalSamples = 0;
     std::vector<std::pair<QString, qint64>> topStallReasons; // heaviest first

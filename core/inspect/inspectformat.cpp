@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "inspectformat.h"
+#include "inspect/inspectformat.h"
 
 namespace hotkernel::InspectFormat {
 
 namespace {
 
-template <typename T>
-Json optional(const std::optional<T> &value)
+template <typename T> Json optional(const std::optional<T> &value)
 {
     return value ? Json(*value) : Json(nullptr);
 }
@@ -64,21 +63,29 @@ Json kernelStatSchema()
     return Json{
         {"type", "object"},
         {"properties",
-         {{"name", {{"type", "string"}, {"description", "kernel name as the report prints it (demangled where it can)"}}},
+         {{"name",
+           {{"type", "string"},
+            {"description", "kernel name as the report prints it (demangled where it can)"}}},
           {"calls", {{"type", "integer"}, {"description", "launches in the report"}}},
           {"total_ns", {{"type", "number"}, {"description", "device time over all launches, ns"}}},
           {"avg_ns", {{"type", "number"}, {"description", "mean device time per launch, ns"}}},
           {"min_ns", {{"type", "number"}, {"description", "shortest launch, ns"}}},
           {"max_ns", {{"type", "number"}, {"description", "longest launch, ns"}}},
           {"share", {{"type", "number"}, {"description", "share of all kernel time in the report, 0..1"}}},
-          {"grid", {{"type", "string"}, {"description", "grid of the first launch, \"(x, y, z)\"; empty when unknown"}}},
-          {"block", {{"type", "string"}, {"description", "block of the first launch, \"(x, y, z)\"; empty when unknown"}}},
+          {"grid",
+           {{"type", "string"},
+            {"description", "grid of the first launch, \"(x, y, z)\"; empty when unknown"}}},
+          {"block",
+           {{"type", "string"},
+            {"description", "block of the first launch, \"(x, y, z)\"; empty when unknown"}}},
           {"registers_per_thread", nullable("integer", "registers per thread")},
           {"shared_memory_bytes", nullable("integer", "static plus dynamic shared memory per block, bytes")},
           {"achieved_occupancy_pct", nullable("number", "achieved occupancy, % of the maximum warps (ncu)")},
           {"dram_throughput_pct", nullable("number", "DRAM throughput, % of peak (ncu)")},
           {"sm_throughput_pct", nullable("number", "SM (compute) throughput, % of peak (ncu)")},
-          {"hint", {{"type", "string"}, {"description", "memory, compute, latency, or empty without throughput figures"}}},
+          {"hint",
+           {{"type", "string"},
+            {"description", "memory, compute, latency, or empty without throughput figures"}}},
           {"hint_reason", {{"type", "string"}, {"description", "the figures behind the hint"}}}}},
         {"required", Json::array({"name", "calls", "total_ns", "share", "hint"})}};
 }
@@ -114,17 +121,18 @@ QString kernelTableText(const KernelTable &table, int n)
                .arg(QStringLiteral("kernel"));
     for (size_t i = 0; i < table.kernels.size() && (n <= 0 || int(i) < n); ++i) {
         const KernelStat &k = table.kernels[i];
-        out += QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9  %10\n")
-                   .arg(QString::number(k.share * 100, 'f', 1) + QLatin1Char('%'), 6)
-                   .arg(duration(k.totalNs), 11)
-                   .arg(k.calls, 6)
-                   .arg(duration(k.avgNs), 11)
-                   .arg(k.registersPerThread ? QString::number(*k.registersPerThread) : QStringLiteral("-"), 5)
-                   .arg(pct(k.achievedOccupancyPct), 6)
-                   .arg(pct(k.dramThroughputPct), 6)
-                   .arg(pct(k.smThroughputPct), 6)
-                   .arg(k.boundHint.isEmpty() ? QStringLiteral("-") : k.boundHint, -8)
-                   .arg(shorten(k.name, 100));
+        out +=
+            QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9  %10\n")
+                .arg(QString::number(k.share * 100, 'f', 1) + QLatin1Char('%'), 6)
+                .arg(duration(k.totalNs), 11)
+                .arg(k.calls, 6)
+                .arg(duration(k.avgNs), 11)
+                .arg(k.registersPerThread ? QString::number(*k.registersPerThread) : QStringLiteral("-"), 5)
+                .arg(pct(k.achievedOccupancyPct), 6)
+                .arg(pct(k.dramThroughputPct), 6)
+                .arg(pct(k.smThroughputPct), 6)
+                .arg(k.boundHint.isEmpty() ? QStringLiteral("-") : k.boundHint, -8)
+                .arg(shorten(k.name, 100));
     }
     return out;
 }
@@ -152,15 +160,21 @@ Json instruction(const SassInstruction &in)
 
 Json instructionSchema()
 {
-    return Json{{"type", "object"},
-                {"properties",
-                 {{"address", nullable("integer", "offset from the function's start (SASS); null for PTX")},
-                  {"label", {{"type", "string"}, {"description", "branch target label when this line is a label"}}},
-                  {"text", {{"type", "string"}, {"description", "the instruction as printed, without address and encoding"}}},
-                  {"opcode", {{"type", "string"}, {"description", "opcode with modifiers, predicate removed"}}},
-                  {"stall_samples", {{"type", "integer"}, {"description", "warp-state samples at this instruction (ncu source page)"}}},
-                  {"executed", {{"type", "integer"}, {"description", "warp-level instructions executed (ncu source page)"}}},
-                  {"stall_reasons", {{"type", "object"}, {"description", "samples per stall reason (long_sb, lg, wait, ...)"}}}}}};
+    return Json{
+        {"type", "object"},
+        {"properties",
+         {{"address", nullable("integer", "offset from the function's start (SASS); null for PTX")},
+          {"label", {{"type", "string"}, {"description", "branch target label when this line is a label"}}},
+          {"text",
+           {{"type", "string"}, {"description", "the instruction as printed, without address and encoding"}}},
+          {"opcode", {{"type", "string"}, {"description", "opcode with modifiers, predicate removed"}}},
+          {"stall_samples",
+           {{"type", "integer"},
+            {"description", "warp-state samples at this instruction (ncu source page)"}}},
+          {"executed",
+           {{"type", "integer"}, {"description", "warp-level instructions executed (ncu source page)"}}},
+          {"stall_reasons",
+           {{"type", "object"}, {"description", "samples per stall reason (long_sb, lg, wait, ...)"}}}}}};
 }
 
 QString functionText(const SassFunction &function, int maxLines)
@@ -172,7 +186,8 @@ QString functionText(const SassFunction &function, int maxLines)
     int lines = 0;
     for (const SassInstruction &in : function.instructions) {
         if (maxLines > 0 && lines >= maxLines) {
-            out += QStringLiteral("... %1 more lines (raise max_lines)\n").arg(function.instructions.size() - size_t(lines));
+            out += QStringLiteral("... %1 more lines (raise max_lines)\n")
+                       .arg(function.instructions.size() - size_t(lines));
             break;
         }
         ++lines;
@@ -180,9 +195,11 @@ QString functionText(const SassFunction &function, int maxLines)
             out += in.label + QStringLiteral(":\n");
             continue;
         }
-        QString prefix = in.address ? QStringLiteral("  %1  ").arg(*in.address, 6, 16, QLatin1Char('0')) : QStringLiteral("  ");
+        QString prefix = in.address ? QStringLiteral("  %1  ").arg(*in.address, 6, 16, QLatin1Char('0'))
+                                    : QStringLiteral("  ");
         if (profiled)
-            prefix += QStringLiteral("%1 %2  ").arg(in.stallSamples ? QString::number(*in.stallSamples) : QString(), 7)
+            prefix += QStringLiteral("%1 %2  ")
+                          .arg(in.stallSamples ? QString::number(*in.stallSamples) : QString(), 7)
                           .arg(in.executed ? QString::number(*in.executed) : QString(), 10);
         out += prefix + in.text + QLatin1Char('\n');
     }

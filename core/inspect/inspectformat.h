@@ -3,10 +3,10 @@
 // plain-text tables the CLI prints. Pure; any thread.
 #pragma once
 
-#include "../base/json.h"
-#include "hotinstructions.h"
-#include "kernelstat.h"
-#include "sassinstruction.h"
+#include "base/json.h"
+#include "inspect/hotinstructions.h"
+#include "inspect/kernelstat.h"
+#include "inspect/sassinstruction.h"
 
 namespace hotkernel {
 

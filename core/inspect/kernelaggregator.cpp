@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "kernelaggregator.h"
+#include "inspect/kernelaggregator.h"
 
 #include <algorithm>
 
@@ -117,7 +117,8 @@ void KernelAggregator::applyHint(KernelStat &s)
     const auto pct = [](double v) -> QString { return QString::number(v, 'f', 1) + QLatin1Char('%'); };
     if (!s.dramThroughputPct && !s.smThroughputPct) {
         s.boundHint.clear();
-        s.hintReason = QStringLiteral("no throughput figures in this source; profile the kernel with ncu for a hint");
+        s.hintReason =
+            QStringLiteral("no throughput figures in this source; profile the kernel with ncu for a hint");
         return;
     }
     const double dram = s.dramThroughputPct.value_or(0);
@@ -125,19 +126,22 @@ void KernelAggregator::applyHint(KernelStat &s)
     if (dram >= kBusyPct || sm >= kBusyPct) {
         const bool memory = dram >= sm;
         s.boundHint = memory ? QStringLiteral("memory") : QStringLiteral("compute");
-        s.hintReason = memory ? QStringLiteral("DRAM throughput %1 of peak (>= 60%); SM %2").arg(pct(dram), pct(sm))
-                              : QStringLiteral("SM throughput %1 of peak (>= 60%); DRAM %2").arg(pct(sm), pct(dram));
+        s.hintReason =
+            memory ? QStringLiteral("DRAM throughput %1 of peak (>= 60%); SM %2").arg(pct(dram), pct(sm))
+                   : QStringLiteral("SM throughput %1 of peak (>= 60%); DRAM %2").arg(pct(sm), pct(dram));
         return;
     }
     if (s.dramThroughputPct && s.smThroughputPct) {
         s.boundHint = QStringLiteral("latency");
-        s.hintReason = QStringLiteral("DRAM %1 and SM %2 of peak, both below 60%: latency, occupancy or launch bound")
-                           .arg(pct(dram), pct(sm));
+        s.hintReason =
+            QStringLiteral("DRAM %1 and SM %2 of peak, both below 60%: latency, occupancy or launch bound")
+                .arg(pct(dram), pct(sm));
         return;
     }
     s.boundHint.clear();
-    s.hintReason = QStringLiteral("only one throughput figure (%1) below 60%; need both DRAM and SM throughput")
-                       .arg(pct(s.dramThroughputPct ? dram : sm));
+    s.hintReason =
+        QStringLiteral("only one throughput figure (%1) below 60%; need both DRAM and SM throughput")
+            .arg(pct(s.dramThroughputPct ? dram : sm));
 }
 
 } // namespace hotkernel

@@ -3,7 +3,7 @@
 // first, with shares and the memory/compute/latency hint. Pure; any thread.
 #pragma once
 
-#include "kernelstat.h"
+#include "inspect/kernelstat.h"
 
 #include <QHash>
 

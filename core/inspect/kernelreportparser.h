@@ -3,7 +3,7 @@
 // hotkernel trace) and parses it into a KernelTable. Pure; any thread.
 #pragma once
 
-#include "kernelstat.h"
+#include "inspect/kernelstat.h"
 
 #include <QByteArrayView>
 

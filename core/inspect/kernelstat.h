@@ -12,16 +12,16 @@ namespace hotkernel {
 
 struct KernelStat
 {
-    QString name;            // demangled where the source allows
-    QString mangledName;     // when known
+    QString name;        // demangled where the source allows
+    QString mangledName; // when known
     int calls = 0;
     double totalNs = 0;
     double avgNs = 0;
     double minNs = 0;
     double maxNs = 0;
-    double share = 0;        // of total kernel time in the report, 0..1
-    QString grid;            // "(4096, 1, 1)"
-    QString block;           // "(256, 1, 1)"
+    double share = 0; // of total kernel time in the report, 0..1
+    QString grid;     // "(4096, 1, 1)"
+    QString block;    // "(256, 1, 1)"
     std::optional<int> registersPerThread;
     std::optional<int> sharedMemoryBytes; // static + dynamic per block
     std::optional<double> achievedOccupancyPct;
@@ -34,16 +34,16 @@ struct KernelStat
     std::optional<double> dramBytes;
     std::optional<double> flops;
     bool tensorPipeUsed = false;
-    QString boundHint;       // "memory", "compute", "latency" or empty when unknown
-    QString hintReason;      // one line saying why
+    QString boundHint;  // "memory", "compute", "latency" or empty when unknown
+    QString hintReason; // one line saying why
 };
 
 // A report's kernels, heaviest first, and where they came from.
 struct KernelTable
 {
-    QString source;          // "ncu-details", "ncu-raw", "nsys-kernsum", "trace", "torch-profiler"
-    QString path;            // the file parsed
-    double totalNs = 0;      // sum over every kernel in the report
+    QString source;     // "ncu-details", "ncu-raw", "nsys-kernsum", "trace", "torch-profiler"
+    QString path;       // the file parsed
+    double totalNs = 0; // sum over every kernel in the report
     std::vector<KernelStat> kernels;
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "nativehelpers.h"
+#include "inspect/nativehelpers.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ncudetailsparser.h"
+#include "inspect/ncudetailsparser.h"
 
-#include "../base/usererror.h"
-#include "csvreader.h"
-#include "ncuvalue.h"
+#include "base/usererror.h"
+#include "inspect/csvreader.h"
+#include "inspect/ncuvalue.h"
 
 #include <algorithm>
 
@@ -40,17 +40,20 @@ void applyMetric(KernelLaunch &launch, QByteArrayView metric, QByteArrayView uni
     if (metric == "Duration" || metric == "gpu__time_duration.sum") {
         if (const auto f = NcuValue::nanosecondsPer(unit))
             launch.durationNs = *value * *f;
-    } else if (metric == "DRAM Throughput" || metric == "dram__throughput.avg.pct_of_peak_sustained_elapsed") {
+    } else if (metric == "DRAM Throughput" ||
+               metric == "dram__throughput.avg.pct_of_peak_sustained_elapsed") {
         launch.dramThroughputPct = *value;
-    } else if (metric == "Compute (SM) Throughput" || metric == "SM Throughput"
-               || metric == "sm__throughput.avg.pct_of_peak_sustained_elapsed") {
+    } else if (metric == "Compute (SM) Throughput" || metric == "SM Throughput" ||
+               metric == "sm__throughput.avg.pct_of_peak_sustained_elapsed") {
         launch.smThroughputPct = *value;
-    } else if (metric == "Achieved Occupancy" || metric == "sm__warps_active.avg.pct_of_peak_sustained_active") {
+    } else if (metric == "Achieved Occupancy" ||
+               metric == "sm__warps_active.avg.pct_of_peak_sustained_active") {
         launch.achievedOccupancyPct = *value;
     } else if (metric == "Registers Per Thread" || metric == "launch__registers_per_thread") {
         launch.registersPerThread = int(*value);
-    } else if (metric == "Static Shared Memory Per Block" || metric == "Dynamic Shared Memory Per Block"
-               || metric == "launch__shared_mem_per_block_static" || metric == "launch__shared_mem_per_block_dynamic") {
+    } else if (metric == "Static Shared Memory Per Block" || metric == "Dynamic Shared Memory Per Block" ||
+               metric == "launch__shared_mem_per_block_static" ||
+               metric == "launch__shared_mem_per_block_dynamic") {
         if (const auto f = NcuValue::bytesPer(stripPerBlock(unit)))
             launch.sharedMemoryBytes = launch.sharedMemoryBytes.value_or(0) + int(*value * *f + 0.5);
     }
@@ -70,8 +73,9 @@ std::vector<KernelLaunch> NcuDetailsParser::launches(QByteArrayView data)
             break;
     }
     if (c.metric < 0 || c.kernel < 0)
-        throw UserError(QStringLiteral("This is not an ncu details page: no \"Kernel Name\" and \"Metric Name\" columns. "
-                                       "Export one with `ncu --import REPORT.ncu-rep --csv --page details > details.csv`."));
+        throw UserError(QStringLiteral(
+            "This is not an ncu details page: no \"Kernel Name\" and \"Metric Name\" columns. "
+            "Export one with `ncu --import REPORT.ncu-rep --csv --page details > details.csv`."));
     c.id = indexOf(csv, "ID");
     c.stream = indexOf(csv, "Stream");
     c.block = indexOf(csv, "Block Size");
@@ -79,8 +83,9 @@ std::vector<KernelLaunch> NcuDetailsParser::launches(QByteArrayView data)
     c.unit = indexOf(csv, "Metric Unit");
     c.value = indexOf(csv, "Metric Value");
     if (c.value < 0)
-        throw UserError(QStringLiteral("This ncu CSV has no \"Metric Value\" column; export the details page with "
-                                       "`ncu --import REPORT.ncu-rep --csv --page details`."));
+        throw UserError(
+            QStringLiteral("This ncu CSV has no \"Metric Value\" column; export the details page with "
+                           "`ncu --import REPORT.ncu-rep --csv --page details`."));
     const qsizetype needed = std::max({c.id, c.kernel, c.metric, c.unit, c.value});
 
     std::vector<KernelLaunch> out;
@@ -91,8 +96,8 @@ std::vector<KernelLaunch> NcuDetailsParser::launches(QByteArrayView data)
             continue;
         const QByteArrayView id = c.id >= 0 ? csv.field(c.id) : QByteArrayView();
         // Rows of one launch are contiguous; a new ID (or, without IDs, a new name) starts a launch.
-        const bool newLaunch = first || (c.id >= 0 ? id != QByteArrayView(currentId)
-                                                   : csv.text(c.kernel) != out.back().name);
+        const bool newLaunch =
+            first || (c.id >= 0 ? id != QByteArrayView(currentId) : csv.text(c.kernel) != out.back().name);
         if (newLaunch) {
             first = false;
             currentId = id.toByteArray();
@@ -121,8 +126,9 @@ KernelTable parseSummary(CsvReader &csv, const QString &path)
 {
     const qsizetype kernel = indexOf(csv, "Kernel Name"), metric = indexOf(csv, "Metric Name"),
                     unit = indexOf(csv, "Metric Unit"), calls = indexOf(csv, "Invocations"),
-                    minimum = indexOf(csv, "Minimum"), maximum = indexOf(csv, "Maximum"), average = indexOf(csv, "Average"),
-                    block = indexOf(csv, "Block Size"), grid = indexOf(csv, "Grid Size");
+                    minimum = indexOf(csv, "Minimum"), maximum = indexOf(csv, "Maximum"),
+                    average = indexOf(csv, "Average"), block = indexOf(csv, "Block Size"),
+                    grid = indexOf(csv, "Grid Size");
     KernelAggregator aggregator;
     std::optional<KernelLaunch> current; // figures as averages
     KernelStat stat;
@@ -146,7 +152,8 @@ KernelTable parseSummary(CsvReader &csv, const QString &path)
         if (csv.isBlank() || csv.size() <= average)
             continue;
         const QString name = csv.text(kernel);
-        if (!current || current->name != name || current->grid != csv.text(grid) || current->block != csv.text(block)) {
+        if (!current || current->name != name || current->grid != csv.text(grid) ||
+            current->block != csv.text(block)) {
             flush();
             current = KernelLaunch();
             current->name = name;
@@ -176,7 +183,8 @@ KernelTable NcuDetailsParser::parse(QByteArrayView data, const QString &path)
         while (csv.readRow()) {
             if (indexOf(csv, "Metric Name") < 0 || indexOf(csv, "Kernel Name") < 0)
                 continue;
-            if (indexOf(csv, "Metric Value") < 0 && indexOf(csv, "Average") >= 0 && indexOf(csv, "Invocations") >= 0)
+            if (indexOf(csv, "Metric Value") < 0 && indexOf(csv, "Average") >= 0 &&
+                indexOf(csv, "Invocations") >= 0)
                 return parseSummary(csv, path);
             break;
         }

@@ -3,7 +3,7 @@
 // with the unit in its own column and values as printed ("1,234.56", "usecond"). Pure; any thread.
 #pragma once
 
-#include "kernelaggregator.h"
+#include "inspect/kernelaggregator.h"
 
 #include <QByteArrayView>
 

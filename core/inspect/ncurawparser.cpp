@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ncurawparser.h"
+#include "inspect/ncurawparser.h"
 
-#include "../base/usererror.h"
-#include "csvreader.h"
-#include "ncuvalue.h"
+#include "base/usererror.h"
+#include "inspect/csvreader.h"
+#include "inspect/ncuvalue.h"
 
 namespace hotkernel {
 
@@ -44,8 +44,9 @@ std::vector<KernelLaunch> NcuRawParser::launches(QByteArrayView data)
         }
     }
     if (header.empty())
-        throw UserError(QStringLiteral("This is not an ncu raw page: no \"Kernel Name\" column beside metric names. "
-                                       "Export one with `ncu --import REPORT.ncu-rep --csv --page raw > raw.csv`."));
+        throw UserError(
+            QStringLiteral("This is not an ncu raw page: no \"Kernel Name\" column beside metric names. "
+                           "Export one with `ncu --import REPORT.ncu-rep --csv --page raw > raw.csv`."));
     const qsizetype kernel = indexOf(header, "Kernel Name");
     const qsizetype stream = indexOf(header, "Stream");
     const qsizetype block = indexOf(header, "Block Size");
@@ -82,14 +83,14 @@ std::vector<KernelLaunch> NcuRawParser::launches(QByteArrayView data)
     };
     std::vector<FpRate> fpRates;
     for (const FpOp &op : kFpOps) {
-        const QByteArray name = QByteArray("smsp__sass_thread_inst_executed_op_") + QByteArray(op.name)
-            + QByteArray("_pred_on.sum.per_cycle_elapsed");
+        const QByteArray name = QByteArray("smsp__sass_thread_inst_executed_op_") + QByteArray(op.name) +
+                                QByteArray("_pred_on.sum.per_cycle_elapsed");
         fpRates.push_back({indexOf(header, name), op.weight});
     }
     std::vector<qsizetype> tensorPipes;
     for (const char *op : {"hmma", "imma", "dmma", "gmma"}) {
-        const QByteArray name = QByteArray("sm__inst_executed_pipe_tensor_op_") + QByteArray(op)
-            + QByteArray(".sum.pct_of_peak_sustained_elapsed");
+        const QByteArray name = QByteArray("sm__inst_executed_pipe_tensor_op_") + QByteArray(op) +
+                                QByteArray(".sum.pct_of_peak_sustained_elapsed");
         const qsizetype i = indexOf(header, name);
         if (i >= 0)
             tensorPipes.push_back(i);
@@ -109,7 +110,9 @@ std::vector<KernelLaunch> NcuRawParser::launches(QByteArrayView data)
             continue;
         }
         unitsSeen = true;
-        const auto num = [&csv](qsizetype i) { return i >= 0 ? NcuValue::number(csv.field(i)) : std::nullopt; };
+        const auto num = [&csv](qsizetype i) {
+            return i >= 0 ? NcuValue::number(csv.field(i)) : std::nullopt;
+        };
         KernelLaunch l;
         l.name = csv.text(kernel);
         if (const auto s = num(stream))

@@ -3,7 +3,7 @@
 // and a second row of units. Pure; any thread.
 #pragma once
 
-#include "kernelaggregator.h"
+#include "inspect/kernelaggregator.h"
 
 #include <QByteArrayView>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ncusourceparser.h"
+#include "inspect/ncusourceparser.h"
 
-#include "../base/usererror.h"
-#include "csvreader.h"
-#include "ncuvalue.h"
+#include "base/usererror.h"
+#include "inspect/csvreader.h"
+#include "inspect/ncuvalue.h"
 
 #include <QHash>
 
@@ -108,9 +108,10 @@ std::vector<SourceReport> NcuSourceParser::parse(QByteArrayView data)
         }
     }
     if (out.empty())
-        throw UserError(QStringLiteral("This is not an ncu source page: no \"Address\" and \"Source\" header. Export one "
-                                       "from a report made with `ncu --set full --import-source yes -o R ...` by "
-                                       "`ncu --import R.ncu-rep --csv --page source --print-source sass > source.csv`."));
+        throw UserError(
+            QStringLiteral("This is not an ncu source page: no \"Address\" and \"Source\" header. Export one "
+                           "from a report made with `ncu --set full --import-source yes -o R ...` by "
+                           "`ncu --import R.ncu-rep --csv --page source --print-source sass > source.csv`."));
     return out;
 }
 

@@ -14,8 +14,8 @@ namespace hotkernel {
 
 struct SourceRow
 {
-    quint64 address = 0;   // absolute, as the report prints it
-    QString source;        // the SASS text ncu shows
+    quint64 address = 0; // absolute, as the report prints it
+    QString source;      // the SASS text ncu shows
     qint64 stallSamples = 0;
     qint64 executed = 0;
     std::map<QString, qint64> stallReasons; // "long_sb" -> samples (all samples, not only not-issued)
@@ -24,7 +24,7 @@ struct SourceRow
 struct SourceReport
 {
     QString kernelName;
-    int launches = 0;      // launches merged into this report (rows summed by address)
+    int launches = 0; // launches merged into this report (rows summed by address)
     std::vector<SourceRow> rows;
     qint64 totalSamples = 0;
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ncuvalue.h"
+#include "inspect/ncuvalue.h"
 
 #include <charconv>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "nsyskernsumparser.h"
+#include "inspect/nsyskernsumparser.h"
 
-#include "../base/usererror.h"
-#include "csvreader.h"
-#include "kernelaggregator.h"
-#include "ncuvalue.h"
+#include "base/usererror.h"
+#include "inspect/csvreader.h"
+#include "inspect/kernelaggregator.h"
+#include "inspect/ncuvalue.h"
 
 namespace hotkernel {
 
@@ -36,8 +36,9 @@ KernelTable NsysKernSumParser::parse(QByteArrayView data, const QString &path)
             break;
     }
     if (total < 0 || name < 0)
-        throw UserError(QStringLiteral("This is not an nsys kernel summary: no \"Total Time (ns)\" and \"Name\" columns. "
-                                       "Export one with `nsys stats --report cuda_gpu_kern_sum --format csv REPORT.nsys-rep`."));
+        throw UserError(QStringLiteral(
+            "This is not an nsys kernel summary: no \"Total Time (ns)\" and \"Name\" columns. "
+            "Export one with `nsys stats --report cuda_gpu_kern_sum --format csv REPORT.nsys-rep`."));
     calls = column(csv, {"Instances", "Count"});
     avg = column(csv, {"Avg (ns)", "Average (ns)", "Average"});
     minimum = column(csv, {"Min (ns)", "Minimum (ns)", "Minimum"});
@@ -47,7 +48,9 @@ KernelTable NsysKernSumParser::parse(QByteArrayView data, const QString &path)
     while (csv.readRow()) {
         if (csv.isBlank() || csv.size() <= name)
             continue;
-        const auto num = [&csv](qsizetype i) { return i >= 0 ? NcuValue::number(csv.field(i)) : std::nullopt; };
+        const auto num = [&csv](qsizetype i) {
+            return i >= 0 ? NcuValue::number(csv.field(i)) : std::nullopt;
+        };
         const auto totalNs = num(total);
         if (!totalNs)
             continue;

@@ -3,7 +3,7 @@
 // gpukernsum): one summary row per kernel with times in nanoseconds. Pure; any thread.
 #pragma once
 
-#include "kernelstat.h"
+#include "inspect/kernelstat.h"
 
 #include <QByteArrayView>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "nvidiasmiparser.h"
+#include "inspect/nvidiasmiparser.h"
 
 #include <QRegularExpression>
 
@@ -103,8 +103,9 @@ Json toProbe(const std::map<QString, QString> &cells)
 
 QStringList NvidiaSmiParser::queryFields()
 {
-    return QStringLiteral("name,uuid,driver_version,memory.total,memory.used,power.limit,compute_cap,clocks.max.sm,"
-                          "clocks.sm,clocks.mem,temperature.gpu,clocks_event_reasons.active,utilization.gpu,pci.bus_id")
+    return QStringLiteral(
+               "name,uuid,driver_version,memory.total,memory.used,power.limit,compute_cap,clocks.max.sm,"
+               "clocks.sm,clocks.mem,temperature.gpu,clocks_event_reasons.active,utilization.gpu,pci.bus_id")
         .split(QLatin1Char(','));
 }
 
@@ -126,8 +127,8 @@ std::vector<Json> NvidiaSmiParser::parseGpus(const QByteArray &csv, const QStrin
         if (first) {
             first = false;
             // A header line names only queried fields; a data line never does.
-            const bool isHeader = std::all_of(cells.begin(), cells.end(),
-                                              [&](const QString &c) { return fields.contains(headerName(c)); });
+            const bool isHeader = std::all_of(
+                cells.begin(), cells.end(), [&](const QString &c) { return fields.contains(headerName(c)); });
             if (isHeader) {
                 columns.clear();
                 for (const QString &c : cells)
@@ -159,7 +160,8 @@ std::vector<Json> NvidiaSmiParser::parseApps(const QByteArray &csv)
         const qint64 pid = cells[0].toLongLong(&ok);
         if (!ok)
             continue;
-        apps.push_back(Json{{"pid", pid}, {"process_name", toStd(cells[1])}, {"used_memory_mib", number(cells[2])}});
+        apps.push_back(
+            Json{{"pid", pid}, {"process_name", toStd(cells[1])}, {"used_memory_mib", number(cells[2])}});
     }
     return apps;
 }

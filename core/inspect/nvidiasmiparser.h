@@ -3,7 +3,7 @@
 // `--query-compute-apps=...` output into the JSON shape GpuProbe reports. Pure; any thread.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QByteArray>
 #include <QStringList>

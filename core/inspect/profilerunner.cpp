@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "profilerunner.h"
+#include "inspect/profilerunner.h"
 
-#include "../base/usererror.h"
-#include "../process/processrunner.h"
-#include "../session/job.h"
-#include "cudatools.h"
-#include "ncudetailsparser.h"
-#include "nsyskernsumparser.h"
-#include "traceparser.h"
+#include "base/usererror.h"
+#include "inspect/cudatools.h"
+#include "inspect/ncudetailsparser.h"
+#include "inspect/nsyskernsumparser.h"
+#include "inspect/traceparser.h"
+#include "process/processrunner.h"
+#include "session/job.h"
 
 #include <QCoroFuture>
 #include <QFile>
@@ -66,9 +66,11 @@ void checkProfilerRun(const ProcessResult &r, const ProcessSpec &spec, int timeo
     if (r.status == ProcessResult::Status::FailedToStart)
         throw UserError(QStringLiteral("Could not start %1: %2.").arg(spec.program, r.errorString));
     if (r.status == ProcessResult::Status::TimedOut)
-        throw UserError(QStringLiteral("The profiled command ran past %1 s and was stopped. ncu replays each profiled "
-                                       "kernel many times: narrow it with kernel_regex and launch_count, or raise "
-                                       "timeout_s.").arg(timeoutSeconds));
+        throw UserError(
+            QStringLiteral("The profiled command ran past %1 s and was stopped. ncu replays each profiled "
+                           "kernel many times: narrow it with kernel_regex and launch_count, or raise "
+                           "timeout_s.")
+                .arg(timeoutSeconds));
 }
 
 // A process run for the request: its working directory and its time limit.
@@ -84,7 +86,8 @@ ProcessSpec specFor(const QString &program, const ProfileRequest &request)
 // Runs the profiler (or the traced command) with the checks every profiler shares, and keeps its
 // exit code and stderr tail in out. Empty when the job was cancelled.
 QCoro::Task<std::optional<ProcessResult>> runProfiled(const ProcessSpec &spec, const ProfileRequest &request,
-                                                      const QString &progress, int steps, ProfileOutcome *out, Job *job)
+                                                      const QString &progress, int steps, ProfileOutcome *out,
+                                                      Job *job)
 {
     if (job)
         job->setProgress(0, steps, progress);
@@ -127,12 +130,16 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     if (!QFileInfo::exists(out.report)) {
         const QByteArray all = r->standardOutput + r->standardError;
         if (all.contains("No kernels were profiled"))
-            throw UserError(QStringLiteral("ncu profiled no kernel%1. Check kernel_regex against the kernel names "
-                                           "(torch_trace or profile --tool trace lists them) and that the command "
-                                           "launches kernels at all.\n%2")
-                                .arg(request.kernelRegex.isEmpty() ? QString() : QStringLiteral(" matching '%1'").arg(request.kernelRegex),
-                                     out.stderrTail));
-        throw UserError(QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
+            throw UserError(
+                QStringLiteral("ncu profiled no kernel%1. Check kernel_regex against the kernel names "
+                               "(torch_trace or profile --tool trace lists them) and that the command "
+                               "launches kernels at all.\n%2")
+                    .arg(request.kernelRegex.isEmpty()
+                             ? QString()
+                             : QStringLiteral(" matching '%1'").arg(request.kernelRegex),
+                         out.stderrTail));
+        throw UserError(
+            QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
     }
 
     if (job)
@@ -160,8 +167,8 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
     const QString nsys = CudaTools::require(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS"));
     ProcessSpec spec = specFor(nsys, request);
     spec.arguments << QStringLiteral("profile") << QStringLiteral("--trace") << QStringLiteral("cuda")
-                   << QStringLiteral("--force-overwrite") << QStringLiteral("true")
-                   << QStringLiteral("-o") << request.reportBase << request.command;
+                   << QStringLiteral("--force-overwrite") << QStringLiteral("true") << QStringLiteral("-o")
+                   << request.reportBase << request.command;
     out.commands << spec.commandLine();
     const QString tracing = QStringLiteral("tracing with nsys");
     const std::optional<ProcessResult> r = co_await runProfiled(spec, request, tracing, 2, &out, job);
@@ -169,7 +176,8 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
         co_return out;
     out.report = request.reportBase + QStringLiteral(".nsys-rep");
     if (!QFileInfo::exists(out.report))
-        throw UserError(QStringLiteral("nsys wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
+        throw UserError(
+            QStringLiteral("nsys wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
 
     if (job)
         job->setProgress(1, 2, QStringLiteral("summarising kernels"));
@@ -180,8 +188,14 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
     stats.timeout = std::chrono::minutes(5);
     ProcessResult s;
     for (const QString &report : reportNames) {
-        stats.arguments = QStringList{QStringLiteral("stats"), QStringLiteral("--report"), report, QStringLiteral("--format"),
-                                      QStringLiteral("csv"), QStringLiteral("--output"), QStringLiteral("-"), out.report};
+        stats.arguments = QStringList{QStringLiteral("stats"),
+                                      QStringLiteral("--report"),
+                                      report,
+                                      QStringLiteral("--format"),
+                                      QStringLiteral("csv"),
+                                      QStringLiteral("--output"),
+                                      QStringLiteral("-"),
+                                      out.report};
         s = co_await ProcessRunner::run(stats, job);
         if (!job || job->isCancelled() || (s.succeeded() && s.standardOutput.contains("Total Time")))
             break;
@@ -193,8 +207,10 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
         csv = s.standardOutput;
     }
     if (csv.isEmpty())
-        throw UserError(QStringLiteral("`nsys stats --report cuda_gpu_kern_sum` found no kernels in %1: did the command "
-                                       "launch any CUDA kernel?").arg(out.report));
+        throw UserError(
+            QStringLiteral("`nsys stats --report cuda_gpu_kern_sum` found no kernels in %1: did the command "
+                           "launch any CUDA kernel?")
+                .arg(out.report));
     out.summaryCsv = request.reportBase + QStringLiteral(".kernsum.csv");
     saveFile(out.summaryCsv, csv);
     out.table = co_await parseOffThread(csv, out.summaryCsv, &NsysKernSumParser::parse);
@@ -208,10 +224,12 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
     QStringList tried;
     const QString library = CudaTools::tracerLibrary(&tried);
     if (library.isEmpty())
-        throw UserError(QStringLiteral("hotkernel's kernel tracer (libhotkernel_tracer.so) is not here (looked at: %1). "
-                                       "It is built only when the CUDA Toolkit with CUPTI is found at build time: "
-                                       "rebuild hotkernel with the toolkit installed, set HOTKERNEL_TRACER to a built "
-                                       "library, or use tool \"ncu\".").arg(tried.join(QStringLiteral(", "))));
+        throw UserError(
+            QStringLiteral("hotkernel's kernel tracer (libhotkernel_tracer.so) is not here (looked at: %1). "
+                           "It is built only when the CUDA Toolkit with CUPTI is found at build time: "
+                           "rebuild hotkernel with the toolkit installed, set HOTKERNEL_TRACER to a built "
+                           "library, or use tool \"ncu\".")
+                .arg(tried.join(QStringLiteral(", "))));
     out.report = request.reportBase + QStringLiteral(".trace.jsonl");
     QFile::remove(out.report); // the tracer appends (several processes share one file)
     ProcessSpec spec = specFor(request.command.value(0), request);
@@ -226,9 +244,11 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
         co_return out;
     QFile file(out.report);
     if (!file.open(QIODevice::ReadOnly))
-        throw UserError(QStringLiteral("The tracer wrote no trace (exit %1). Either the command never initialised CUDA, "
-                                       "or the driver did not load %2 (CUDA_INJECTION64_PATH).\n%3")
-                            .arg(r->exitCode).arg(library, out.stderrTail));
+        throw UserError(
+            QStringLiteral("The tracer wrote no trace (exit %1). Either the command never initialised CUDA, "
+                           "or the driver did not load %2 (CUDA_INJECTION64_PATH).\n%3")
+                .arg(r->exitCode)
+                .arg(library, out.stderrTail));
     out.table = co_await parseOffThread(file.readAll(), out.report, &TraceParser::parse);
     co_return out;
 }
@@ -238,17 +258,21 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
 QString ProfileRunner::counterPermissionAdvice()
 {
     return QStringLiteral(
-        "ncu failed with ERR_NVGPUCTRPERM: this user may not read the GPU's performance counters (the driver restricts "
+        "ncu failed with ERR_NVGPUCTRPERM: this user may not read the GPU's performance counters (the driver "
+        "restricts "
         "them to administrators by default). Either run as root (sudo), or allow all users once: create "
-        "/etc/modprobe.d/nvidia-profiler.conf with `options nvidia NVreg_RestrictProfilingToAdminUsers=0`, then reload "
-        "the driver or reboot (see https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it with "
+        "/etc/modprobe.d/nvidia-profiler.conf with `options nvidia NVreg_RestrictProfilingToAdminUsers=0`, "
+        "then reload "
+        "the driver or reboot (see https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it "
+        "with "
         "--cap-add=SYS_ADMIN. Meanwhile `profile --tool trace` times kernels without counters.");
 }
 
 QCoro::Task<ProfileOutcome> ProfileRunner::run(ProfileRequest request, Job *job)
 {
     if (request.command.isEmpty())
-        throw UserError(QStringLiteral("Give the command to profile, e.g. [\"python\", \"rmsnorm_baseline.py\"]."));
+        throw UserError(
+            QStringLiteral("Give the command to profile, e.g. [\"python\", \"rmsnorm_baseline.py\"]."));
     if (request.tool == QLatin1String("ncu"))
         co_return co_await runNcu(std::move(request), job);
     if (request.tool == QLatin1String("nsys"))

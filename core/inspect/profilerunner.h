@@ -4,7 +4,7 @@
 // parses it into a KernelTable. Lives on the caller's thread; never blocks it.
 #pragma once
 
-#include "kernelstat.h"
+#include "inspect/kernelstat.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -16,15 +16,15 @@ class Job;
 
 struct ProfileRequest
 {
-    QString tool;           // "ncu", "nsys" or "trace"
-    QStringList command;    // argv of the program to profile
+    QString tool;        // "ncu", "nsys" or "trace"
+    QStringList command; // argv of the program to profile
     QString workingDirectory;
-    QString reportBase;     // absolute path without extension, inside profiles/
-    QString kernelRegex;    // ncu: -k regex:...
-    int launchCount = 1;    // ncu: -c
-    int launchSkip = 0;     // ncu: -s
-    QString set;            // ncu: --set
-    QStringList sections;   // ncu: --section, repeatable
+    QString reportBase;   // absolute path without extension, inside profiles/
+    QString kernelRegex;  // ncu: -k regex:...
+    int launchCount = 1;  // ncu: -c
+    int launchSkip = 0;   // ncu: -s
+    QString set;          // ncu: --set
+    QStringList sections; // ncu: --section, repeatable
     QString clockControl = QStringLiteral("none");
     bool importSource = false; // ncu: --import-source yes (for hot instructions)
     int timeoutSeconds = 600;
@@ -33,11 +33,11 @@ struct ProfileRequest
 struct ProfileOutcome
 {
     QString tool;
-    QString report;        // the tool's own report (.ncu-rep, .nsys-rep, .trace.jsonl)
-    QString summaryCsv;    // the CSV the summary was parsed from (ncu details, nsys kern-sum)
-    QStringList commands;  // every command run, shell-quoted
+    QString report;       // the tool's own report (.ncu-rep, .nsys-rep, .trace.jsonl)
+    QString summaryCsv;   // the CSV the summary was parsed from (ncu details, nsys kern-sum)
+    QStringList commands; // every command run, shell-quoted
     KernelTable table;
-    QString stderrTail;    // the profiled program's last lines
+    QString stderrTail; // the profiled program's last lines
     int exitCode = 0;
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "roofline.h"
+#include "inspect/roofline.h"
 
-#include "../base/usererror.h"
+#include "base/usererror.h"
 
 #include <QMap>
 
@@ -64,17 +64,20 @@ RooflineEstimate Roofline::estimate(const RooflineQuery &q)
         throw UserError(QStringLiteral("unknown dtype '%1'; use one of: %2.")
                             .arg(q.dtype, CardTable::dtypes().join(QStringLiteral(", "))));
     if (!(q.bytes > 0))
-        throw UserError(QStringLiteral("bytes must be greater than 0 (got %1): give the bytes one call must move "
-                                       "to and from memory, inputs read plus outputs written.")
-                            .arg(q.bytes));
+        throw UserError(
+            QStringLiteral("bytes must be greater than 0 (got %1): give the bytes one call must move "
+                           "to and from memory, inputs read plus outputs written.")
+                .arg(q.bytes));
     if (!(q.flops >= 0))
-        throw UserError(QStringLiteral("flops must be 0 or more (got %1): give the floating-point operations of one "
-                                       "call (2*M*N*K for a matmul), or 0 for pure data movement.")
-                            .arg(q.flops));
+        throw UserError(
+            QStringLiteral("flops must be 0 or more (got %1): give the floating-point operations of one "
+                           "call (2*M*N*K for a matmul), or 0 for pure data movement.")
+                .arg(q.flops));
     if (q.measuredMs && !(*q.measuredMs > 0))
-        throw UserError(QStringLiteral("ms must be greater than 0 (got %1): give the measured time of one call in "
-                                       "milliseconds, or leave it out.")
-                            .arg(*q.measuredMs));
+        throw UserError(
+            QStringLiteral("ms must be greater than 0 (got %1): give the measured time of one call in "
+                           "milliseconds, or leave it out.")
+                .arg(*q.measuredMs));
     const auto peak = q.card.peakFlopsPerSecond(dtype);
     if (!peak) {
         QStringList known;
@@ -98,7 +101,8 @@ RooflineEstimate Roofline::estimate(const RooflineQuery &q)
     if (q.measured && q.measured->bandwidthBytesPerSecond && *q.measured->bandwidthBytesPerSecond > 0) {
         const auto it = q.measured->peakFlopsPerSecond.find(dtype);
         const bool measuredPeak = it != q.measured->peakFlopsPerSecond.end() && it->second > 0;
-        e.measured = ceilings(measuredPeak ? it->second : *peak, *q.measured->bandwidthBytesPerSecond, q.flops, q.bytes);
+        e.measured = ceilings(measuredPeak ? it->second : *peak, *q.measured->bandwidthBytesPerSecond,
+                              q.flops, q.bytes);
         e.measured->peakFromSpec = !measuredPeak;
     }
     if (q.measuredMs) {
@@ -117,14 +121,16 @@ RooflineData Roofline::chartData(const RooflineQuery &q, const RooflineEstimate 
     RooflineData data;
     data.card = q.card.name;
     data.dtype = q.dtype.toLower();
-    data.ceilings.push_back({QStringLiteral("DRAM %1 GB/s (spec)").arg(fmt(e.spec.bandwidthBytesPerSecond / 1e9, 4)),
-                             QStringLiteral("bandwidth"), QStringLiteral("spec"), e.spec.bandwidthBytesPerSecond});
-    data.ceilings.push_back({QStringLiteral("%1 %2 TFLOP/s (spec)").arg(data.dtype, fmt(e.spec.peakFlopsPerSecond / 1e12, 4)),
-                             QStringLiteral("compute"), QStringLiteral("spec"), e.spec.peakFlopsPerSecond});
+    data.ceilings.push_back(
+        {QStringLiteral("DRAM %1 GB/s (spec)").arg(fmt(e.spec.bandwidthBytesPerSecond / 1e9, 4)),
+         QStringLiteral("bandwidth"), QStringLiteral("spec"), e.spec.bandwidthBytesPerSecond});
+    data.ceilings.push_back(
+        {QStringLiteral("%1 %2 TFLOP/s (spec)").arg(data.dtype, fmt(e.spec.peakFlopsPerSecond / 1e12, 4)),
+         QStringLiteral("compute"), QStringLiteral("spec"), e.spec.peakFlopsPerSecond});
     if (e.measured) {
-        data.ceilings.push_back({QStringLiteral("copy %1 GB/s (measured)").arg(fmt(e.measured->bandwidthBytesPerSecond / 1e9, 4)),
-                                 QStringLiteral("bandwidth"), QStringLiteral("measured"),
-                                 e.measured->bandwidthBytesPerSecond});
+        data.ceilings.push_back(
+            {QStringLiteral("copy %1 GB/s (measured)").arg(fmt(e.measured->bandwidthBytesPerSecond / 1e9, 4)),
+             QStringLiteral("bandwidth"), QStringLiteral("measured"), e.measured->bandwidthBytesPerSecond});
         if (!e.measured->peakFromSpec)
             data.ceilings.push_back({QStringLiteral("%1 GEMM %2 TFLOP/s (measured)")
                                          .arg(data.dtype, fmt(e.measured->peakFlopsPerSecond / 1e12, 4)),
@@ -134,7 +140,8 @@ RooflineData Roofline::chartData(const RooflineQuery &q, const RooflineEstimate 
     // A log-log chart cannot show a point at zero intensity or zero throughput.
     if (e.achievedFlopsPerSecond && *e.achievedFlopsPerSecond > 0 && e.intensity > 0) {
         const QString label = q.label.isEmpty() ? QStringLiteral("kernel") : q.label;
-        data.points.push_back({label, QStringLiteral("kernel"), e.intensity, *e.achievedFlopsPerSecond, label});
+        data.points.push_back(
+            {label, QStringLiteral("kernel"), e.intensity, *e.achievedFlopsPerSecond, label});
     }
     return data;
 }
@@ -147,9 +154,11 @@ int Roofline::addKernelPoints(RooflineData &data, const KernelTable &table)
         QString why;
         if (!k.flops || !k.dramBytes)
             why = table.source == QLatin1String("ncu-raw")
-                      ? QStringLiteral("no FLOP or DRAM byte counters in the report (profile with ncu --set full)")
-                      : QStringLiteral("the %1 report has no FLOP or DRAM byte counts (export ncu's raw page of a "
-                                       "--set full profile)")
+                      ? QStringLiteral(
+                            "no FLOP or DRAM byte counters in the report (profile with ncu --set full)")
+                      : QStringLiteral(
+                            "the %1 report has no FLOP or DRAM byte counts (export ncu's raw page of a "
+                            "--set full profile)")
                             .arg(table.source.isEmpty() ? QStringLiteral("kernel") : table.source);
         else if (k.tensorPipeUsed)
             why = QStringLiteral("tensor-core work, which ncu's FP pipe counters do not count");
@@ -163,7 +172,8 @@ int Roofline::addKernelPoints(RooflineData &data, const KernelTable &table)
             ++missing[why];
             continue;
         }
-        data.points.push_back({k.name, QStringLiteral("kernel"), *k.flops / *k.dramBytes, *k.flops / (k.avgNs * 1e-9), k.name});
+        data.points.push_back(
+            {k.name, QStringLiteral("kernel"), *k.flops / *k.dramBytes, *k.flops / (k.avgNs * 1e-9), k.name});
         ++added;
     }
     for (auto it = missing.cbegin(); it != missing.cend(); ++it)
@@ -218,7 +228,9 @@ QString Roofline::toText(const RooflineQuery &q, const RooflineEstimate &e)
     auto row = [&](const QString &name, const RooflineCeilingsUsed &c) {
         t += QStringLiteral("%1 %2 %3 %4 %5 %6\n")
                  .arg(name, -10)
-                 .arg(fmt(c.peakFlopsPerSecond / 1e12, 5) + (c.peakFromSpec && name != QLatin1String("spec") ? QStringLiteral("*") : QString()), 9)
+                 .arg(fmt(c.peakFlopsPerSecond / 1e12, 5) +
+                          (c.peakFromSpec && name != QLatin1String("spec") ? QStringLiteral("*") : QString()),
+                      9)
                  .arg(fmt(c.bandwidthBytesPerSecond / 1e9, 5), 8)
                  .arg(fmt(c.ridge, 4), 8)
                  .arg(c.bound, 8)
@@ -235,10 +247,12 @@ QString Roofline::toText(const RooflineQuery &q, const RooflineEstimate &e)
         t += QStringLiteral("calibration %1 (%2)\n").arg(q.measured->origin, q.measured->measuredAt);
     if (q.measuredMs) {
         t += QStringLiteral("\nachieved   %1 per call: %2 TFLOP/s, %3 GB/s; %4% of the spec floor")
-                 .arg(ms(*q.measuredMs), fmt(*e.achievedFlopsPerSecond / 1e12, 4), fmt(*e.achievedBytesPerSecond / 1e9, 4),
+                 .arg(ms(*q.measuredMs), fmt(*e.achievedFlopsPerSecond / 1e12, 4),
+                      fmt(*e.achievedBytesPerSecond / 1e9, 4),
                       QString::number(*e.specFloorFraction * 100, 'f', 1));
         if (e.measuredFloorFraction)
-            t += QStringLiteral(", %1% of the measured floor").arg(QString::number(*e.measuredFloorFraction * 100, 'f', 1));
+            t += QStringLiteral(", %1% of the measured floor")
+                     .arg(QString::number(*e.measuredFloorFraction * 100, 'f', 1));
         t += QLatin1Char('\n');
     }
     return t;

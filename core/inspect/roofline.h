@@ -4,10 +4,10 @@
 // functions over plain values; callable from any thread.
 #pragma once
 
-#include "../base/json.h"
-#include "cardtable.h"
-#include "kernelstat.h"
-#include "rooflinemodel.h"
+#include "base/json.h"
+#include "inspect/cardtable.h"
+#include "inspect/kernelstat.h"
+#include "inspect/rooflinemodel.h"
 
 #include <QString>
 
@@ -22,21 +22,21 @@ struct MeasuredCeilings
     std::optional<double> bandwidthBytesPerSecond; // device copy, bytes read + written per second
     QString bandwidthMethod;
     std::map<QString, double> peakFlopsPerSecond; // by dtype (bf16, fp16)
-    QString origin;     // the file they were read from
-    QString measuredAt; // ISO time
+    QString origin;                               // the file they were read from
+    QString measuredAt;                           // ISO time
     QString uuid;
-    QString card;       // the card name the calibration ran on
+    QString card; // the card name the calibration ran on
 };
 
 struct RooflineQuery
 {
     CardSpec card;
-    QString dtype;       // fp32, tf32, bf16, fp16, fp8
-    double flops = 0;    // per call; 0 for pure data movement
-    double bytes = 0;    // per call: bytes that must move to and from DRAM (> 0)
+    QString dtype;                    // fp32, tf32, bf16, fp16, fp8
+    double flops = 0;                 // per call; 0 for pure data movement
+    double bytes = 0;                 // per call: bytes that must move to and from DRAM (> 0)
     std::optional<double> measuredMs; // per call, when the caller timed it
     std::optional<MeasuredCeilings> measured;
-    QString label;       // the kernel or target name, for the chart point
+    QString label; // the kernel or target name, for the chart point
 };
 
 struct RooflineCeilingsUsed

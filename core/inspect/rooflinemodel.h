@@ -14,19 +14,19 @@ namespace hotkernel {
 
 struct RooflineCeiling
 {
-    QString label;        // "HBM3e 4.8 TB/s (spec)", "bf16 tensor 989 TFLOP/s (spec)"
-    QString kind;         // "bandwidth" or "compute"
-    QString origin;       // "spec" or "measured"
-    double value = 0;     // bytes/s for bandwidth, FLOP/s for compute
+    QString label;    // "HBM3e 4.8 TB/s (spec)", "bf16 tensor 989 TFLOP/s (spec)"
+    QString kind;     // "bandwidth" or "compute"
+    QString origin;   // "spec" or "measured"
+    double value = 0; // bytes/s for bandwidth, FLOP/s for compute
 };
 
 struct RooflinePoint
 {
-    QString label;        // kernel or verify result name
-    QString kind;         // "kernel", "baseline", "candidate"
-    double intensity = 0; // FLOP per byte (> 0)
+    QString label;             // kernel or verify result name
+    QString kind;              // "kernel", "baseline", "candidate"
+    double intensity = 0;      // FLOP per byte (> 0)
     double flopsPerSecond = 0; // achieved (> 0)
-    QString key;          // links the point to a kernel-table row or a result
+    QString key;               // links the point to a kernel-table row or a result
 };
 
 struct RooflineData
@@ -35,7 +35,7 @@ struct RooflineData
     QString dtype;
     std::vector<RooflineCeiling> ceilings;
     std::vector<RooflinePoint> points;
-    QStringList notes;    // what has no point and why, one line per reason ("3 kernels: ...")
+    QStringList notes; // what has no point and why, one line per reason ("3 kernels: ...")
 };
 
 } // namespace hotkernel

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sassparser.h"
+#include "inspect/sassparser.h"
 
 #include <QRegularExpression>
 
@@ -104,7 +104,8 @@ std::vector<SassFunction> SassParser::parseSass(QByteArrayView text)
             continue;
         }
         if (line.startsWith("Function : ")) { // cuobjdump
-            out.push_back(newFunction(QString::fromUtf8(line.sliced(11).trimmed()), arch, QStringLiteral("sass")));
+            out.push_back(
+                newFunction(QString::fromUtf8(line.sliced(11).trimmed()), arch, QStringLiteral("sass")));
             inFunction = true;
             continue;
         }
@@ -141,7 +142,8 @@ std::vector<SassFunction> SassParser::parseSass(QByteArrayView text)
 
 std::vector<SassFunction> SassParser::parsePtx(QByteArrayView text)
 {
-    static const QRegularExpression entry(QStringLiteral(R"(^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$%.]*))"));
+    static const QRegularExpression entry(QStringLiteral(
+        R"(^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)?\.(?:entry|func)\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$%.]*))"));
     std::vector<SassFunction> out;
     QString arch;
     int depth = 0;

@@ -4,7 +4,7 @@
 // .ptx file). Pure; any thread.
 #pragma once
 
-#include "sassinstruction.h"
+#include "inspect/sassinstruction.h"
 
 #include <QByteArrayView>
 

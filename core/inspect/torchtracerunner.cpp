@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "torchtracerunner.h"
+#include "inspect/torchtracerunner.h"
 
-#include "../base/usererror.h"
-#include "../process/processrunner.h"
-#include "../session/job.h"
+#include "base/usererror.h"
+#include "process/processrunner.h"
+#include "session/job.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -33,7 +33,8 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
         throw UserError(QStringLiteral("Cannot create a temporary directory: %1.").arg(dir->errorString()));
     const QString wrapper = dir->filePath(QStringLiteral("torch_trace.py"));
     if (!QFile::copy(QStringLiteral(":/hotkernel/scripts/torch_trace.py"), wrapper))
-        throw UserError(QStringLiteral("This hotkernel build lacks its torch_trace.py resource; rebuild hotkernel."));
+        throw UserError(
+            QStringLiteral("This hotkernel build lacks its torch_trace.py resource; rebuild hotkernel."));
 
     ProcessSpec spec;
     spec.program = request.python;
@@ -45,28 +46,38 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
     spec.timeout = std::chrono::seconds(request.timeoutSeconds);
     spec.extraEnvironment.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
     if (job)
-        job->setProgress(0, std::nullopt, QStringLiteral("running %1 under torch.profiler").arg(request.script));
+        job->setProgress(0, std::nullopt,
+                         QStringLiteral("running %1 under torch.profiler").arg(request.script));
     const ProcessResult r = co_await ProcessRunner::run(spec, job);
     if (!job || job->isCancelled())
         co_return Json::object();
     if (r.status == ProcessResult::Status::FailedToStart)
-        throw UserError(QStringLiteral("Could not start %1: %2. Set HOTKERNEL_PYTHON to an interpreter with torch.")
-                            .arg(request.python, r.errorString));
+        throw UserError(
+            QStringLiteral("Could not start %1: %2. Set HOTKERNEL_PYTHON to an interpreter with torch.")
+                .arg(request.python, r.errorString));
     if (r.status == ProcessResult::Status::TimedOut)
-        throw UserError(QStringLiteral("%1 ran past %2 s under the profiler and was stopped; shorten the script (fewer "
-                                       "iterations) or raise timeout_s.").arg(request.script).arg(request.timeoutSeconds));
+        throw UserError(
+            QStringLiteral("%1 ran past %2 s under the profiler and was stopped; shorten the script (fewer "
+                           "iterations) or raise timeout_s.")
+                .arg(request.script)
+                .arg(request.timeoutSeconds));
     std::optional<Json> document = lastJsonObject(r.standardOutput);
     if (!document)
-        throw UserError(QStringLiteral("The profiler wrapper printed no result (exit %1). Last lines of stderr:\n%2")
-                            .arg(r.exitCode).arg(r.stderrTail(12)));
+        throw UserError(
+            QStringLiteral("The profiler wrapper printed no result (exit %1). Last lines of stderr:\n%2")
+                .arg(r.exitCode)
+                .arg(r.stderrTail(12)));
     if (document->contains("error")) {
-        QString message = QStringLiteral("torch_trace: %1").arg(toQt((*document)["error"].get<std::string>()));
+        QString message =
+            QStringLiteral("torch_trace: %1").arg(toQt((*document)["error"].get<std::string>()));
         if (document->contains("traceback"))
             message += QStringLiteral(":\n") + toQt((*document)["traceback"].get<std::string>()).trimmed();
         else
             message += QStringLiteral(". Last lines of stderr:\n") + r.stderrTail(8);
-        throw UserError(message + QStringLiteral("\nFix the script so it runs on its own (`python %1`), then trace it again.")
-                                      .arg(request.script));
+        throw UserError(
+            message +
+            QStringLiteral("\nFix the script so it runs on its own (`python %1`), then trace it again.")
+                .arg(request.script));
     }
     co_return *document;
 }

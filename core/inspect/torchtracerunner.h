@@ -3,7 +3,7 @@
 // interpreter) as a coroutine, cancellable through the job. Lives on the caller's thread.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -20,7 +20,7 @@ struct TorchTraceRequest
     QStringList arguments; // passed to the script
     QString workingDirectory;
     int top = 15;
-    QString chromeTrace;   // where to save the profiler's chrome trace; empty: not saved
+    QString chromeTrace; // where to save the profiler's chrome trace; empty: not saved
     int timeoutSeconds = 600;
 };
 

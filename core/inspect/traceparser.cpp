@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "traceparser.h"
+#include "inspect/traceparser.h"
 
-#include "../base/json.h"
-#include "../base/usererror.h"
+#include "base/json.h"
+#include "base/usererror.h"
 
 namespace hotkernel {
 
@@ -12,7 +12,10 @@ QString dim3(const Json &v)
 {
     if (!v.is_array() || v.size() != 3)
         return {};
-    return QStringLiteral("(%1, %2, %3)").arg(v[0].get<qint64>()).arg(v[1].get<qint64>()).arg(v[2].get<qint64>());
+    return QStringLiteral("(%1, %2, %3)")
+        .arg(v[0].get<qint64>())
+        .arg(v[1].get<qint64>())
+        .arg(v[2].get<qint64>());
 }
 
 } // namespace

@@ -3,7 +3,7 @@
 // one {"type":"kernel",...} object per launch, a footer. Pure; any thread.
 #pragma once
 
-#include "kernelaggregator.h"
+#include "inspect/kernelaggregator.h"
 
 #include <QByteArrayView>
 
@@ -12,9 +12,9 @@ namespace hotkernel {
 struct TraceSummary
 {
     std::vector<KernelLaunch> launches;
-    int processes = 0;    // header lines seen (one per traced process)
-    qint64 dropped = 0;   // records CUPTI dropped, from the footers
-    int badLines = 0;     // lines that were not JSON (a process killed mid-write)
+    int processes = 0;  // header lines seen (one per traced process)
+    qint64 dropped = 0; // records CUPTI dropped, from the footers
+    int badLines = 0;   // lines that were not JSON (a process killed mid-write)
 };
 
 class TraceParser

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "tritoncache.h"
+#include "inspect/tritoncache.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -18,8 +18,9 @@ QStringList TritonCache::defaultRoots()
         roots.append(fromVariable);
     roots.append(QDir::homePath() + QStringLiteral("/.triton/cache"));
     roots.removeDuplicates();
-    roots.erase(std::remove_if(roots.begin(), roots.end(), [](const QString &r) { return !QFileInfo(r).isDir(); }),
-                roots.end());
+    roots.erase(
+        std::remove_if(roots.begin(), roots.end(), [](const QString &r) { return !QFileInfo(r).isDir(); }),
+        roots.end());
     return roots;
 }
 
@@ -63,7 +64,8 @@ std::vector<TritonKernel> TritonCache::find(const QStringList &roots, const QStr
             }
         }
     }
-    std::stable_sort(out.begin(), out.end(), [](const TritonKernel &a, const TritonKernel &b) { return a.modified > b.modified; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const TritonKernel &a, const TritonKernel &b) { return a.modified > b.modified; });
     return out;
 }
 

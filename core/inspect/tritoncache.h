@@ -4,7 +4,7 @@
 // a worker thread (QtConcurrent), never the GUI thread.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QDateTime>
 #include <QString>
@@ -16,12 +16,12 @@ namespace hotkernel {
 
 struct TritonKernel
 {
-    QString name;     // the kernel's name as Triton stored it
-    QString folder;   // the hash folder
-    QString cubin;    // empty when the folder has none
+    QString name;   // the kernel's name as Triton stored it
+    QString folder; // the hash folder
+    QString cubin;  // empty when the folder has none
     QString ptx;
     QString metadataPath;
-    QDateTime modified; // of the cubin (or the metadata)
+    QDateTime modified;             // of the cubin (or the metadata)
     Json metadata = Json::object(); // the .json as Triton wrote it
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "fdwriterworker.h"
+#include "mcp/fdwriterworker.h"
 
 #include <cerrno>
 #include <chrono>

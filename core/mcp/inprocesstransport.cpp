@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "inprocesstransport.h"
+#include "mcp/inprocesstransport.h"
 
 #include <QTimer>
 

@@ -3,7 +3,7 @@
 // a later event-loop turn, as over a real pipe. For unit tests. Lives on one thread.
 #pragma once
 
-#include "mcptransport.h"
+#include "mcp/mcptransport.h"
 
 #include <QPointer>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "linesplitter.h"
+#include "mcp/linesplitter.h"
 
 namespace hotkernel {
 

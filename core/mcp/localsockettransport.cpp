@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "localsockettransport.h"
+#include "mcp/localsockettransport.h"
 
 #include "base/logging.h"
 

@@ -4,8 +4,8 @@
 // Lives on the thread of the socket it is given; writes are buffered by Qt and never block.
 #pragma once
 
-#include "linesplitter.h"
-#include "mcptransport.h"
+#include "mcp/linesplitter.h"
+#include "mcp/mcptransport.h"
 
 #include <QPointer>
 

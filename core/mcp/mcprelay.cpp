@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "mcprelay.h"
+#include "mcp/mcprelay.h"
 
 #include "base/json.h"
 #include "base/logging.h"
-#include "mcperror.h"
-#include "mcptransport.h"
+#include "mcp/mcperror.h"
+#include "mcp/mcptransport.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "mcpresources.h"
+#include "mcp/mcpresources.h"
 
-#include "mcperror.h"
+#include "mcp/mcperror.h"
 
 #include <QDirIterator>
 #include <QFile>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "mcpserver.h"
+#include "mcp/mcpserver.h"
 
 #include "base/logging.h"
-#include "mcperror.h"
-#include "mcptransport.h"
+#include "mcp/mcperror.h"
+#include "mcp/mcptransport.h"
 #include "session/session.h"
 
 #include <QFileInfo>

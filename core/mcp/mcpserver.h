@@ -5,7 +5,7 @@
 #pragma once
 
 #include "base/json.h"
-#include "mcpresources.h"
+#include "mcp/mcpresources.h"
 
 #include <QObject>
 #include <QPointer>

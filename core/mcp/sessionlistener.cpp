@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sessionlistener.h"
+#include "mcp/sessionlistener.h"
 
 #include "base/logging.h"
-#include "localsockettransport.h"
-#include "mcpserver.h"
+#include "mcp/localsockettransport.h"
+#include "mcp/mcpserver.h"
 #include "session/session.h"
 
 #include <QCryptographicHash>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "stdiotransport.h"
+#include "mcp/stdiotransport.h"
 
 #include "base/logging.h"
-#include "fdwriterworker.h"
+#include "mcp/fdwriterworker.h"
 
 #include <QSocketNotifier>
 #include <QTimer>

@@ -4,8 +4,8 @@
 // any library or child cannot corrupt the wire. Lives on the main thread; reading never blocks it.
 #pragma once
 
-#include "linesplitter.h"
-#include "mcptransport.h"
+#include "mcp/linesplitter.h"
+#include "mcp/mcptransport.h"
 
 #include <memory>
 

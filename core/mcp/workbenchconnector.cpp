@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "workbenchconnector.h"
+#include "mcp/workbenchconnector.h"
 
 #include <QLocalSocket>
 
@@ -61,7 +61,8 @@ void WorkbenchConnector::attempt()
     auto *timeout = new QTimer(socket);
     timeout->setSingleShot(true);
     connect(socket, &QLocalSocket::connected, this, [this, socket] { succeed(socket); });
-    connect(socket, &QLocalSocket::errorOccurred, this, [this, socket] { abandon(socket, socket->errorString()); });
+    connect(socket, &QLocalSocket::errorOccurred, this,
+            [this, socket] { abandon(socket, socket->errorString()); });
     connect(timeout, &QTimer::timeout, this,
             [this, socket] { abandon(socket, tr("no answer within %1 ms").arg(AttemptTimeoutMs)); });
     timeout->start(AttemptTimeoutMs);

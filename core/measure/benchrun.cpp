@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "benchrun.h"
+#include "measure/benchrun.h"
 
-#include "../base/usererror.h"
-#include "../session/job.h"
-#include "../session/session.h"
-#include "devicelock.h"
-#include "measuresetup.h"
-#include "statistics.h"
-#include "workerscriptrunner.h"
+#include "base/usererror.h"
+#include "measure/devicelock.h"
+#include "measure/measuresetup.h"
+#include "measure/statistics.h"
+#include "measure/workerscriptrunner.h"
+#include "session/job.h"
+#include "session/session.h"
 
 #include <QElapsedTimer>
 
@@ -33,7 +33,8 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
 
-    PreparedRunner prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), file, python, fresh, timeout, job);
+    PreparedRunner prepared =
+        MeasureSetup::prepare(session, QStringLiteral("baseline"), file, python, fresh, timeout, job);
     MeasureSetup::WorkerRelease release(session, {&prepared});
     python = co_await MeasureSetup::confirmedInterpreter(session, python, job, release);
     if (!job || job->isCancelled())
@@ -41,7 +42,8 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
 
     job->setProgress(0, double(n + warmup),
                      fresh ? QStringLiteral("fresh mode: one process per run")
-                           : (prepared.reused ? QStringLiteral("reusing the worker") : QStringLiteral("starting the worker")));
+                           : (prepared.reused ? QStringLiteral("reusing the worker")
+                                              : QStringLiteral("starting the worker")));
     const Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, &warnings);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -68,31 +70,45 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
             co_return ToolResult::cancelledResult();
         const RunLine &line = outcome.line;
         if (const QString error = stringField(line.json, "error"); !error.isEmpty())
-            throw UserError(QStringLiteral("%1 run %2: the contract reported an error: %3").arg(file.given).arg(i).arg(error));
-        if (!line.ok)
-            throw UserError(QStringLiteral("%1 run %2: the output check failed (%3). bench times only scripts whose "
-                                           "output matches the reference; fix the function, or run verify to see "
-                                           "it as 'incorrect'.")
+            throw UserError(QStringLiteral("%1 run %2: the contract reported an error: %3")
                                 .arg(file.given)
                                 .arg(i)
-                                .arg(line.mismatch.isEmpty() ? QStringLiteral("ok is false") : line.mismatch));
+                                .arg(error));
+        if (!line.ok)
+            throw UserError(
+                QStringLiteral("%1 run %2: the output check failed (%3). bench times only scripts whose "
+                               "output matches the reference; fix the function, or run verify to see "
+                               "it as 'incorrect'.")
+                    .arg(file.given)
+                    .arg(i)
+                    .arg(line.mismatch.isEmpty() ? QStringLiteral("ok is false") : line.mismatch));
         if (i == 0)
             first = line;
         job->setProgress(i + 1, double(n + warmup),
-                         QStringLiteral("run %1%2: %3 ms").arg(i).arg(i < warmup ? QStringLiteral(" (warm-up)") : QString()).arg(line.ms, 0, 'g', 5));
+                         QStringLiteral("run %1%2: %3 ms")
+                             .arg(i)
+                             .arg(i < warmup ? QStringLiteral(" (warm-up)") : QString())
+                             .arg(line.ms, 0, 'g', 5));
         if (i < warmup)
             continue;
         samples.push_back(line.ms);
-        runs.push_back(Json{{"run", i}, {"ms", line.ms}, {"timer", toStd(line.timer)}, {"samples_ms", line.samplesMs},
-                            {"max_err", line.json.value("max_err", Json())}, {"wall_s", outcome.wallSeconds}});
+        runs.push_back(Json{{"run", i},
+                            {"ms", line.ms},
+                            {"timer", toStd(line.timer)},
+                            {"samples_ms", line.samplesMs},
+                            {"max_err", line.json.value("max_err", Json())},
+                            {"wall_s", outcome.wallSeconds}});
     }
     deviceLock.release();
 
     const QString ran = stringField(first.json, "contract_sha256");
     if (!shippedContract.isEmpty() && ran != shippedContract)
-        warnings.append(QStringLiteral("the script ran a contract (%1) that differs from the one this hotkernel ships (%2); "
-                                       "verify will call it invalid. Re-vendor it with `hotkernel new --force`.")
-                            .arg(ran.isEmpty() ? QStringLiteral("none reported") : ran.left(12), shippedContract.left(12)));
+        warnings.append(
+            QStringLiteral(
+                "the script ran a contract (%1) that differs from the one this hotkernel ships (%2); "
+                "verify will call it invalid. Re-vendor it with `hotkernel new --force`.")
+                .arg(ran.isEmpty() ? QStringLiteral("none reported") : ran.left(12),
+                     shippedContract.left(12)));
 
     const SampleStats s = Statistics::describe(samples);
     Json r = Json::object();
@@ -106,16 +122,21 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     r["warmup"] = warmup;
     r["mode"] = fresh ? "fresh" : "warm";
     r["worker_reused"] = prepared.reused;
-    r["stats"] = Json{{"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
+    r["stats"] =
+        Json{{"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
     r["runs"] = runs;
     const Json flops = first.json.value("flops", Json());
     const Json bytes = first.json.value("bytes", Json());
     r["roofline_inputs"] = Json{{"flops", flops}, {"bytes", bytes}};
     // What the mean time achieves: the point the roofline view plots.
-    r["achieved"] = Json{{"tflops", flops.is_number() && s.mean > 0 ? Json(flops.get<double>() / (s.mean * 1e-3) / 1e12) : Json()},
-                         {"gbps", bytes.is_number() && s.mean > 0 ? Json(bytes.get<double>() / (s.mean * 1e-3) / 1e9) : Json()}};
+    r["achieved"] =
+        Json{{"tflops",
+              flops.is_number() && s.mean > 0 ? Json(flops.get<double>() / (s.mean * 1e-3) / 1e12) : Json()},
+             {"gbps",
+              bytes.is_number() && s.mean > 0 ? Json(bytes.get<double>() / (s.mean * 1e-3) / 1e9) : Json()}};
     r["contract"] = MeasureSetup::contractJson(first);
-    r["contract"]["shipped_contract_sha256"] = shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
+    r["contract"]["shipped_contract_sha256"] =
+        shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
     r["versions"] = MeasureSetup::versionsJson(first);
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;
@@ -157,7 +178,8 @@ QString BenchRun::text(const Json &r)
                   num(r["achieved"]["tflops"], 4), num(r["achieved"]["gbps"], 5));
     t += QStringLiteral("  device %1 %2, timer %3, mode %4 (%5), wall %6 s\n")
              .arg(str(c, "device"), str(c, "device_name"), str(c, "timer"), str(r, "mode"),
-                  r["worker_reused"].get<bool>() ? QStringLiteral("worker reused") : QStringLiteral("new worker"),
+                  r["worker_reused"].get<bool>() ? QStringLiteral("worker reused")
+                                                 : QStringLiteral("new worker"),
                   num(r["wall_s"], 3));
     for (const Json &w : r["warnings"])
         t += QStringLiteral("  warning: %1\n").arg(toQt(w.get<std::string>()));

@@ -3,8 +3,8 @@
 // roofline inputs. Runs as a tool handler on the Session's thread; never blocks it.
 #pragma once
 
-#include "../base/json.h"
-#include "../session/toolresult.h"
+#include "base/json.h"
+#include "session/toolresult.h"
 
 #include <QCoroTask>
 

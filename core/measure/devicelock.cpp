@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "devicelock.h"
+#include "measure/devicelock.h"
 
-#include "../base/usererror.h"
-#include "../session/job.h"
+#include "base/usererror.h"
+#include "session/job.h"
 
 #include <QCoroTimer>
 #include <QDir>
@@ -24,7 +24,8 @@ DeviceLock::~DeviceLock()
 
 int DeviceLock::currentDevice()
 {
-    const QString visible = qEnvironmentVariable("CUDA_VISIBLE_DEVICES").section(QLatin1Char(','), 0, 0).trimmed();
+    const QString visible =
+        qEnvironmentVariable("CUDA_VISIBLE_DEVICES").section(QLatin1Char(','), 0, 0).trimmed();
     bool ok = false;
     const int index = visible.toInt(&ok);
     return ok && index >= 0 ? index : 0;
@@ -65,9 +66,10 @@ bool DeviceLock::tryAcquire(int device)
     if (m_held && m_path == lockPath(device))
         return true;
     if (!open(device))
-        throw UserError(QStringLiteral("cannot open the GPU lock file %1 (%2). Set HOTKERNEL_LOCK_DIR to a directory "
-                                       "every hotkernel on this machine can write.")
-                            .arg(m_path, QString::fromLocal8Bit(std::strerror(errno))));
+        throw UserError(
+            QStringLiteral("cannot open the GPU lock file %1 (%2). Set HOTKERNEL_LOCK_DIR to a directory "
+                           "every hotkernel on this machine can write.")
+                .arg(m_path, QString::fromLocal8Bit(std::strerror(errno))));
     if (::flock(m_fd, LOCK_EX | LOCK_NB) == 0) {
         m_held = true;
         return true;
@@ -84,7 +86,9 @@ QCoro::Task<bool> DeviceLock::acquire(int device, Job *job, std::function<void(c
             co_return false;
         if (!told && onWait) {
             told = true;
-            onWait(QStringLiteral("waiting for GPU %1: another hotkernel process is timing on it (%2)").arg(device).arg(m_path));
+            onWait(QStringLiteral("waiting for GPU %1: another hotkernel process is timing on it (%2)")
+                       .arg(device)
+                       .arg(m_path));
         }
         co_await QCoro::sleepFor(retryEvery);
     }

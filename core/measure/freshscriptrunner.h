@@ -3,7 +3,7 @@
 // cancel). Slow (an interpreter start per run) but shares nothing between runs. Session thread.
 #pragma once
 
-#include "scriptrunner.h"
+#include "measure/scriptrunner.h"
 
 namespace hotkernel {
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "measuresetup.h"
+#include "measure/measuresetup.h"
 
-#include "../base/usererror.h"
-#include "../inspect/gpuprobe.h"
-#include "../session/session.h"
-#include "freshscriptrunner.h"
-#include "workerpool.h"
-#include "workerscriptrunner.h"
+#include "base/usererror.h"
+#include "inspect/gpuprobe.h"
+#include "measure/freshscriptrunner.h"
+#include "measure/workerpool.h"
+#include "measure/workerscriptrunner.h"
+#include "session/session.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -22,22 +22,28 @@ ScriptFile script(Session &session, const Json &arguments, const char *key)
     ScriptFile s;
     s.given = stringField(arguments, key);
     if (s.given.isEmpty())
-        throw UserError(QStringLiteral("%1 is empty: give the path of a target script made by `hotkernel new`.")
-                            .arg(QLatin1String(key)));
+        throw UserError(
+            QStringLiteral("%1 is empty: give the path of a target script made by `hotkernel new`.")
+                .arg(QLatin1String(key)));
     s.path = session.workDir().absolute(s.given);
     const QFileInfo info(s.path);
     if (!info.exists())
-        throw UserError(QStringLiteral("%1 %2 does not exist (looked for %3). Give the path of a script made by "
-                                       "`hotkernel new`, relative to %4 or absolute.")
-                            .arg(QLatin1String(key), s.given, s.path, session.workDir().root()));
+        throw UserError(
+            QStringLiteral("%1 %2 does not exist (looked for %3). Give the path of a script made by "
+                           "`hotkernel new`, relative to %4 or absolute.")
+                .arg(QLatin1String(key), s.given, s.path, session.workDir().root()));
     if (!info.isFile())
-        throw UserError(QStringLiteral("%1 %2 is not a file; give the path of a NAME_baseline.py or NAME_candidate.py.")
-                            .arg(QLatin1String(key), s.given));
+        throw UserError(
+            QStringLiteral("%1 %2 is not a file; give the path of a NAME_baseline.py or NAME_candidate.py.")
+                .arg(QLatin1String(key), s.given));
     if (!info.isReadable())
-        throw UserError(QStringLiteral("%1 %2 is not readable; check its permissions.").arg(QLatin1String(key), s.given));
+        throw UserError(
+            QStringLiteral("%1 %2 is not readable; check its permissions.").arg(QLatin1String(key), s.given));
     if (info.suffix() != QLatin1String("py"))
-        throw UserError(QStringLiteral("%1 %2 is not a Python script (.py); give a target script made by `hotkernel new`.")
-                            .arg(QLatin1String(key), s.given));
+        throw UserError(
+            QStringLiteral(
+                "%1 %2 is not a Python script (.py); give a target script made by `hotkernel new`.")
+                .arg(QLatin1String(key), s.given));
     s.path = info.absoluteFilePath();
     s.sha256 = sha256OfFile(s.path);
     return s;
@@ -74,8 +80,9 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
     co_return co_await session.python().locate(job);
 }
 
-PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script, const PythonInfo &python,
-                       bool fresh, std::chrono::milliseconds timeout, QPointer<Job> job)
+PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,
+                       const PythonInfo &python, bool fresh, std::chrono::milliseconds timeout,
+                       QPointer<Job> job)
 {
     ScriptRunnerOptions options;
     options.python = python.path;
@@ -90,8 +97,9 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
         // so the key is known before the probe ends. A torch upgraded under a kept worker still
         // shows: each run line carries its versions, and verify calls differing versions invalid.
         const QFileInfo interpreter(python.path);
-        const QString identity = interpreter.canonicalFilePath() + QLatin1Char(' ') + QString::number(interpreter.size())
-            + QLatin1Char(' ') + interpreter.lastModified().toString(Qt::ISODateWithMs);
+        const QString identity = interpreter.canonicalFilePath() + QLatin1Char(' ') +
+                                 QString::number(interpreter.size()) + QLatin1Char(' ') +
+                                 interpreter.lastModified().toString(Qt::ISODateWithMs);
         const QByteArray key = WorkerPool::contentKey(script.path, python.path, identity);
         WorkerLease lease = session.workers().acquire(role, options, key);
         prepared.worker = lease.runner;
@@ -104,10 +112,8 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
 }
 
 WorkerRelease::WorkerRelease(Session &session, std::vector<PreparedRunner *> runners)
-    : m_session(session)
-    , m_runners(std::move(runners))
-{
-}
+    : m_session(session), m_runners(std::move(runners))
+{}
 
 WorkerRelease::~WorkerRelease()
 {
@@ -121,7 +127,7 @@ WorkerRelease::~WorkerRelease()
 }
 
 QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job,
-                                            WorkerRelease &release)
+                                             WorkerRelease &release)
 {
     try {
         co_return co_await confirmedInterpreter(session, python, job);
@@ -153,10 +159,11 @@ QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
             if (pid == self || ours.contains(pid))
                 continue;
             if (warnings)
-                warnings->append(QStringLiteral("another process is using the GPU: pid %1 %2; its work can slow either "
-                                                "side and blur the timings")
-                                     .arg(pid)
-                                     .arg(name.isEmpty() ? toQt(p.dump()) : name));
+                warnings->append(
+                    QStringLiteral("another process is using the GPU: pid %1 %2; its work can slow either "
+                                   "side and blur the timings")
+                        .arg(pid)
+                        .arg(name.isEmpty() ? toQt(p.dump()) : name));
         }
     }
     co_return gpu;
@@ -164,15 +171,17 @@ QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
 
 Json interpreterJson(const PythonInfo &python)
 {
-    return Json{{"path", toStd(python.path)}, {"source", toStd(python.source)}, {"torch", toStd(python.torchVersion)}};
+    return Json{{"path", toStd(python.path)},
+                {"source", toStd(python.source)},
+                {"torch", toStd(python.torchVersion)}};
 }
 
 Json contractJson(const RunLine &line)
 {
     Json c = Json::object();
-    for (const char *key : {"protocol", "target", "shape", "dtype", "seed", "iters", "rotate", "rotate_k", "flops",
-                            "bytes", "device", "device_name", "l2_bytes", "timer", "timer_note", "target_sha256",
-                            "contract_sha256"}) {
+    for (const char *key :
+         {"protocol", "target", "shape", "dtype", "seed", "iters", "rotate", "rotate_k", "flops", "bytes",
+          "device", "device_name", "l2_bytes", "timer", "timer_note", "target_sha256", "contract_sha256"}) {
         c[key] = line.json.contains(key) ? line.json[key] : Json();
     }
     return c;

@@ -4,10 +4,10 @@
 // cross-process device lock. Lives on the Session's thread.
 #pragma once
 
-#include "../base/json.h"
-#include "../process/pythonlocator.h"
-#include "runline.h"
-#include "scriptrunner.h"
+#include "base/json.h"
+#include "measure/runline.h"
+#include "measure/scriptrunner.h"
+#include "process/pythonlocator.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -23,9 +23,9 @@ class WorkerScriptRunner;
 
 struct ScriptFile
 {
-    QString given;    // as the user wrote it
-    QString path;     // absolute
-    QString sha256;   // of the bytes at call time
+    QString given;  // as the user wrote it
+    QString path;   // absolute
+    QString sha256; // of the bytes at call time
 };
 
 struct PreparedRunner
@@ -53,8 +53,9 @@ QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job);
 QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job);
 
 // A fresh runner, or the pool's worker for (role, script) in warm mode; started, not yet ready.
-PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script, const PythonInfo &python,
-                       bool fresh, std::chrono::milliseconds timeout, QPointer<Job> job);
+PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,
+                       const PythonInfo &python, bool fresh, std::chrono::milliseconds timeout,
+                       QPointer<Job> job);
 // Gives the prepared runners' workers back when a measurement ends, however it ends: a worker that
 // died (failed, timed out, cancelled) leaves the pool, and every one does after dropAll().
 class WorkerRelease
@@ -76,7 +77,7 @@ private:
 // confirmedInterpreter for workers already starting on python: when it cannot import torch, they
 // are of no use to anyone, and release drops them all before the UserError goes on.
 QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job,
-                                            WorkerRelease &release);
+                                             WorkerRelease &release);
 
 // The GPU snapshot plus warnings about other processes on it (our own workers are left out).
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings);

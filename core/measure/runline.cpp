@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runline.h"
+#include "measure/runline.h"
 
 #include <cmath>
 
@@ -36,13 +36,14 @@ QString compact(const Json &v)
 
 const std::vector<const char *> &RunLineParser::identityFields()
 {
-    static const std::vector<const char *> fields{"protocol", "target", "shape", "dtype", "seed", "iters", "rotate",
-                                                  "rotate_k", "flops", "bytes", "target_sha256", "contract_sha256",
-                                                  "device"};
+    static const std::vector<const char *> fields{
+        "protocol", "target", "shape",         "dtype",           "seed",  "iters", "rotate", "rotate_k",
+        "flops",    "bytes",  "target_sha256", "contract_sha256", "device"};
     return fields;
 }
 
-std::optional<RunLine> RunLineParser::parseLine(const QByteArray &line, const QString &script, int run, QString *error)
+std::optional<RunLine> RunLineParser::parseLine(const QByteArray &line, const QString &script, int run,
+                                                QString *error)
 {
     const auto fail = [&](const QString &why) -> std::optional<RunLine> {
         if (error)
@@ -55,23 +56,27 @@ std::optional<RunLine> RunLineParser::parseLine(const QByteArray &line, const QS
     QString parseError;
     const auto parsed = parseJson(trimmed, &parseError);
     if (!parsed)
-        return fail(QStringLiteral("printed a line that is not JSON (%1): %2. Scripts must print exactly one JSON "
-                                   "line on stdout; send everything else to stderr.")
-                        .arg(parseError, shortened(trimmed)));
+        return fail(
+            QStringLiteral("printed a line that is not JSON (%1): %2. Scripts must print exactly one JSON "
+                           "line on stdout; send everything else to stderr.")
+                .arg(parseError, shortened(trimmed)));
     const Json &j = *parsed;
     if (!j.is_object())
         return fail(QStringLiteral("printed JSON that is not an object: %1").arg(shortened(trimmed)));
 
     if (!j.contains("protocol") || !j["protocol"].is_number_integer())
-        return fail(QStringLiteral("the result line has no integer \"protocol\" field; is this a hotkernel target "
-                                   "script? Make one with `hotkernel new`."));
+        return fail(
+            QStringLiteral("the result line has no integer \"protocol\" field; is this a hotkernel target "
+                           "script? Make one with `hotkernel new`."));
     if (j["protocol"].get<int>() != kProtocol)
-        return fail(QStringLiteral("the result line speaks protocol %1 but this hotkernel reads protocol %2; "
-                                   "re-create the target with `hotkernel new --force` to vendor the current contract.")
+        return fail(QStringLiteral(
+                        "the result line speaks protocol %1 but this hotkernel reads protocol %2; "
+                        "re-create the target with `hotkernel new --force` to vendor the current contract.")
                         .arg(j["protocol"].get<int>())
                         .arg(kProtocol));
     if (!j.contains("ok") || !j["ok"].is_boolean())
-        return fail(QStringLiteral("the result line has no boolean \"ok\" field: %1").arg(shortened(trimmed)));
+        return fail(
+            QStringLiteral("the result line has no boolean \"ok\" field: %1").arg(shortened(trimmed)));
 
     RunLine r;
     r.json = j;
@@ -100,7 +105,8 @@ std::optional<RunLine> RunLineParser::parseLine(const QByteArray &line, const QS
         if (!hasMs)
             return fail(QStringLiteral("the line says ok but has no \"ms\" field"));
         if (!(r.ms > 0))
-            return fail(QStringLiteral("\"ms\" must be positive when ok is true, got %1").arg(compact(j["ms"])));
+            return fail(
+                QStringLiteral("\"ms\" must be positive when ok is true, got %1").arg(compact(j["ms"])));
         if (!contractError.isEmpty())
             return fail(QStringLiteral("the line says ok but also reports an error: %1").arg(contractError));
     }
@@ -109,7 +115,8 @@ std::optional<RunLine> RunLineParser::parseLine(const QByteArray &line, const QS
             return fail(QStringLiteral("\"samples_ms\" is not a list: %1").arg(compact(j["samples_ms"])));
         for (const Json &v : j["samples_ms"]) {
             if (!isFiniteNumber(v) || v.get<double>() < 0)
-                return fail(QStringLiteral("\"samples_ms\" holds %1, not a non-negative number").arg(compact(v)));
+                return fail(
+                    QStringLiteral("\"samples_ms\" holds %1, not a non-negative number").arg(compact(v)));
             r.samplesMs.push_back(v.get<double>());
         }
     }
@@ -118,7 +125,8 @@ std::optional<RunLine> RunLineParser::parseLine(const QByteArray &line, const QS
             return fail(QStringLiteral("\"shape\" is not a list of integers: %1").arg(compact(j["shape"])));
         for (const Json &v : j["shape"]) {
             if (!v.is_number_integer())
-                return fail(QStringLiteral("\"shape\" is not a list of integers: %1").arg(compact(j["shape"])));
+                return fail(
+                    QStringLiteral("\"shape\" is not a list of integers: %1").arg(compact(j["shape"])));
         }
     }
     for (const char *key : {"flops", "bytes"}) {
@@ -129,8 +137,8 @@ std::optional<RunLine> RunLineParser::parseLine(const QByteArray &line, const QS
     return r;
 }
 
-std::optional<RunLine> RunLineParser::parseOutput(const QByteArray &standardOutput, const QString &script, int run,
-                                                  QString *error)
+std::optional<RunLine> RunLineParser::parseOutput(const QByteArray &standardOutput, const QString &script,
+                                                  int run, QString *error)
 {
     const QList<QByteArray> lines = standardOutput.split('\n');
     for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
@@ -138,8 +146,9 @@ std::optional<RunLine> RunLineParser::parseOutput(const QByteArray &standardOutp
             return parseLine(*it, script, run, error);
     }
     if (error)
-        *error = QStringLiteral("%1: printed no JSON line on stdout. A target script prints exactly one JSON result "
-                                "line per run; check its stderr for what went wrong.")
+        *error = QStringLiteral(
+                     "%1: printed no JSON line on stdout. A target script prints exactly one JSON result "
+                     "line per run; check its stderr for what went wrong.")
                      .arg(where(script, run));
     return std::nullopt;
 }
@@ -150,8 +159,9 @@ std::optional<Json> RunLineParser::parseReady(const QByteArray &line, const QStr
     const auto parsed = parseJson(line.trimmed(), &parseError);
     if (!parsed || !parsed->is_object()) {
         if (error)
-            *error = QStringLiteral("%1 --worker: printed %2 where the {\"event\": \"ready\"} line was expected. Does "
-                                    "the script end with main(TARGET, fn) from the hotkernel contract?")
+            *error = QStringLiteral(
+                         "%1 --worker: printed %2 where the {\"event\": \"ready\"} line was expected. Does "
+                         "the script end with main(TARGET, fn) from the hotkernel contract?")
                          .arg(script, shortened(line));
         return std::nullopt;
     }
@@ -159,8 +169,9 @@ std::optional<Json> RunLineParser::parseReady(const QByteArray &line, const QStr
         if (error) {
             const QString reported = stringField(*parsed, "error");
             *error = reported.isEmpty()
-                ? QStringLiteral("%1 --worker: the first line was not {\"event\": \"ready\"}: %2").arg(script, shortened(line))
-                : QStringLiteral("%1 --worker: failed to start: %2").arg(script, reported);
+                         ? QStringLiteral("%1 --worker: the first line was not {\"event\": \"ready\"}: %2")
+                               .arg(script, shortened(line))
+                         : QStringLiteral("%1 --worker: failed to start: %2").arg(script, reported);
         }
         return std::nullopt;
     }
@@ -174,7 +185,8 @@ QStringList RunLineParser::identityMismatches(const Json &baseline, const Json &
         const Json b = baseline.contains(key) ? baseline[key] : Json();
         const Json c = candidate.contains(key) ? candidate[key] : Json();
         if (b != c)
-            out.append(QStringLiteral("%1: baseline %2, candidate %3").arg(QLatin1String(key), compact(b), compact(c)));
+            out.append(QStringLiteral("%1: baseline %2, candidate %3")
+                           .arg(QLatin1String(key), compact(b), compact(c)));
     }
     return out;
 }

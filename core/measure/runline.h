@@ -3,7 +3,7 @@
 // Pure; any thread. Every way a line can be bad yields a message naming the script and the run.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QByteArray>
 #include <QString>
@@ -15,9 +15,9 @@ namespace hotkernel {
 
 struct RunLine
 {
-    Json json;                     // the whole line as printed
+    Json json; // the whole line as printed
     bool ok = false;
-    double ms = 0;                 // per-call ms; 0 when ok is false and the script gave none
+    double ms = 0; // per-call ms; 0 when ok is false and the script gave none
     int run = 0;
     QString timer;                 // graph, events, wall (empty when absent)
     QString mismatch;              // why ok is false
@@ -32,12 +32,13 @@ public:
 
     // Parses one line. run is the index that was requested; the line must carry the same.
     // On failure returns std::nullopt and sets *error to a sentence that names script and run.
-    static std::optional<RunLine> parseLine(const QByteArray &line, const QString &script, int run, QString *error);
+    static std::optional<RunLine> parseLine(const QByteArray &line, const QString &script, int run,
+                                            QString *error);
 
     // Picks the result line out of a standalone run's whole stdout (the last non-empty line)
     // and parses it. Empty stdout is "printed no JSON line".
-    static std::optional<RunLine> parseOutput(const QByteArray &standardOutput, const QString &script, int run,
-                                              QString *error);
+    static std::optional<RunLine> parseOutput(const QByteArray &standardOutput, const QString &script,
+                                              int run, QString *error);
 
     // A worker's first line: {"event": "ready", ...}. Returns the object or sets *error.
     static std::optional<Json> parseReady(const QByteArray &line, const QString &script, QString *error);

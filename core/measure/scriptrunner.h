@@ -4,7 +4,7 @@
 // Lives on the Session's thread; never blocks it.
 #pragma once
 
-#include "runline.h"
+#include "measure/runline.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -29,8 +29,8 @@ struct ScriptRunnerOptions
 struct RunOutcome
 {
     RunLine line;
-    bool cancelled = false;   // the job was cancelled; line is empty
-    double wallSeconds = 0;   // from request to answer, including a fresh process's start-up
+    bool cancelled = false; // the job was cancelled; line is empty
+    double wallSeconds = 0; // from request to answer, including a fresh process's start-up
 };
 
 class ScriptRunner

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "statistics.h"
+#include "measure/statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,7 +58,8 @@ double incompleteBeta(double a, double b, double x)
         return 0;
     if (x >= 1)
         return 1;
-    const double logFront = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+    const double logFront =
+        std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
     const double front = std::exp(logFront);
     // The fraction converges fast only on one side of the mean; use the symmetry on the other.
     if (x < (a + 1.0) / (a + b + 2.0))
@@ -129,7 +130,8 @@ double studentTQuantile(double p, double df)
         double next = x - fx / density;
         if (!(next > lo && next < hi))
             next = 0.5 * (lo + hi);
-        if (std::fabs(next - x) <= 1e-14 * std::max(1.0, std::fabs(x)) || hi - lo <= 1e-14 * std::max(1.0, hi))
+        if (std::fabs(next - x) <= 1e-14 * std::max(1.0, std::fabs(x)) ||
+            hi - lo <= 1e-14 * std::max(1.0, hi))
             return next;
         x = next;
     }
@@ -183,7 +185,8 @@ double relativeHalfWidth(const Comparison &comparison)
     return (comparison.ci99->high - comparison.ci99->low) / 2.0 / comparison.speedup;
 }
 
-bool needsMorePairs(const Comparison &comparison, int pairs, double elapsedSeconds, const AdaptiveOptions &options)
+bool needsMorePairs(const Comparison &comparison, int pairs, double elapsedSeconds,
+                    const AdaptiveOptions &options)
 {
     if (pairs >= options.maxPairs || elapsedSeconds >= options.maxSeconds)
         return false;
@@ -223,7 +226,8 @@ Comparison compare(const std::vector<double> &baselineMs, const std::vector<doub
     if (b.n >= 2 && c.n >= 2) {
         const double se = std::sqrt(b.std * b.std / b.n + c.std * c.std / c.n);
         const double gap = b.mean - c.mean;
-        r.t = se > 0 ? gap / se : (gap == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), gap));
+        r.t =
+            se > 0 ? gap / se : (gap == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), gap));
         r.pValue = std::isinf(r.t) ? 0.0 : 2.0 * (1.0 - studentTCdf(std::fabs(r.t), r.df));
     }
 
@@ -237,14 +241,16 @@ Comparison compare(const std::vector<double> &baselineMs, const std::vector<doub
     if (options.rule == VerdictRule::Seed) {
         separates = seedRuleSeparates(b, c);
         if (!separates) {
-            r.reason = QStringLiteral("the means differ by less than 2 * sqrt(std_b^2/n + std_c^2/n) (seed rule)");
+            r.reason =
+                QStringLiteral("the means differ by less than 2 * sqrt(std_b^2/n + std_c^2/n) (seed rule)");
             return r;
         }
     } else {
         const auto interval = options.alpha == 0.01 ? r.ci99 : speedupInterval(b, c, 1.0 - options.alpha);
         if (!interval) {
-            r.reason = b.n < 2 || c.n < 2 ? QStringLiteral("at least 2 runs per side are needed to estimate the spread")
-                                          : QStringLiteral("the candidate's timings are too noisy to bound the speedup");
+            r.reason = b.n < 2 || c.n < 2
+                           ? QStringLiteral("at least 2 runs per side are needed to estimate the spread")
+                           : QStringLiteral("the candidate's timings are too noisy to bound the speedup");
             return r;
         }
         separates = interval->low > 1 || interval->high < 1;
@@ -256,16 +262,19 @@ Comparison compare(const std::vector<double> &baselineMs, const std::vector<doub
         }
     }
     if (!bigEnough) {
-        r.reason = QStringLiteral("the candidate is %1 %2, a real but smaller difference than the minimum effect %3")
-                       .arg(gapText, direction, percent(options.minEffect));
+        r.reason =
+            QStringLiteral("the candidate is %1 %2, a real but smaller difference than the minimum effect %3")
+                .arg(gapText, direction, percent(options.minEffect));
         return r;
     }
     r.verdict = direction;
     if (options.rule == VerdictRule::Seed)
-        r.reason = QStringLiteral("the candidate is %1 %2: the gap of the means exceeds 2 standard errors (seed rule)")
+        r.reason = QStringLiteral(
+                       "the candidate is %1 %2: the gap of the means exceeds 2 standard errors (seed rule)")
                        .arg(gapText, direction);
     else
-        r.reason = QStringLiteral("the candidate is %1 %2; the %3% interval of the speedup lies %4 1 (Welch, p = %5)")
+        r.reason = QStringLiteral(
+                       "the candidate is %1 %2; the %3% interval of the speedup lies %4 1 (Welch, p = %5)")
                        .arg(gapText, direction, QString::number((1 - options.alpha) * 100, 'g', 4),
                             candidateFaster ? QStringLiteral("above") : QStringLiteral("below"))
                        .arg(r.pValue, 0, 'g', 3);

@@ -30,14 +30,14 @@ struct Comparison
 {
     SampleStats baseline;
     SampleStats candidate;
-    double speedup = 0;          // mean_b / mean_c
+    double speedup = 0;           // mean_b / mean_c
     std::optional<Interval> ci95; // Fieller intervals of the speedup; empty when not computable
     std::optional<Interval> ci99;
-    double t = 0;                // Welch statistic of mean_b - mean_c
-    double df = 0;               // Welch-Satterthwaite degrees of freedom
-    double pValue = 1;           // two-sided
-    QString verdict;             // "faster", "slower" or "inconclusive"
-    QString reason;              // one sentence
+    double t = 0;      // Welch statistic of mean_b - mean_c
+    double df = 0;     // Welch-Satterthwaite degrees of freedom
+    double pValue = 1; // two-sided
+    QString verdict;   // "faster", "slower" or "inconclusive"
+    QString reason;    // one sentence
 };
 
 struct ComparisonOptions
@@ -50,10 +50,10 @@ struct ComparisonOptions
 // When adaptive n stops adding pairs (see docs/verify-result.md for why these defaults).
 struct AdaptiveOptions
 {
-    int minPairs = 5;          // below this the spread estimate is too rough to trust a width
-    int maxPairs = 30;         // pair budget
-    double ciWidth = 0.01;     // stop once the 99% interval is within +-ciWidth of the speedup
-    double maxSeconds = 120;   // time budget for the measured pairs
+    int minPairs = 5;        // below this the spread estimate is too rough to trust a width
+    int maxPairs = 30;       // pair budget
+    double ciWidth = 0.01;   // stop once the 99% interval is within +-ciWidth of the speedup
+    double maxSeconds = 120; // time budget for the measured pairs
 };
 
 namespace Statistics {
@@ -78,7 +78,8 @@ bool seedRuleSeparates(const SampleStats &b, const SampleStats &c);
 double relativeHalfWidth(const Comparison &comparison);
 
 // True while adaptive n should measure another pair after `pairs` measured pairs.
-bool needsMorePairs(const Comparison &comparison, int pairs, double elapsedSeconds, const AdaptiveOptions &options);
+bool needsMorePairs(const Comparison &comparison, int pairs, double elapsedSeconds,
+                    const AdaptiveOptions &options);
 
 Comparison compare(const std::vector<double> &baselineMs, const std::vector<double> &candidateMs,
                    const ComparisonOptions &options = {});

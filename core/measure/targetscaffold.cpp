@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "targetscaffold.h"
+#include "measure/targetscaffold.h"
 
-#include "../base/usererror.h"
-#include "../process/processrunner.h"
+#include "base/usererror.h"
+#include "process/processrunner.h"
 
 #include <QDir>
 #include <QFile>
@@ -26,15 +26,18 @@ const QRegularExpression &identifierPattern()
 bool isPythonKeyword(const QString &name)
 {
     static const QStringList keywords = {
-        QStringLiteral("False"), QStringLiteral("None"), QStringLiteral("True"), QStringLiteral("and"),
-        QStringLiteral("as"), QStringLiteral("assert"), QStringLiteral("async"), QStringLiteral("await"),
-        QStringLiteral("break"), QStringLiteral("class"), QStringLiteral("continue"), QStringLiteral("def"),
-        QStringLiteral("del"), QStringLiteral("elif"), QStringLiteral("else"), QStringLiteral("except"),
-        QStringLiteral("finally"), QStringLiteral("for"), QStringLiteral("from"), QStringLiteral("global"),
-        QStringLiteral("if"), QStringLiteral("import"), QStringLiteral("in"), QStringLiteral("is"),
-        QStringLiteral("lambda"), QStringLiteral("nonlocal"), QStringLiteral("not"), QStringLiteral("or"),
-        QStringLiteral("pass"), QStringLiteral("raise"), QStringLiteral("return"), QStringLiteral("try"),
-        QStringLiteral("while"), QStringLiteral("with"), QStringLiteral("yield")};
+        QStringLiteral("False"),  QStringLiteral("None"),     QStringLiteral("True"),
+        QStringLiteral("and"),    QStringLiteral("as"),       QStringLiteral("assert"),
+        QStringLiteral("async"),  QStringLiteral("await"),    QStringLiteral("break"),
+        QStringLiteral("class"),  QStringLiteral("continue"), QStringLiteral("def"),
+        QStringLiteral("del"),    QStringLiteral("elif"),     QStringLiteral("else"),
+        QStringLiteral("except"), QStringLiteral("finally"),  QStringLiteral("for"),
+        QStringLiteral("from"),   QStringLiteral("global"),   QStringLiteral("if"),
+        QStringLiteral("import"), QStringLiteral("in"),       QStringLiteral("is"),
+        QStringLiteral("lambda"), QStringLiteral("nonlocal"), QStringLiteral("not"),
+        QStringLiteral("or"),     QStringLiteral("pass"),     QStringLiteral("raise"),
+        QStringLiteral("return"), QStringLiteral("try"),      QStringLiteral("while"),
+        QStringLiteral("with"),   QStringLiteral("yield")};
     return keywords.contains(name);
 }
 
@@ -42,14 +45,16 @@ bool isPythonKeyword(const QString &name)
 void requireFunctionSpec(const QString &spec, const QString &what)
 {
     static const QRegularExpression moduleForm(
-        QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$"));
+        QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-"
+                       "z_][A-Za-z0-9_]*)*$"));
     static const QRegularExpression fileForm(
         QStringLiteral("^[^:\\x00-\\x1f]+\\.py:[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$"));
     if (moduleForm.match(spec).hasMatch() || fileForm.match(spec).hasMatch())
         return;
-    throw UserError(QStringLiteral("%1 '%2' is not a function: write module:function (e.g. torch.nn.functional:gelu) "
-                                   "or ./file.py:function (a path relative to the out dir, or absolute).")
-                        .arg(what, spec));
+    throw UserError(
+        QStringLiteral("%1 '%2' is not a function: write module:function (e.g. torch.nn.functional:gelu) "
+                       "or ./file.py:function (a path relative to the out dir, or absolute).")
+            .arg(what, spec));
 }
 
 bool isFileSpec(const QString &spec)
@@ -88,8 +93,13 @@ QString pyStringList(const QStringList &values)
 // The `hotkernel new` command that makes this target again (kept in the baseline's docstring).
 QString commandLine(const TargetRequest &r)
 {
-    QStringList a = {QStringLiteral("hotkernel"), QStringLiteral("new"), r.name, QStringLiteral("--from"), r.from,
-                     QStringLiteral("--shape"), r.shape};
+    QStringList a = {QStringLiteral("hotkernel"),
+                     QStringLiteral("new"),
+                     r.name,
+                     QStringLiteral("--from"),
+                     r.from,
+                     QStringLiteral("--shape"),
+                     r.shape};
     if (!r.extra.isEmpty())
         a << QStringLiteral("--extra") << r.extra.join(QLatin1Char(','));
     if (!r.rotate.isEmpty())
@@ -99,7 +109,8 @@ QString commandLine(const TargetRequest &r)
     if (!r.reference.isEmpty())
         a << QStringLiteral("--reference") << r.reference;
     if (!r.derive.isEmpty())
-        a << QStringLiteral("--derive") << r.derive << QStringLiteral("--inputs") << r.inputs.join(QLatin1Char(','));
+        a << QStringLiteral("--derive") << r.derive << QStringLiteral("--inputs")
+          << r.inputs.join(QLatin1Char(','));
     if (r.minBytes)
         a << QStringLiteral("--min-bytes") << QString::number(*r.minBytes);
     a << QStringLiteral("--dtype") << r.dtype;
@@ -188,27 +199,36 @@ void TargetScaffold::requireIdentifier(const QString &name, const QString &what)
     if (name.isEmpty())
         throw UserError(QStringLiteral("%1 is empty: give a name such as rmsnorm.").arg(what));
     if (name.contains(QLatin1Char('/')) || name.contains(QLatin1Char('\\')))
-        throw UserError(QStringLiteral("%1 '%2' contains a path separator: give a bare name (e.g. rmsnorm) and choose "
-                                       "the folder with --out-dir.").arg(what, name));
+        throw UserError(
+            QStringLiteral("%1 '%2' contains a path separator: give a bare name (e.g. rmsnorm) and choose "
+                           "the folder with --out-dir.")
+                .arg(what, name));
     if (name.contains(QLatin1String("..")))
-        throw UserError(QStringLiteral("%1 '%2' contains '..': give a bare name (e.g. rmsnorm) and choose the folder "
-                                       "with --out-dir.").arg(what, name));
+        throw UserError(
+            QStringLiteral("%1 '%2' contains '..': give a bare name (e.g. rmsnorm) and choose the folder "
+                           "with --out-dir.")
+                .arg(what, name));
     for (const QChar c : name) {
         if (c.category() == QChar::Other_Control)
-            throw UserError(QStringLiteral("%1 %2 contains a control character: use letters, digits and underscores.")
-                                .arg(what, pyString(name)));
+            throw UserError(
+                QStringLiteral("%1 %2 contains a control character: use letters, digits and underscores.")
+                    .arg(what, pyString(name)));
     }
     if (!identifierPattern().match(name).hasMatch() || isPythonKeyword(name))
-        throw UserError(QStringLiteral("%1 '%2' is not a Python identifier: use letters, digits and underscores, not "
-                                       "starting with a digit (the scripts import it by name).").arg(what, name));
+        throw UserError(
+            QStringLiteral("%1 '%2' is not a Python identifier: use letters, digits and underscores, not "
+                           "starting with a digit (the scripts import it by name).")
+                .arg(what, name));
 }
 
 QList<qint64> TargetScaffold::parseDims(const QString &text, const QString &what)
 {
     static const QRegularExpression dims(QStringLiteral("^[0-9]+(x[0-9]+)*$"));
     const auto fail = [&]() {
-        return UserError(QStringLiteral("%1 '%2' does not parse: write positive dimensions separated by x, e.g. "
-                                        "4096x8192, or 8192 for a vector.").arg(what, text));
+        return UserError(
+            QStringLiteral("%1 '%2' does not parse: write positive dimensions separated by x, e.g. "
+                           "4096x8192, or 8192 for a vector.")
+                .arg(what, text));
     };
     if (!dims.match(text).hasMatch())
         throw fail();
@@ -230,18 +250,21 @@ TargetPlan TargetScaffold::plan(const TargetRequest &request)
     const TargetRequest &r = request;
     requireIdentifier(r.name, QStringLiteral("target name"));
     if (r.from.isEmpty())
-        throw UserError(QStringLiteral("--from is missing: name the baseline function, e.g. --from torch.nn.functional:gelu "
-                                       "or --from ./kernels.py:rmsnorm."));
+        throw UserError(QStringLiteral(
+            "--from is missing: name the baseline function, e.g. --from torch.nn.functional:gelu "
+            "or --from ./kernels.py:rmsnorm."));
     requireFunctionSpec(r.from, QStringLiteral("--from"));
     if (!dtypes().contains(r.dtype))
-        throw UserError(QStringLiteral("unknown dtype '%1': use one of %2.").arg(r.dtype, dtypes().join(QStringLiteral(", "))));
+        throw UserError(QStringLiteral("unknown dtype '%1': use one of %2.")
+                            .arg(r.dtype, dtypes().join(QStringLiteral(", "))));
 
     // The primary input: [NAME=]DIMS.
     TargetInputSpec primary;
     primary.name = QStringLiteral("x");
     QString dims = r.shape;
     if (r.shape.isEmpty())
-        throw UserError(QStringLiteral("--shape is missing: give the primary input's shape, e.g. --shape 4096x8192."));
+        throw UserError(
+            QStringLiteral("--shape is missing: give the primary input's shape, e.g. --shape 4096x8192."));
     if (const int eq = r.shape.indexOf(QLatin1Char('=')); eq >= 0) {
         primary.name = r.shape.left(eq);
         dims = r.shape.mid(eq + 1);
@@ -254,8 +277,10 @@ TargetPlan TargetScaffold::plan(const TargetRequest &request)
     for (const QString &extra : r.extra) {
         const auto m = extraForm.match(extra);
         if (!m.hasMatch())
-            throw UserError(QStringLiteral("--extra '%1' does not parse: write NAME:DIMS or NAME:DIMS:DTYPE, e.g. w:8192 "
-                                           "or scale:64:fp32.").arg(extra));
+            throw UserError(
+                QStringLiteral("--extra '%1' does not parse: write NAME:DIMS or NAME:DIMS:DTYPE, e.g. w:8192 "
+                               "or scale:64:fp32.")
+                    .arg(extra));
         TargetInputSpec spec;
         spec.name = m.captured(1);
         requireIdentifier(spec.name, QStringLiteral("--extra input name"));
@@ -266,7 +291,8 @@ TargetPlan TargetScaffold::plan(const TargetRequest &request)
                                 .arg(extra, spec.dtype, dtypes().join(QStringLiteral(", "))));
         for (const TargetInputSpec &seen : std::as_const(p.rawInputs)) {
             if (seen.name == spec.name)
-                throw UserError(QStringLiteral("input '%1' is given twice: every input needs its own name.").arg(spec.name));
+                throw UserError(QStringLiteral("input '%1' is given twice: every input needs its own name.")
+                                    .arg(spec.name));
         }
         p.rawInputs.append(spec);
     }
@@ -277,65 +303,93 @@ TargetPlan TargetScaffold::plan(const TargetRequest &request)
     if (!r.derive.isEmpty()) {
         requireFunctionSpec(r.derive, QStringLiteral("--derive"));
         if (r.inputs.isEmpty())
-            throw UserError(QStringLiteral("--derive needs --inputs: the names of the inputs it returns, in call order "
-                                           "(e.g. --inputs x,w_packed,scales)."));
+            throw UserError(
+                QStringLiteral("--derive needs --inputs: the names of the inputs it returns, in call order "
+                               "(e.g. --inputs x,w_packed,scales)."));
         if (r.reference.isEmpty())
-            throw UserError(QStringLiteral("--derive needs --reference: a function computing the result in fp32 from the "
-                                           "derived inputs (the baseline cannot run on fp32 copies of them)."));
+            throw UserError(
+                QStringLiteral("--derive needs --reference: a function computing the result in fp32 from the "
+                               "derived inputs (the baseline cannot run on fp32 copies of them)."));
         for (const QString &name : r.inputs) {
             requireIdentifier(name, QStringLiteral("--inputs name"));
             if (r.inputs.count(name) > 1)
-                throw UserError(QStringLiteral("--inputs names '%1' twice: each call input needs its own name.").arg(name));
+                throw UserError(
+                    QStringLiteral("--inputs names '%1' twice: each call input needs its own name.")
+                        .arg(name));
         }
         p.callInputs = r.inputs;
     } else {
         if (!r.inputs.isEmpty())
-            throw UserError(QStringLiteral("--inputs names the inputs a --derive function returns; without --derive the "
-                                           "call inputs are --shape's and --extra's (drop --inputs, or add --derive)."));
+            throw UserError(
+                QStringLiteral("--inputs names the inputs a --derive function returns; without --derive the "
+                               "call inputs are --shape's and --extra's (drop --inputs, or add --derive)."));
         p.callInputs = rawNames;
     }
     if (!r.reference.isEmpty())
         requireFunctionSpec(r.reference, QStringLiteral("--reference"));
     for (const QString &name : r.rotate) {
         if (!p.callInputs.contains(name))
-            throw UserError(QStringLiteral("--rotate names '%1', which is not among the call inputs (%2): rotate only "
-                                           "inputs the function takes.").arg(name, p.callInputs.join(QStringLiteral(", "))));
+            throw UserError(
+                QStringLiteral("--rotate names '%1', which is not among the call inputs (%2): rotate only "
+                               "inputs the function takes.")
+                    .arg(name, p.callInputs.join(QStringLiteral(", "))));
     }
     if (r.iters < 1)
-        throw UserError(QStringLiteral("--iters %1: give a positive number of calls per timed block (default 50).").arg(r.iters));
+        throw UserError(
+            QStringLiteral("--iters %1: give a positive number of calls per timed block (default 50).")
+                .arg(r.iters));
     if (r.seed < 0)
         throw UserError(QStringLiteral("--seed %1: give a non-negative seed.").arg(r.seed));
     if (r.minBytes && *r.minBytes <= 0)
-        throw UserError(QStringLiteral("--min-bytes %1: give the positive number of bytes one call must move.").arg(*r.minBytes));
+        throw UserError(
+            QStringLiteral("--min-bytes %1: give the positive number of bytes one call must move.")
+                .arg(*r.minBytes));
     if (r.flops && !(*r.flops >= 0))
-        throw UserError(QStringLiteral("--flops must be a non-negative number of floating-point operations per call."));
+        throw UserError(
+            QStringLiteral("--flops must be a non-negative number of floating-point operations per call."));
     if ((r.atol && !(*r.atol >= 0)) || (r.rtol && !(*r.rtol >= 0)))
         throw UserError(QStringLiteral("--atol and --rtol must be non-negative numbers."));
     if (!r.device.isEmpty() && r.device != QLatin1String("cuda") && r.device != QLatin1String("cpu"))
-        throw UserError(QStringLiteral("unknown device '%1': use cuda or cpu (or leave it out: cuda when torch sees a GPU).")
-                            .arg(r.device));
+        throw UserError(
+            QStringLiteral(
+                "unknown device '%1': use cuda or cpu (or leave it out: cuda when torch sees a GPU).")
+                .arg(r.device));
     return p;
 }
 
-QString TargetScaffold::baselineFileName(const QString &target) { return target + QStringLiteral("_baseline.py"); }
-QString TargetScaffold::candidateFileName(const QString &target) { return target + QStringLiteral("_candidate.py"); }
-QString TargetScaffold::contractFileName() { return QStringLiteral("_hotkernel_contract.py"); }
+QString TargetScaffold::baselineFileName(const QString &target)
+{
+    return target + QStringLiteral("_baseline.py");
+}
+QString TargetScaffold::candidateFileName(const QString &target)
+{
+    return target + QStringLiteral("_candidate.py");
+}
+QString TargetScaffold::contractFileName()
+{
+    return QStringLiteral("_hotkernel_contract.py");
+}
 
 QString TargetScaffold::baselineSource(const TargetPlan &plan)
 {
     const TargetRequest &r = plan.request;
     QStringList inputs;
     for (const TargetInputSpec &spec : plan.rawInputs) {
-        inputs.append(spec.dtype.isEmpty() ? QStringLiteral("Input(%1, %2)").arg(pyString(spec.name), pyIntList(spec.shape))
-                                           : QStringLiteral("Input(%1, %2, dtype=%3)")
-                                                 .arg(pyString(spec.name), pyIntList(spec.shape), pyString(spec.dtype)));
+        inputs.append(spec.dtype.isEmpty()
+                          ? QStringLiteral("Input(%1, %2)").arg(pyString(spec.name), pyIntList(spec.shape))
+                          : QStringLiteral("Input(%1, %2, dtype=%3)")
+                                .arg(pyString(spec.name), pyIntList(spec.shape), pyString(spec.dtype)));
     }
     QString s;
-    s += QStringLiteral("\"\"\"Target %1: the function to beat and the target definition (made by `hotkernel new`).\n\n"
-                        "python %2 [--run I] [--device cuda|cpu] prints one JSON result line; --worker serves runs on stdin;\n"
-                        "--check-import only imports. Made with:\n    %3\n\"\"\"\n")
-             .arg(r.name, baselineFileName(r.name), commandLine(r).replace(QLatin1Char('\\'), QStringLiteral("\\\\")));
-    s += QStringLiteral("from _hotkernel_contract import Input, Target, load_function, main  # first: keeps stdout for the protocol\n\n");
+    s += QStringLiteral(
+             "\"\"\"Target %1: the function to beat and the target definition (made by `hotkernel new`).\n\n"
+             "python %2 [--run I] [--device cuda|cpu] prints one JSON result line; --worker serves runs on "
+             "stdin;\n"
+             "--check-import only imports. Made with:\n    %3\n\"\"\"\n")
+             .arg(r.name, baselineFileName(r.name),
+                  commandLine(r).replace(QLatin1Char('\\'), QStringLiteral("\\\\")));
+    s += QStringLiteral("from _hotkernel_contract import Input, Target, load_function, main  # first: keeps "
+                        "stdout for the protocol\n\n");
     s += implImport(r.from) + QStringLiteral("\n\n");
     s += fnSource(plan, {}) + QStringLiteral("\n\n");
     s += QStringLiteral("TARGET = Target(\n");
@@ -349,14 +403,18 @@ QString TargetScaffold::baselineSource(const TargetPlan &plan)
     s += QStringLiteral("    flops=%1,\n").arg(optionalNumber(r.flops));
     s += QStringLiteral("    min_bytes=%1,  # None: the bytes of the call's inputs\n")
              .arg(r.minBytes ? QString::number(*r.minBytes) : QStringLiteral("None"));
-    s += QStringLiteral("    atol=%1,  # None: the dtype's default (fp32 1e-4, tf32 1e-3, bf16/fp16 1e-2)\n").arg(optionalNumber(r.atol));
+    s += QStringLiteral("    atol=%1,  # None: the dtype's default (fp32 1e-4, tf32 1e-3, bf16/fp16 1e-2)\n")
+             .arg(optionalNumber(r.atol));
     s += QStringLiteral("    rtol=%1,\n").arg(optionalNumber(r.rtol));
     s += QStringLiteral("    reference=%1,  # None: this file's fn on fp32 copies of the inputs\n")
              .arg(r.reference.isEmpty() ? QStringLiteral("None") : pyString(r.reference));
-    s += QStringLiteral("    derive=%1,\n").arg(r.derive.isEmpty() ? QStringLiteral("None") : pyString(r.derive));
-    s += QStringLiteral("    call_inputs=%1,\n").arg(r.derive.isEmpty() ? QStringLiteral("None") : pyStringList(plan.callInputs));
-    s += QStringLiteral("    device=%1,  # None: cuda when torch sees a GPU, else cpu (decided at run time)\n")
-             .arg(r.device.isEmpty() ? QStringLiteral("None") : pyString(r.device));
+    s += QStringLiteral("    derive=%1,\n")
+             .arg(r.derive.isEmpty() ? QStringLiteral("None") : pyString(r.derive));
+    s += QStringLiteral("    call_inputs=%1,\n")
+             .arg(r.derive.isEmpty() ? QStringLiteral("None") : pyStringList(plan.callInputs));
+    s +=
+        QStringLiteral("    device=%1,  # None: cuda when torch sees a GPU, else cpu (decided at run time)\n")
+            .arg(r.device.isEmpty() ? QStringLiteral("None") : pyString(r.device));
     s += QStringLiteral(")\n\nif __name__ == \"__main__\":\n    main(TARGET, fn)\n");
     return s;
 }
@@ -365,11 +423,15 @@ QString TargetScaffold::candidateSource(const TargetPlan &plan)
 {
     const TargetRequest &r = plan.request;
     QString s;
-    s += QStringLiteral("\"\"\"Candidate for target %1: only fn lives here; the definition is %2.TARGET.\n\n"
-                        "It starts as the baseline. Make fn faster, keep its parameters and its outputs (shape, dtype);\n"
-                        "then: hotkernel verify %3 %4\n\"\"\"\n")
-             .arg(r.name, r.name + QStringLiteral("_baseline"), baselineFileName(r.name), candidateFileName(r.name));
-    s += QStringLiteral("from _hotkernel_contract import load_function, main  # first: keeps stdout for the protocol\n");
+    s +=
+        QStringLiteral(
+            "\"\"\"Candidate for target %1: only fn lives here; the definition is %2.TARGET.\n\n"
+            "It starts as the baseline. Make fn faster, keep its parameters and its outputs (shape, dtype);\n"
+            "then: hotkernel verify %3 %4\n\"\"\"\n")
+            .arg(r.name, r.name + QStringLiteral("_baseline"), baselineFileName(r.name),
+                 candidateFileName(r.name));
+    s += QStringLiteral(
+        "from _hotkernel_contract import load_function, main  # first: keeps stdout for the protocol\n");
     s += QStringLiteral("from %1_baseline import TARGET\n\n").arg(r.name);
     s += implImport(r.from) + QStringLiteral("\n\n");
     s += fnSource(plan, QStringLiteral("    # Replace this body with the faster kernel.\n"));
@@ -381,7 +443,8 @@ QByteArray TargetScaffold::contractSource()
 {
     QFile f(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py"));
     if (!f.open(QIODevice::ReadOnly))
-        throw std::runtime_error("the contract resource :/hotkernel/contract/_hotkernel_contract.py is missing from this build");
+        throw std::runtime_error(
+            "the contract resource :/hotkernel/contract/_hotkernel_contract.py is missing from this build");
     return f.readAll();
 }
 
@@ -391,7 +454,8 @@ TargetScaffold::Prepared TargetScaffold::prepare(const TargetRequest &request, c
     prepared.plan = plan(request);
     prepared.outDir = workDir.requireInside(request.outDir, QStringLiteral("out_dir"));
     if (QFileInfo::exists(prepared.outDir) && !QFileInfo(prepared.outDir).isDir())
-        throw UserError(QStringLiteral("out_dir '%1' exists and is not a folder: choose a folder.").arg(request.outDir));
+        throw UserError(
+            QStringLiteral("out_dir '%1' exists and is not a folder: choose a folder.").arg(request.outDir));
     const QByteArray contract = contractSource();
     const QDir out(prepared.outDir);
     prepared.files = {
@@ -406,17 +470,24 @@ TargetScaffold::Prepared TargetScaffold::prepare(const TargetRequest &request, c
         if (name == contractFileName()) {
             if (existing.open(QIODevice::ReadOnly) && existing.readAll() == bytes)
                 continue;
-            throw UserError(QStringLiteral("%1 holds another version of the contract, which other targets there may use: pass "
-                                           "--force to replace it (their results then no longer compare with older ones), "
-                                           "or choose another --out-dir.").arg(out.filePath(name)));
+            throw UserError(
+                QStringLiteral(
+                    "%1 holds another version of the contract, which other targets there may use: pass "
+                    "--force to replace it (their results then no longer compare with older ones), "
+                    "or choose another --out-dir.")
+                    .arg(out.filePath(name)));
         }
-        throw UserError(QStringLiteral("%1 already exists: pass --force to overwrite it (edits in it are lost), or choose "
-                                       "another target name or --out-dir.").arg(out.filePath(name)));
+        throw UserError(
+            QStringLiteral(
+                "%1 already exists: pass --force to overwrite it (edits in it are lost), or choose "
+                "another target name or --out-dir.")
+                .arg(out.filePath(name)));
     }
     return prepared;
 }
 
-QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir workDir, QString python, Job *job)
+QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir workDir, QString python,
+                                                  Job *job)
 {
     const Prepared prepared = prepare(request, workDir);
     const QString outDir = prepared.outDir;
@@ -438,7 +509,8 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     QTemporaryDir staging(out.filePath(QStringLiteral(".hotkernel-new-XXXXXX")));
     if (!staging.isValid()) {
         removeCreated();
-        throw UserError(QStringLiteral("cannot write in %1 (%2): check its permissions.").arg(outDir, staging.errorString()));
+        throw UserError(QStringLiteral("cannot write in %1 (%2): check its permissions.")
+                            .arg(outDir, staging.errorString()));
     }
     for (const auto &[name, bytes] : files) {
         QFile f(staging.filePath(name));
@@ -446,15 +518,18 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
             const QString why = f.errorString();
             staging.remove();
             removeCreated();
-            throw UserError(QStringLiteral("cannot write %1 (%2): check the disk and permissions.").arg(f.fileName(), why));
+            throw UserError(QStringLiteral("cannot write %1 (%2): check the disk and permissions.")
+                                .arg(f.fileName(), why));
         }
     }
 
-    // Import check: the baseline imports --from (and resolves --reference/--derive) in the user's interpreter.
-    // The staged scripts resolve ./file.py paths and local modules against the out dir, where they will live.
+    // Import check: the baseline imports --from (and resolves --reference/--derive) in the user's
+    // interpreter. The staged scripts resolve ./file.py paths and local modules against the out dir, where
+    // they will live.
     ProcessSpec spec;
     spec.program = python;
-    spec.arguments = QStringList{staging.filePath(baselineFileName(request.name)), QStringLiteral("--check-import")};
+    spec.arguments =
+        QStringList{staging.filePath(baselineFileName(request.name)), QStringLiteral("--check-import")};
     spec.workingDirectory = outDir;
     const QString pythonPath = qEnvironmentVariable("PYTHONPATH");
     spec.extraEnvironment.insert(QStringLiteral("PYTHONPATH"),
@@ -469,18 +544,27 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
         if (check.status == ProcessResult::Status::Cancelled)
             throw UserError(QStringLiteral("cancelled; nothing was written."));
         if (check.status == ProcessResult::Status::FailedToStart)
-            throw UserError(QStringLiteral("cannot start %1 (%2): set HOTKERNEL_PYTHON to your torch interpreter; nothing was "
-                                           "written.").arg(python, check.errorString));
+            throw UserError(
+                QStringLiteral(
+                    "cannot start %1 (%2): set HOTKERNEL_PYTHON to your torch interpreter; nothing was "
+                    "written.")
+                    .arg(python, check.errorString));
         if (check.status == ProcessResult::Status::TimedOut)
-            throw UserError(QStringLiteral("importing the baseline with %1 took over %2 s: check what --from imports; nothing "
-                                           "was written.").arg(python).arg(spec.timeout.count() / 1000));
-        throw UserError(QStringLiteral("the new baseline does not import with %1:\n%2\nCheck --from '%3'%4 (a module that "
-                                       "interpreter can import, or ./file.py:function relative to the out dir); nothing "
-                                       "was written.")
-                            .arg(python, check.stderrTail(6), request.from,
-                                 request.reference.isEmpty() && request.derive.isEmpty()
-                                     ? QString()
-                                     : QStringLiteral(", --reference and --derive")));
+            throw UserError(
+                QStringLiteral(
+                    "importing the baseline with %1 took over %2 s: check what --from imports; nothing "
+                    "was written.")
+                    .arg(python)
+                    .arg(spec.timeout.count() / 1000));
+        throw UserError(
+            QStringLiteral(
+                "the new baseline does not import with %1:\n%2\nCheck --from '%3'%4 (a module that "
+                "interpreter can import, or ./file.py:function relative to the out dir); nothing "
+                "was written.")
+                .arg(python, check.stderrTail(6), request.from,
+                     request.reference.isEmpty() && request.derive.isEmpty()
+                         ? QString()
+                         : QStringLiteral(", --reference and --derive")));
     }
 
     ScaffoldResult result;
@@ -489,7 +573,8 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     result.checkOutput = QString::fromUtf8(check.standardOutput).trimmed();
     for (const auto &[name, bytes] : files) {
         std::error_code error;
-        std::filesystem::rename(staging.filePath(name).toStdString(), out.filePath(name).toStdString(), error);
+        std::filesystem::rename(staging.filePath(name).toStdString(), out.filePath(name).toStdString(),
+                                error);
         if (error) {
             throw UserError(QStringLiteral("cannot move %1 into %2 (%3): check permissions.")
                                 .arg(name, outDir, QString::fromStdString(error.message())));

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Makes a target's scripts (NAME_baseline.py, NAME_candidate.py and the vendored contract) from a
-// request, after validating it. Parsing and generation are pure; write() is a coroutine on the caller's thread.
+// request, after validating it. Parsing and generation are pure; write() is a coroutine on the caller's
+// thread.
 #pragma once
 
-#include "../base/json.h"
-#include "../base/workdir.h"
+#include "base/json.h"
+#include "base/workdir.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -29,8 +30,8 @@ struct TargetInputSpec
 struct TargetRequest
 {
     QString name;
-    QString from; // module:function or ./file.py:function
-    QString shape; // [NAME=]DIMS, e.g. 4096x8192 or w=8192x8192
+    QString from;      // module:function or ./file.py:function
+    QString shape;     // [NAME=]DIMS, e.g. 4096x8192 or w=8192x8192
     QStringList extra; // NAME:DIMS[:DTYPE]
     QStringList rotate;
     std::optional<double> flops;
@@ -88,7 +89,7 @@ public:
     struct Prepared
     {
         TargetPlan plan;
-        QString outDir; // absolute
+        QString outDir;                              // absolute
         QList<std::pair<QString, QByteArray>> files; // file name in outDir, content
     };
     static Prepared prepare(const TargetRequest &request, const WorkDir &workDir);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "verifyrun.h"
+#include "measure/verifyrun.h"
 
-#include "../base/usererror.h"
-#include "../session/job.h"
-#include "../session/session.h"
-#include "devicelock.h"
-#include "measuresetup.h"
-#include "statistics.h"
-#include "workerscriptrunner.h"
+#include "base/usererror.h"
+#include "measure/devicelock.h"
+#include "measure/measuresetup.h"
+#include "measure/statistics.h"
+#include "measure/workerscriptrunner.h"
+#include "session/job.h"
+#include "session/session.h"
 
 #include <QElapsedTimer>
 
@@ -47,7 +47,8 @@ VerifyOptions parseOptions(const Json &a)
     o.adaptive.maxPairs = a.value("max_pairs", 30);
     o.adaptive.maxSeconds = a.value("max_seconds", 120.0);
     if (o.n && *o.n < 2)
-        throw UserError(QStringLiteral("n must be at least 2 (the spread needs two runs per side); leave it out for adaptive n."));
+        throw UserError(QStringLiteral(
+            "n must be at least 2 (the spread needs two runs per side); leave it out for adaptive n."));
     if (o.adaptive.maxPairs < o.adaptive.minPairs)
         o.adaptive.minPairs = std::max(2, o.adaptive.maxPairs);
     return o;
@@ -56,8 +57,13 @@ VerifyOptions parseOptions(const Json &a)
 Json statsJson(const SampleStats &s, const std::vector<double> &samples)
 {
     if (s.n == 0)
-        return Json{{"n", 0}, {"mean_ms", nullptr}, {"std_ms", nullptr}, {"min_ms", nullptr}, {"samples_ms", Json::array()}};
-    return Json{{"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
+        return Json{{"n", 0},
+                    {"mean_ms", nullptr},
+                    {"std_ms", nullptr},
+                    {"min_ms", nullptr},
+                    {"samples_ms", Json::array()}};
+    return Json{
+        {"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
 }
 
 Json intervalJson(const std::optional<Interval> &i)
@@ -97,8 +103,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         co_return ToolResult::cancelledResult();
 
     // Both start now and import torch in parallel; the GPU snapshot overlaps with that too.
-    b.prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh, o.timeout, job);
-    c.prepared = MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh, o.timeout, job);
+    b.prepared =
+        MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh, o.timeout, job);
+    c.prepared =
+        MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh, o.timeout, job);
     MeasureSetup::WorkerRelease release(session, {&b.prepared, &c.prepared});
     python = co_await MeasureSetup::confirmedInterpreter(session, python, job, release);
     if (!job || job->isCancelled())
@@ -106,10 +114,11 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
 
     const QString mode = o.fresh ? QStringLiteral("fresh") : QStringLiteral("warm");
     job->setProgress(0, std::nullopt,
-                     o.fresh ? QStringLiteral("fresh mode: one process per run")
-                             : QStringLiteral("starting workers (baseline %1, candidate %2)")
-                                   .arg(b.prepared.reused ? QStringLiteral("reused") : QStringLiteral("new"),
-                                        c.prepared.reused ? QStringLiteral("reused") : QStringLiteral("new")));
+                     o.fresh
+                         ? QStringLiteral("fresh mode: one process per run")
+                         : QStringLiteral("starting workers (baseline %1, candidate %2)")
+                               .arg(b.prepared.reused ? QStringLiteral("reused") : QStringLiteral("new"),
+                                    c.prepared.reused ? QStringLiteral("reused") : QStringLiteral("new")));
     Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, &warnings);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -157,10 +166,14 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                                  .arg(QLatin1String(side->name))
                                  .arg(pair)
                                  .arg(pair < o.warmup ? QStringLiteral(" (warm-up)") : QString())
-                                 .arg(outcome.line.ok ? QString::number(outcome.line.ms, 'g', 5) : QStringLiteral("check failed")));
+                                 .arg(outcome.line.ok ? QString::number(outcome.line.ms, 'g', 5)
+                                                      : QStringLiteral("check failed")));
             // A contract-level failure (bad definition, reference raised, no GPU) measured nothing.
             if (const QString error = stringField(outcome.line.json, "error"); !error.isEmpty())
-                throw UserError(QStringLiteral("%1 run %2: the contract reported an error: %3").arg(side->file.given).arg(pair).arg(error));
+                throw UserError(QStringLiteral("%1 run %2: the contract reported an error: %3")
+                                    .arg(side->file.given)
+                                    .arg(pair)
+                                    .arg(error));
             lines[side == &b ? 0 : 1] = outcome.line;
             if (!side->haveFirst) {
                 side->first = outcome.line;
@@ -172,16 +185,19 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         // Invalid before incorrect: a changed contract usually also fails the check.
         mismatches = RunLineParser::identityMismatches(lb.json, lc.json);
         if (mismatches.isEmpty() && pair > 0)
-            mismatches = RunLineParser::identityMismatches(b.first.json, lb.json); // a side changed between runs
+            mismatches =
+                RunLineParser::identityMismatches(b.first.json, lb.json); // a side changed between runs
         if (!shippedContract.isEmpty()) {
             for (const RunLine *l : {&lb, &lc}) {
                 const QString ran = stringField(l->json, "contract_sha256");
                 if (ran != shippedContract && mismatches.isEmpty())
-                    mismatches.append(QStringLiteral("contract_sha256: the %1 ran a contract (%2) that differs from the one "
-                                                     "this hotkernel ships (%3); re-vendor it with `hotkernel new --force`")
-                                          .arg(l == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"),
-                                               ran.isEmpty() ? QStringLiteral("none reported") : ran.left(12),
-                                               shippedContract.left(12)));
+                    mismatches.append(
+                        QStringLiteral(
+                            "contract_sha256: the %1 ran a contract (%2) that differs from the one "
+                            "this hotkernel ships (%3); re-vendor it with `hotkernel new --force`")
+                            .arg(l == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"),
+                                 ran.isEmpty() ? QStringLiteral("none reported") : ran.left(12),
+                                 shippedContract.left(12)));
             }
         }
         if (!mismatches.isEmpty()) {
@@ -191,14 +207,20 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         }
         if (!lb.ok) {
             verdict = QStringLiteral("invalid");
-            mismatches.append(QStringLiteral("baseline run %1 failed its own check: %2").arg(pair).arg(lb.mismatch));
-            reason = QStringLiteral("the baseline fails its own correctness check (run %1: %2)").arg(pair).arg(lb.mismatch);
+            mismatches.append(
+                QStringLiteral("baseline run %1 failed its own check: %2").arg(pair).arg(lb.mismatch));
+            reason = QStringLiteral("the baseline fails its own correctness check (run %1: %2)")
+                         .arg(pair)
+                         .arg(lb.mismatch);
             break;
         }
         if (!lc.ok) {
             verdict = QStringLiteral("incorrect");
-            failedRuns.push_back(Json{{"side", "candidate"}, {"run", pair}, {"mismatch", toStd(lc.mismatch)}});
-            reason = QStringLiteral("the candidate's output does not match the reference (run %1: %2)").arg(pair).arg(lc.mismatch);
+            failedRuns.push_back(
+                Json{{"side", "candidate"}, {"run", pair}, {"mismatch", toStd(lc.mismatch)}});
+            reason = QStringLiteral("the candidate's output does not match the reference (run %1: %2)")
+                         .arg(pair)
+                         .arg(lc.mismatch);
             break;
         }
         if (pair == o.warmup)
@@ -215,7 +237,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         if (o.n) {
             if (measured >= *o.n)
                 break;
-        } else if (!Statistics::needsMorePairs(comparison, measured, wall.nsecsElapsed() / 1e9 - measuringAt, o.adaptive)) {
+        } else if (!Statistics::needsMorePairs(comparison, measured, wall.nsecsElapsed() / 1e9 - measuringAt,
+                                               o.adaptive)) {
             break;
         }
     }
@@ -226,20 +249,23 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         verdict = comparison.verdict;
         reason = comparison.reason;
         if (!o.n && Statistics::relativeHalfWidth(comparison) > o.adaptive.ciWidth)
-            warnings.append(QStringLiteral("adaptive n stopped at the %1 before the 99% interval reached +-%2%; the "
-                                           "timings are noisier than usual")
-                                .arg(int(b.ms.size()) >= o.adaptive.maxPairs ? QStringLiteral("pair budget (max_pairs)")
-                                                                             : QStringLiteral("time budget (max_seconds)"))
-                                .arg(o.adaptive.ciWidth * 100));
+            warnings.append(
+                QStringLiteral("adaptive n stopped at the %1 before the 99% interval reached +-%2%; the "
+                               "timings are noisier than usual")
+                    .arg(int(b.ms.size()) >= o.adaptive.maxPairs
+                             ? QStringLiteral("pair budget (max_pairs)")
+                             : QStringLiteral("time budget (max_seconds)"))
+                    .arg(o.adaptive.ciWidth * 100));
     } else {
         comparison = Statistics::compare(b.ms, c.ms, o.comparison);
     }
     const bool measuredVerdict = verdict != QLatin1String("invalid") && verdict != QLatin1String("incorrect");
     if (b.haveFirst && c.haveFirst && b.first.timer != c.first.timer)
-        warnings.append(QStringLiteral("the baseline was timed with the %1 timer and the candidate with %2 (%3); "
-                                       "times from different timers are not directly comparable")
-                            .arg(b.first.timer, c.first.timer,
-                                 stringField(c.first.json, "timer_note", stringField(b.first.json, "timer_note"))));
+        warnings.append(
+            QStringLiteral("the baseline was timed with the %1 timer and the candidate with %2 (%3); "
+                           "times from different timers are not directly comparable")
+                .arg(b.first.timer, c.first.timer,
+                     stringField(c.first.json, "timer_note", stringField(b.first.json, "timer_note"))));
 
     Json r = Json::object();
     r["tool"] = "verify";
@@ -262,20 +288,26 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["n"] = int(b.ms.size());
     r["warmup"] = o.warmup;
     r["adaptive"] = !o.n.has_value();
-    r["adaptive_limits"] = Json{{"ci_width", o.adaptive.ciWidth}, {"min_pairs", o.adaptive.minPairs},
-                                {"max_pairs", o.adaptive.maxPairs}, {"max_seconds", o.adaptive.maxSeconds}};
+    r["adaptive_limits"] = Json{{"ci_width", o.adaptive.ciWidth},
+                                {"min_pairs", o.adaptive.minPairs},
+                                {"max_pairs", o.adaptive.maxPairs},
+                                {"max_seconds", o.adaptive.maxSeconds}};
     r["mode"] = toStd(mode);
     r["workers_reused"] = Json{{"baseline", b.prepared.reused}, {"candidate", c.prepared.reused}};
     r["baseline_stats"] = statsJson(comparison.baseline, b.ms);
     r["candidate_stats"] = statsJson(comparison.candidate, c.ms);
     r["welch"] = comparison.baseline.n >= 2 && comparison.candidate.n >= 2
-        ? Json{{"t", std::isfinite(comparison.t) ? Json(comparison.t) : Json()}, {"df", comparison.df}, {"p_value", comparison.pValue}}
-        : Json();
+                     ? Json{{"t", std::isfinite(comparison.t) ? Json(comparison.t) : Json()},
+                            {"df", comparison.df},
+                            {"p_value", comparison.pValue}}
+                     : Json();
     r["contract"] = b.haveFirst ? MeasureSetup::contractJson(b.first) : Json::object();
-    r["contract"]["shipped_contract_sha256"] = shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
+    r["contract"]["shipped_contract_sha256"] =
+        shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
     r["mismatches"] = toJson(mismatches);
     r["failed_runs"] = failedRuns;
-    r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())}, {"bytes", r["contract"].value("bytes", Json())}};
+    r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())},
+                                {"bytes", r["contract"].value("bytes", Json())}};
     r["versions"] = b.haveFirst ? MeasureSetup::versionsJson(b.first) : Json::object();
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;
@@ -286,8 +318,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["wall_s"] = wall.nsecsElapsed() / 1e9;
     // Where the wall time went: worker start (interpreter, torch, inputs, first call), waiting for
     // the GPU lock, warm-up pairs, measured pairs.
-    r["phases_s"] = Json{{"workers_ready", readyAt}, {"gpu_lock_wait", lockedAt - readyAt},
-                         {"warmup", measuringAt - lockedAt}, {"measured", pairsDoneAt - measuringAt}};
+    r["phases_s"] = Json{{"workers_ready", readyAt},
+                         {"gpu_lock_wait", lockedAt - readyAt},
+                         {"warmup", measuringAt - lockedAt},
+                         {"measured", pairsDoneAt - measuringAt}};
     co_return ToolResult::success(r, text(r));
 }
 
@@ -298,13 +332,15 @@ QString num(const Json &v, int precision = 5)
 }
 QString interval(const Json &v)
 {
-    return v.is_array() && v.size() == 2 ? QStringLiteral("[%1, %2]").arg(num(v[0], 4), num(v[1], 4)) : QStringLiteral("-");
+    return v.is_array() && v.size() == 2 ? QStringLiteral("[%1, %2]").arg(num(v[0], 4), num(v[1], 4))
+                                         : QStringLiteral("-");
 }
 QString row(const QString &name, const Json &s)
 {
     return QStringLiteral("  %1 %2 %3 %4 %5\n")
-        .arg(name.leftJustified(10), num(s["mean_ms"]).rightJustified(11), num(s["std_ms"], 3).rightJustified(10),
-             num(s["min_ms"]).rightJustified(11), QString::number(s.value("n", 0)).rightJustified(4));
+        .arg(name.leftJustified(10), num(s["mean_ms"]).rightJustified(11),
+             num(s["std_ms"], 3).rightJustified(10), num(s["min_ms"]).rightJustified(11),
+             QString::number(s.value("n", 0)).rightJustified(4));
 }
 QString yesNo(const Json &v)
 {
@@ -324,21 +360,32 @@ QString VerifyRun::text(const Json &r)
                   QStringLiteral("n").rightJustified(4));
     t += row(QStringLiteral("baseline"), r["baseline_stats"]);
     t += row(QStringLiteral("candidate"), r["candidate_stats"]);
-    t += QStringLiteral("verdict:  %1: %2\n").arg(toQt(r["verdict"].get<std::string>()).toUpper(), toQt(r["reason"].get<std::string>()));
+    t += QStringLiteral("verdict:  %1: %2\n")
+             .arg(toQt(r["verdict"].get<std::string>()).toUpper(), toQt(r["reason"].get<std::string>()));
     t += QStringLiteral("speedup:  %1   95% %2   99% %3\n")
-             .arg(r["speedup"].is_number() ? num(r["speedup"], 4) + QLatin1Char('x') : QStringLiteral("- (only when faster)"),
+             .arg(r["speedup"].is_number() ? num(r["speedup"], 4) + QLatin1Char('x')
+                                           : QStringLiteral("- (only when faster)"),
                   interval(r["speedup_ci95"]), interval(r["speedup_ci99"]));
-    t += QStringLiteral("rule:     %1 (alpha %2, min effect %3%)   n %4 %5 + %6 warm-up   mode %7 (workers: baseline %8, candidate %9)\n")
-             .arg(toQt(r["rule"].get<std::string>()), num(r["alpha"]), num(Json(r["min_effect"].get<double>() * 100)))
+    t += QStringLiteral("rule:     %1 (alpha %2, min effect %3%)   n %4 %5 + %6 warm-up   mode %7 (workers: "
+                        "baseline %8, candidate %9)\n")
+             .arg(toQt(r["rule"].get<std::string>()), num(r["alpha"]),
+                  num(Json(r["min_effect"].get<double>() * 100)))
              .arg(r["n"].get<int>())
              .arg(r["adaptive"].get<bool>() ? QStringLiteral("(adaptive)") : QStringLiteral("(fixed)"))
              .arg(r["warmup"].get<int>())
-             .arg(toQt(r["mode"].get<std::string>()), yesNo(r["workers_reused"]["baseline"]), yesNo(r["workers_reused"]["candidate"]));
+             .arg(toQt(r["mode"].get<std::string>()), yesNo(r["workers_reused"]["baseline"]),
+                  yesNo(r["workers_reused"]["candidate"]));
     const Json &contract = r["contract"];
     t += QStringLiteral("device:   %1 %2, timer %3, wall %4 s\n")
-             .arg(contract.contains("device") && contract["device"].is_string() ? toQt(contract["device"].get<std::string>()) : QStringLiteral("?"),
-                  contract.contains("device_name") && contract["device_name"].is_string() ? toQt(contract["device_name"].get<std::string>()) : QString(),
-                  contract.contains("timer") && contract["timer"].is_string() ? toQt(contract["timer"].get<std::string>()) : QStringLiteral("?"),
+             .arg(contract.contains("device") && contract["device"].is_string()
+                      ? toQt(contract["device"].get<std::string>())
+                      : QStringLiteral("?"),
+                  contract.contains("device_name") && contract["device_name"].is_string()
+                      ? toQt(contract["device_name"].get<std::string>())
+                      : QString(),
+                  contract.contains("timer") && contract["timer"].is_string()
+                      ? toQt(contract["timer"].get<std::string>())
+                      : QStringLiteral("?"),
                   num(r["wall_s"], 3));
     for (const Json &m : r["mismatches"])
         t += QStringLiteral("mismatch: %1\n").arg(toQt(m.get<std::string>()));

@@ -4,8 +4,8 @@
 // (docs/verify-result.md). Runs as a tool handler on the Session's thread; never blocks it.
 #pragma once
 
-#include "../base/json.h"
-#include "../session/toolresult.h"
+#include "base/json.h"
+#include "session/toolresult.h"
 
 #include <QCoroTask>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "workerpool.h"
+#include "measure/workerpool.h"
 
-#include "../base/logging.h"
-#include "workerscriptrunner.h"
+#include "base/logging.h"
+#include "measure/workerscriptrunner.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -15,8 +15,7 @@
 
 namespace hotkernel {
 
-WorkerPool::WorkerPool(QObject *parent)
-    : QObject(parent)
+WorkerPool::WorkerPool(QObject *parent) : QObject(parent)
 {
     // Idle workers hold GPU memory and a CUDA context: let them go after a while.
     m_idleTimer.setInterval(std::chrono::minutes(1));
@@ -64,13 +63,15 @@ QByteArray WorkerPool::contentKey(const QString &script, const QString &python, 
     }
     for (const QString &module : siblings) {
         const QString path = dir.filePath(module + QStringLiteral(".py"));
-        if (QFileInfo(path).isFile() && QFileInfo(path).absoluteFilePath() != QFileInfo(script).absoluteFilePath())
+        if (QFileInfo(path).isFile() &&
+            QFileInfo(path).absoluteFilePath() != QFileInfo(script).absoluteFilePath())
             addFile(path);
     }
     return hash.result().toHex();
 }
 
-WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &options, const QByteArray &key)
+WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &options,
+                                const QByteArray &key)
 {
     const QString script = QFileInfo(options.script).absoluteFilePath();
     auto it = std::find_if(m_entries.begin(), m_entries.end(),
@@ -88,8 +89,9 @@ WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &
         m_entries.erase(it);
     }
     while (int(m_entries.size()) >= kMaxWorkers) {
-        auto oldest = std::min_element(m_entries.begin(), m_entries.end(),
-                                       [](const Entry &a, const Entry &b) { return a.lastUsed < b.lastUsed; });
+        auto oldest =
+            std::min_element(m_entries.begin(), m_entries.end(),
+                             [](const Entry &a, const Entry &b) { return a.lastUsed < b.lastUsed; });
         oldest->runner->stop();
         m_entries.erase(oldest);
     }
@@ -128,7 +130,8 @@ QList<long long> WorkerPool::processGroups() const
 
 void WorkerPool::evictIdle()
 {
-    const QDateTime limit = QDateTime::currentDateTimeUtc().addSecs(-std::chrono::seconds(kIdleLimit).count());
+    const QDateTime limit =
+        QDateTime::currentDateTimeUtc().addSecs(-std::chrono::seconds(kIdleLimit).count());
     for (auto it = m_entries.begin(); it != m_entries.end();) {
         const bool idle = it->runner.use_count() == 1 && it->lastUsed < limit;
         if (idle || !it->runner->isAlive()) {

@@ -3,7 +3,7 @@
 // pays torch's and CUDA's start-up only when something changed. Lives on the Session's thread.
 #pragma once
 
-#include "scriptrunner.h"
+#include "measure/scriptrunner.h"
 
 #include <QByteArray>
 #include <QDateTime>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "workerscriptrunner.h"
+#include "measure/workerscriptrunner.h"
 
-#include "../base/logging.h"
-#include "../base/usererror.h"
-#include "../process/processgroup.h"
-#include "../process/processspec.h"
-#include "../session/job.h"
+#include "base/logging.h"
+#include "base/usererror.h"
+#include "process/processgroup.h"
+#include "process/processspec.h"
+#include "session/job.h"
 
 #include <QCoroSignal>
 #include <QElapsedTimer>
@@ -21,8 +21,7 @@ constexpr qsizetype kMaxLine = 16 * 1024 * 1024;
 } // namespace
 
 WorkerScriptRunner::WorkerScriptRunner(ScriptRunnerOptions options, QObject *parent)
-    : QObject(parent)
-    , ScriptRunner(std::move(options))
+    : QObject(parent), ScriptRunner(std::move(options))
 {
     if (m_options.workingDirectory.isEmpty())
         m_options.workingDirectory = QFileInfo(m_options.script).absolutePath();
@@ -51,13 +50,14 @@ WorkerScriptRunner::~WorkerScriptRunner()
 
 QString WorkerScriptRunner::commandLine() const
 {
-    return shellQuote(m_options.python) + QLatin1Char(' ') + shellQuote(m_options.script) + QStringLiteral(" --worker");
+    return shellQuote(m_options.python) + QLatin1Char(' ') + shellQuote(m_options.script) +
+           QStringLiteral(" --worker");
 }
 
 bool WorkerScriptRunner::isAlive() const
 {
-    return (m_state == State::Starting || m_state == State::Ready) && m_process
-        && m_process->state() != QProcess::NotRunning;
+    return (m_state == State::Starting || m_state == State::Ready) && m_process &&
+           m_process->state() != QProcess::NotRunning;
 }
 
 void WorkerScriptRunner::setJob(QPointer<Job> job)
@@ -84,7 +84,8 @@ void WorkerScriptRunner::start()
     m_process->setArguments(QStringList{m_options.script, QStringLiteral("--worker")});
     m_process->setWorkingDirectory(m_options.workingDirectory);
     putInOwnProcessGroup(*m_process);
-    connect(m_process.get(), &QProcess::readyReadStandardOutput, this, &WorkerScriptRunner::readStandardOutput);
+    connect(m_process.get(), &QProcess::readyReadStandardOutput, this,
+            &WorkerScriptRunner::readStandardOutput);
     connect(m_process.get(), &QProcess::readyReadStandardError, this, [this] {
         m_stderrTail += m_process->readAllStandardError();
         if (m_stderrTail.size() > kStderrKeep)
@@ -107,7 +108,8 @@ void WorkerScriptRunner::start()
     connect(m_process.get(), &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart) {
             m_state = State::Dead;
-            m_deathReason = QStringLiteral("could not start %1 (%2)").arg(m_options.python, m_process->errorString());
+            m_deathReason =
+                QStringLiteral("could not start %1 (%2)").arg(m_options.python, m_process->errorString());
             Q_EMIT wakeUp();
         }
     });
@@ -233,14 +235,16 @@ QCoro::Task<bool> WorkerScriptRunner::waitReady()
         co_return false;
     case WaitEnd::TimedOut:
         kill(QStringLiteral("timed out"));
-        throw UserError(QStringLiteral("%1 --worker: not ready within %2 s; its process group was killed. Raise "
-                                       "--timeout if importing and compiling take that long.%3")
-                            .arg(name)
-                            .arg(double(m_options.timeout.count()) / 1000.0)
-                            .arg(stderrSuffix()));
+        throw UserError(
+            QStringLiteral("%1 --worker: not ready within %2 s; its process group was killed. Raise "
+                           "--timeout if importing and compiling take that long.%3")
+                .arg(name)
+                .arg(double(m_options.timeout.count()) / 1000.0)
+                .arg(stderrSuffix()));
     case WaitEnd::Exited:
-        throw UserError(QStringLiteral("%1 --worker: %2 before it was ready.%3")
-                            .arg(name, m_deathReason.isEmpty() ? exitDescription() : m_deathReason, stderrSuffix()));
+        throw UserError(
+            QStringLiteral("%1 --worker: %2 before it was ready.%3")
+                .arg(name, m_deathReason.isEmpty() ? exitDescription() : m_deathReason, stderrSuffix()));
     case WaitEnd::Line:
         break;
     }
@@ -281,13 +285,15 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
     }
     QElapsedTimer clock;
     clock.start();
-    const QByteArray request = QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex) + "}\n";
+    const QByteArray request =
+        QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex) + "}\n";
     m_process->write(request);
     QByteArray line;
     QPointer<WorkerScriptRunner> self(this);
     const WaitEnd end = co_await nextLine(&line);
     if (!self)
-        throw UserError(QStringLiteral("%1 run %2: the worker was discarded mid-run").arg(name).arg(runIndex));
+        throw UserError(
+            QStringLiteral("%1 run %2: the worker was discarded mid-run").arg(name).arg(runIndex));
     m_busy = false;
     outcome.wallSeconds = clock.nsecsElapsed() / 1e9;
     switch (end) {
@@ -297,17 +303,19 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
         co_return outcome;
     case WaitEnd::TimedOut:
         kill(QStringLiteral("timed out"));
-        throw UserError(QStringLiteral("%1 run %2: no answer from the worker within %3 s; its process group was "
-                                       "killed. Raise --timeout if the kernel is that slow, or look for a hang.%4")
-                            .arg(name)
-                            .arg(runIndex)
-                            .arg(double(m_options.timeout.count()) / 1000.0)
-                            .arg(stderrSuffix()));
+        throw UserError(
+            QStringLiteral("%1 run %2: no answer from the worker within %3 s; its process group was "
+                           "killed. Raise --timeout if the kernel is that slow, or look for a hang.%4")
+                .arg(name)
+                .arg(runIndex)
+                .arg(double(m_options.timeout.count()) / 1000.0)
+                .arg(stderrSuffix()));
     case WaitEnd::Exited:
-        throw UserError(QStringLiteral("%1 run %2: %3 during the run.%4")
-                            .arg(name)
-                            .arg(runIndex)
-                            .arg(m_deathReason.isEmpty() ? exitDescription() : m_deathReason, stderrSuffix()));
+        throw UserError(
+            QStringLiteral("%1 run %2: %3 during the run.%4")
+                .arg(name)
+                .arg(runIndex)
+                .arg(m_deathReason.isEmpty() ? exitDescription() : m_deathReason, stderrSuffix()));
     case WaitEnd::Line:
         break;
     }

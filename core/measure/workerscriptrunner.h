@@ -5,9 +5,9 @@
 // request with a message naming the run. Lives on the Session's thread; never blocks it.
 #pragma once
 
-#include "scriptrunner.h"
+#include "measure/scriptrunner.h"
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QObject>
 #include <QTimer>

@@ -62,11 +62,21 @@ void appendEscaped(std::string &out, const char *s)
     out += '"';
     for (const unsigned char *c = reinterpret_cast<const unsigned char *>(s); *c; ++c) {
         switch (*c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (*c < 0x20) {
                 char buf[8];
@@ -115,8 +125,10 @@ void writeKernel(const KernelRecord &k)
     appendField(line, "start_ns", static_cast<long long>(k.start));
     appendField(line, "end_ns", static_cast<long long>(k.end));
     appendField(line, "duration_ns", static_cast<long long>(k.end - k.start));
-    line += ",\"grid\":[" + std::to_string(k.gridX) + "," + std::to_string(k.gridY) + "," + std::to_string(k.gridZ) + "]";
-    line += ",\"block\":[" + std::to_string(k.blockX) + "," + std::to_string(k.blockY) + "," + std::to_string(k.blockZ) + "]";
+    line += ",\"grid\":[" + std::to_string(k.gridX) + "," + std::to_string(k.gridY) + "," +
+            std::to_string(k.gridZ) + "]";
+    line += ",\"block\":[" + std::to_string(k.blockX) + "," + std::to_string(k.blockY) + "," +
+            std::to_string(k.blockZ) + "]";
     appendField(line, "registers_per_thread", k.registersPerThread);
     appendField(line, "static_shared_bytes", k.staticSharedMemory);
     appendField(line, "dynamic_shared_bytes", k.dynamicSharedMemory);
@@ -147,7 +159,8 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
 {
     CUpti_Activity *record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
-        if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL)
+        if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+            record->kind == CUPTI_ACTIVITY_KIND_KERNEL)
             writeKernel(*reinterpret_cast<const KernelRecord *>(record));
     }
     size_t dropped = 0;
@@ -196,7 +209,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
         path = "hotkernel-trace.jsonl";
     g_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (g_fd < 0) {
-        std::fprintf(stderr, "hotkernel-tracer: cannot open %s for writing: %s\n", path, std::strerror(errno));
+        std::fprintf(stderr, "hotkernel-tracer: cannot open %s for writing: %s\n", path,
+                     std::strerror(errno));
         return 0;
     }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "processgroup.h"
+#include "process/processgroup.h"
 
 #include <QProcess>
 

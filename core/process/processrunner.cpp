@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "processrunner.h"
+#include "process/processrunner.h"
 
-#include "../base/logging.h"
-#include "../session/job.h"
-#include "processgroup.h"
+#include "base/logging.h"
+#include "process/processgroup.h"
+#include "session/job.h"
 
 #include <QCoroSignal>
 #include <QElapsedTimer>
@@ -49,11 +49,11 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
     });
     QMetaObject::Connection cancelConnection;
     if (job) {
-        cancelConnection = QObject::connect(job, &Job::cancelRequested, process.get(),
-                                            [&cancelled, p = process.get()] {
-                                                cancelled = true;
-                                                killProcessGroup(*p);
-                                            });
+        cancelConnection =
+            QObject::connect(job, &Job::cancelRequested, process.get(), [&cancelled, p = process.get()] {
+                cancelled = true;
+                killProcessGroup(*p);
+            });
     }
 
     qCDebug(lcProcess) << "starting" << spec.commandLine();

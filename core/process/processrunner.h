@@ -4,7 +4,7 @@
 // and captures both output streams in full.
 #pragma once
 
-#include "processspec.h"
+#include "process/processspec.h"
 
 #include <QCoroTask>
 #include <QPointer>

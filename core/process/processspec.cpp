@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "processspec.h"
+#include "process/processspec.h"
 
 #include <QRegularExpression>
 

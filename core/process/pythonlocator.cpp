@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "pythonlocator.h"
+#include "process/pythonlocator.h"
 
-#include "../base/usererror.h"
-#include "processrunner.h"
+#include "base/usererror.h"
+#include "process/processrunner.h"
 
 #include <QDir>
 #include <QFileInfo>
 
 namespace hotkernel {
 
-PythonLocator::PythonLocator(QString override)
-    : m_override(std::move(override))
-{
-}
+PythonLocator::PythonLocator(QString override) : m_override(std::move(override)) {}
 
 QStringList PythonLocator::pathCandidates(const QString &pathVariable)
 {
@@ -57,7 +54,8 @@ QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
     const auto probe = [job](const QString &path) -> QCoro::Task<std::pair<bool, QString>> {
         ProcessSpec spec;
         spec.program = path;
-        spec.arguments = QStringList{QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")};
+        spec.arguments =
+            QStringList{QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")};
         spec.timeout = std::chrono::seconds(120);
         const ProcessResult r = co_await ProcessRunner::run(spec, job);
         if (r.succeeded())
@@ -72,9 +70,10 @@ QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
     if (!explicitPath.isEmpty()) {
         const auto [ok, detail] = co_await probe(explicitPath);
         if (!ok) {
-            throw UserError(QStringLiteral("%1=%2 cannot run 'import torch' (%3). Point %1 at the Python that "
-                                           "has your PyTorch, e.g. HOTKERNEL_PYTHON=$HOME/venvs/torch/bin/python.")
-                                .arg(source, explicitPath, detail));
+            throw UserError(
+                QStringLiteral("%1=%2 cannot run 'import torch' (%3). Point %1 at the Python that "
+                               "has your PyTorch, e.g. HOTKERNEL_PYTHON=$HOME/venvs/torch/bin/python.")
+                    .arg(source, explicitPath, detail));
         }
         info.path = QFileInfo(explicitPath).absoluteFilePath();
         info.source = source;
@@ -95,11 +94,14 @@ QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
         }
         info.tried.append(candidate + QStringLiteral(": ") + detail);
     }
-    throw UserError(QStringLiteral("No Python with PyTorch found. Tried %1 on PATH%2. Set HOTKERNEL_PYTHON to the "
-                                   "interpreter that has your PyTorch (and Triton), e.g. "
-                                   "HOTKERNEL_PYTHON=$HOME/venvs/torch/bin/python.")
-                        .arg(candidates.size())
-                        .arg(info.tried.isEmpty() ? QString() : QStringLiteral(" (") + info.tried.join(QStringLiteral("; ")) + QLatin1Char(')')));
+    throw UserError(
+        QStringLiteral("No Python with PyTorch found. Tried %1 on PATH%2. Set HOTKERNEL_PYTHON to the "
+                       "interpreter that has your PyTorch (and Triton), e.g. "
+                       "HOTKERNEL_PYTHON=$HOME/venvs/torch/bin/python.")
+            .arg(candidates.size())
+            .arg(info.tried.isEmpty()
+                     ? QString()
+                     : QStringLiteral(" (") + info.tried.join(QStringLiteral("; ")) + QLatin1Char(')')));
 }
 
 } // namespace hotkernel

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "leaderboard.h"
+#include "record/leaderboard.h"
 
 #include <QUrl>
 

@@ -3,7 +3,7 @@
 // (fixed number formats, no clock, no locale). Also the "best so far" rule. Pure; any thread.
 #pragma once
 
-#include "resultlog.h"
+#include "record/resultlog.h"
 
 #include <QList>
 #include <QString>

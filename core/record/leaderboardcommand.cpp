@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "leaderboardcommand.h"
+#include "record/leaderboardcommand.h"
 
-#include "../base/usererror.h"
-#include "recorder.h"
+#include "base/usererror.h"
+#include "record/recorder.h"
 
 #include <QFile>
 

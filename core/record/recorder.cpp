@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "recorder.h"
+#include "record/recorder.h"
 
-#include "../base/usererror.h"
-#include "../base/workdir.h"
-#include "leaderboard.h"
+#include "base/usererror.h"
+#include "base/workdir.h"
+#include "record/leaderboard.h"
 
 #include <QDir>
 #include <QFile>

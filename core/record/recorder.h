@@ -4,7 +4,7 @@
 // Blocking file I/O: call it from a worker thread (QtConcurrent), or from a CLI-only path.
 #pragma once
 
-#include "resultlog.h"
+#include "record/resultlog.h"
 
 #include <QDateTime>
 #include <QString>

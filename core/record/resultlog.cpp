@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "resultlog.h"
+#include "record/resultlog.h"
 
-#include "../base/logging.h"
-#include "../base/usererror.h"
+#include "base/logging.h"
+#include "base/usererror.h"
 
 #include <QCryptographicHash>
 #include <QDir>

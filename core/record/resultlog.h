@@ -3,7 +3,7 @@
 // what is needed to reproduce it. Building, reading and scanning logs; pure file I/O, any thread.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QDateTime>
 #include <QList>

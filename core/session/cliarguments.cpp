@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cliarguments.h"
+#include "session/cliarguments.h"
 
-#include "../base/usererror.h"
+#include "base/usererror.h"
 
 namespace hotkernel {
 
@@ -116,7 +116,8 @@ Json CliArguments::parse(const ToolSpec &spec, const QStringList &arguments)
                 name = name.mid(3);
             }
             if (!properties.contains(toStd(name))) {
-                throw UserError(QStringLiteral("hotkernel %1: unknown option '%2'.\n%3").arg(spec.cliVerb, arg, usage(spec)));
+                throw UserError(QStringLiteral("hotkernel %1: unknown option '%2'.\n%3")
+                                    .arg(spec.cliVerb, arg, usage(spec)));
             }
             const Json &property = properties[toStd(name)];
             if (propertyType(property) == QLatin1String("boolean") && !hasInline) {
@@ -125,14 +126,16 @@ Json CliArguments::parse(const ToolSpec &spec, const QStringList &arguments)
             }
             if (!hasInline) {
                 if (i + 1 >= arguments.size())
-                    throw UserError(QStringLiteral("hotkernel %1: %2 needs a value.\n%3").arg(spec.cliVerb, arg, usage(spec)));
+                    throw UserError(QStringLiteral("hotkernel %1: %2 needs a value.\n%3")
+                                        .arg(spec.cliVerb, arg, usage(spec)));
                 inlineValue = arguments.at(++i);
             }
             assign(name, inlineValue);
             continue;
         }
         if (positional >= spec.cliPositionals.size()) {
-            throw UserError(QStringLiteral("hotkernel %1: unexpected argument '%2'.\n%3").arg(spec.cliVerb, arg, usage(spec)));
+            throw UserError(QStringLiteral("hotkernel %1: unexpected argument '%2'.\n%3")
+                                .arg(spec.cliVerb, arg, usage(spec)));
         }
         const QString name = spec.cliPositionals.at(positional);
         assign(name, arg, true);
@@ -144,8 +147,9 @@ Json CliArguments::parse(const ToolSpec &spec, const QStringList &arguments)
         const QString name = toQt(required.get<std::string>());
         if (!result.contains(required.get<std::string>())) {
             const bool isPositional = spec.cliPositionals.contains(name);
-            throw UserError(QStringLiteral("hotkernel %1: missing %2.\n%3")
-                                .arg(spec.cliVerb, isPositional ? name.toUpper() : flagFor(name), usage(spec)));
+            throw UserError(
+                QStringLiteral("hotkernel %1: missing %2.\n%3")
+                    .arg(spec.cliVerb, isPositional ? name.toUpper() : flagFor(name), usage(spec)));
         }
     }
     return result;
@@ -158,13 +162,16 @@ QString CliArguments::usage(const ToolSpec &spec)
     QString line = QStringLiteral("usage: hotkernel ") + spec.cliVerb;
     for (const QString &p : spec.cliPositionals) {
         const bool isRequired = std::find(required.begin(), required.end(), Json(toStd(p))) != required.end();
-        line += isRequired ? QStringLiteral(" %1").arg(p.toUpper()) : QStringLiteral(" [%1]").arg(p.toUpper());
+        line +=
+            isRequired ? QStringLiteral(" %1").arg(p.toUpper()) : QStringLiteral(" [%1]").arg(p.toUpper());
     }
     line += QStringLiteral(" [options]\n");
     for (const QString &p : spec.cliPositionals) {
         if (propertyType(properties.value(toStd(p), Json::object())) == QLatin1String("array"))
-            line += QStringLiteral("  %1 is the words that are not options; put -- before them when one starts with '-'.\n")
-                        .arg(p.toUpper());
+            line +=
+                QStringLiteral(
+                    "  %1 is the words that are not options; put -- before them when one starts with '-'.\n")
+                    .arg(p.toUpper());
     }
     QString options;
     for (auto it = properties.begin(); it != properties.end(); ++it) {
@@ -174,7 +181,8 @@ QString CliArguments::usage(const ToolSpec &spec)
         const QString type = propertyType(it.value());
         QString flag = flagFor(name);
         if (type != QLatin1String("boolean"))
-            flag += QLatin1Char(' ') + (type == QLatin1String("array") ? QStringLiteral("A,B") : name.toUpper());
+            flag +=
+                QLatin1Char(' ') + (type == QLatin1String("array") ? QStringLiteral("A,B") : name.toUpper());
         QString description = stringField(it.value(), "description");
         if (it.value().contains("default"))
             description += QStringLiteral(" (default %1)").arg(toQt(it.value()["default"].dump()));

@@ -7,8 +7,8 @@
 //   --list a,b --list c    -> string arrays (comma-separated and repeatable)
 #pragma once
 
-#include "../base/json.h"
-#include "toolspec.h"
+#include "base/json.h"
+#include "session/toolspec.h"
 
 #include <QStringList>
 

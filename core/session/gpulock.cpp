@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "gpulock.h"
+#include "session/gpulock.h"
 
-#include "job.h"
+#include "session/job.h"
 
 #include <QCoroSignal>
 

@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "job.h"
+#include "session/job.h"
 
 namespace hotkernel {
 
 Job::Job(quint64 id, QString tool, Json arguments, QString client, QObject *parent)
-    : QObject(parent)
-    , m_id(id)
-    , m_tool(std::move(tool))
-    , m_arguments(std::move(arguments))
-    , m_client(std::move(client))
-    , m_startedAt(QDateTime::currentDateTimeUtc())
-{
-}
+    : QObject(parent), m_id(id), m_tool(std::move(tool)), m_arguments(std::move(arguments)),
+      m_client(std::move(client)), m_startedAt(QDateTime::currentDateTimeUtc())
+{}
 
 double Job::elapsedSeconds() const
 {

@@ -3,8 +3,8 @@
 // lives on the Session's thread. Every front-end cancels through Session::cancel(), which lands here.
 #pragma once
 
-#include "../base/json.h"
-#include "toolresult.h"
+#include "base/json.h"
+#include "session/toolresult.h"
 
 #include <QDateTime>
 #include <QObject>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "schemavalidator.h"
+#include "session/schemavalidator.h"
 
 #include <cmath>
 
@@ -35,15 +35,23 @@ bool hasType(const Json &value, const std::string &type)
 QString typeName(const Json &value)
 {
     switch (value.type()) {
-    case Json::value_t::object: return QStringLiteral("an object");
-    case Json::value_t::array: return QStringLiteral("an array");
-    case Json::value_t::string: return QStringLiteral("a string");
-    case Json::value_t::boolean: return QStringLiteral("a boolean");
-    case Json::value_t::null: return QStringLiteral("null");
+    case Json::value_t::object:
+        return QStringLiteral("an object");
+    case Json::value_t::array:
+        return QStringLiteral("an array");
+    case Json::value_t::string:
+        return QStringLiteral("a string");
+    case Json::value_t::boolean:
+        return QStringLiteral("a boolean");
+    case Json::value_t::null:
+        return QStringLiteral("null");
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return QStringLiteral("an integer");
-    case Json::value_t::number_float: return QStringLiteral("a number");
-    default: return QStringLiteral("a value");
+    case Json::value_t::number_unsigned:
+        return QStringLiteral("an integer");
+    case Json::value_t::number_float:
+        return QStringLiteral("a number");
+    default:
+        return QStringLiteral("a value");
     }
 }
 } // namespace
@@ -67,7 +75,8 @@ QString SchemaValidator::validate(const Json &schema, const Json &value, const Q
             QStringList names;
             for (const auto &t : types)
                 names.append(toQt(t));
-            return QStringLiteral("%1 must be %2, not %3").arg(path, names.join(QStringLiteral(" or ")), typeName(value));
+            return QStringLiteral("%1 must be %2, not %3")
+                .arg(path, names.join(QStringLiteral(" or ")), typeName(value));
         }
     }
 
@@ -93,17 +102,21 @@ QString SchemaValidator::validate(const Json &schema, const Json &value, const Q
             allowed.append(toQt(option.dump()));
         }
         if (!found)
-            return QStringLiteral("%1 must be one of %2, not %3").arg(path, allowed.join(QStringLiteral(", ")), toQt(value.dump()));
+            return QStringLiteral("%1 must be one of %2, not %3")
+                .arg(path, allowed.join(QStringLiteral(", ")), toQt(value.dump()));
     }
 
     if (value.is_number()) {
         const double d = value.get<double>();
         if (auto it = schema.find("minimum"); it != schema.end() && d < it->get<double>())
-            return QStringLiteral("%1 must be at least %2, not %3").arg(path, toQt(it->dump()), toQt(value.dump()));
+            return QStringLiteral("%1 must be at least %2, not %3")
+                .arg(path, toQt(it->dump()), toQt(value.dump()));
         if (auto it = schema.find("maximum"); it != schema.end() && d > it->get<double>())
-            return QStringLiteral("%1 must be at most %2, not %3").arg(path, toQt(it->dump()), toQt(value.dump()));
+            return QStringLiteral("%1 must be at most %2, not %3")
+                .arg(path, toQt(it->dump()), toQt(value.dump()));
         if (auto it = schema.find("exclusiveMinimum"); it != schema.end() && d <= it->get<double>())
-            return QStringLiteral("%1 must be greater than %2, not %3").arg(path, toQt(it->dump()), toQt(value.dump()));
+            return QStringLiteral("%1 must be greater than %2, not %3")
+                .arg(path, toQt(it->dump()), toQt(value.dump()));
     }
 
     if (value.is_string()) {
@@ -132,7 +145,8 @@ QString SchemaValidator::validate(const Json &schema, const Json &value, const Q
                     return QStringLiteral("%1.%2 is required").arg(path, toQt(name.get<std::string>()));
             }
         }
-        const bool closed = schema.contains("additionalProperties") && schema["additionalProperties"] == false;
+        const bool closed =
+            schema.contains("additionalProperties") && schema["additionalProperties"] == false;
         for (auto it = value.begin(); it != value.end(); ++it) {
             const auto prop = properties.find(it.key());
             if (prop == properties.end()) {

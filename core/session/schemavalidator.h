@@ -4,7 +4,7 @@
 // minLength, items, minItems, oneOf of types). Pure; any thread.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QString>
 
@@ -14,7 +14,8 @@ class SchemaValidator
 {
 public:
     // Empty string when value conforms; otherwise one message naming the path and the problem.
-    static QString validate(const Json &schema, const Json &value, const QString &path = QStringLiteral("arguments"));
+    static QString validate(const Json &schema, const Json &value,
+                            const QString &path = QStringLiteral("arguments"));
     // Fills in "default" values of top-level properties the caller left out.
     static Json withDefaults(const Json &schema, Json value);
 };

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "session.h"
+#include "session/session.h"
 
-#include "../base/logging.h"
-#include "../base/usererror.h"
-#include "../measure/workerpool.h"
-#include "schemavalidator.h"
+#include "base/logging.h"
+#include "base/usererror.h"
+#include "measure/workerpool.h"
+#include "session/schemavalidator.h"
 
 #include <QCoroSignal>
 #include <QCoroTimer>
@@ -13,14 +13,11 @@
 namespace hotkernel {
 
 Session::Session(SessionOptions options, QObject *parent)
-    : QObject(parent)
-    , m_options(std::move(options))
-    , m_workDir(m_options.workDir.isEmpty() ? QDir::currentPath() : m_options.workDir)
-    , m_tools(ToolRegistry::builtin())
-    , m_python(m_options.python)
-    , m_workers(std::make_unique<WorkerPool>(this))
-{
-}
+    : QObject(parent), m_options(std::move(options)),
+      m_workDir(m_options.workDir.isEmpty() ? QDir::currentPath() : m_options.workDir),
+      m_tools(ToolRegistry::builtin()), m_python(m_options.python),
+      m_workers(std::make_unique<WorkerPool>(this))
+{}
 
 Session::~Session()
 {
@@ -46,7 +43,8 @@ QCoro::Task<ToolResult> Session::call(const QString &tool, Json arguments, const
     QPointer<Job> job = start(tool, std::move(arguments), client);
     if (job && job->state() == Job::State::Running)
         co_await qCoro(job.data(), &Job::finished);
-    co_return job ? job->result() : ToolResult::error(QStringLiteral("the session ended before the job finished"));
+    co_return job ? job->result()
+                  : ToolResult::error(QStringLiteral("the session ended before the job finished"));
 }
 
 QCoro::Task<void> Session::runJob(Job *job, const ToolSpec *spec)
@@ -58,22 +56,26 @@ QCoro::Task<void> Session::runJob(Job *job, const ToolSpec *spec)
 
     ToolResult result;
     if (!spec) {
-        result = ToolResult::error(QStringLiteral("There is no tool '%1'. Tools: %2.").arg(job->tool(), [this] {
-            QStringList names;
-            for (const auto &s : m_tools.all())
-                names.append(s.name);
-            return names.join(QStringLiteral(", "));
-        }()));
-    } else if (const QString problem = SchemaValidator::validate(spec->inputSchema, job->arguments()); !problem.isEmpty()) {
-        result = ToolResult::error(QStringLiteral("%1: invalid arguments: %2. See the tool's input schema (tools/list) "
-                                                  "or `hotkernel %3 --help`.")
-                                       .arg(spec->name, problem, spec->cliVerb));
+        result =
+            ToolResult::error(QStringLiteral("There is no tool '%1'. Tools: %2.").arg(job->tool(), [this] {
+                QStringList names;
+                for (const auto &s : m_tools.all())
+                    names.append(s.name);
+                return names.join(QStringLiteral(", "));
+            }()));
+    } else if (const QString problem = SchemaValidator::validate(spec->inputSchema, job->arguments());
+               !problem.isEmpty()) {
+        result = ToolResult::error(
+            QStringLiteral("%1: invalid arguments: %2. See the tool's input schema (tools/list) "
+                           "or `hotkernel %3 --help`.")
+                .arg(spec->name, problem, spec->cliVerb));
     } else {
         const Json arguments = SchemaValidator::withDefaults(spec->inputSchema, job->arguments());
         bool holdsGpu = false;
         if (spec->timesGpu) {
             if (m_gpuLock.isHeld())
-                job->setProgress(0, std::nullopt, QStringLiteral("waiting for the GPU (another timing job runs)"));
+                job->setProgress(0, std::nullopt,
+                                 QStringLiteral("waiting for the GPU (another timing job runs)"));
             holdsGpu = co_await m_gpuLock.acquire(job);
         }
         if (!job)
@@ -87,9 +89,10 @@ QCoro::Task<void> Session::runJob(Job *job, const ToolSpec *spec)
                 result = ToolResult::error(e.message());
             } catch (const std::exception &e) {
                 qCWarning(lcSession) << spec->name << "failed:" << e.what();
-                result = ToolResult::error(QStringLiteral("%1 failed unexpectedly: %2. This is a bug in hotkernel; "
-                                                          "please report it with the arguments you used.")
-                                               .arg(spec->name, QString::fromUtf8(e.what())));
+                result = ToolResult::error(
+                    QStringLiteral("%1 failed unexpectedly: %2. This is a bug in hotkernel; "
+                                   "please report it with the arguments you used.")
+                        .arg(spec->name, QString::fromUtf8(e.what())));
             }
         }
         if (holdsGpu)

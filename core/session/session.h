@@ -3,12 +3,12 @@
 // calls here and observe the same jobs. Lives on the main thread; never blocks it.
 #pragma once
 
-#include "../base/json.h"
-#include "../base/workdir.h"
-#include "../process/pythonlocator.h"
-#include "gpulock.h"
-#include "job.h"
-#include "toolregistry.h"
+#include "base/json.h"
+#include "base/workdir.h"
+#include "process/pythonlocator.h"
+#include "session/gpulock.h"
+#include "session/job.h"
+#include "session/toolregistry.h"
 
 #include <QObject>
 #include <QPointer>
@@ -22,8 +22,8 @@ class WorkerPool;
 
 struct SessionOptions
 {
-    QString workDir;       // default: the current directory
-    QString python;        // explicit interpreter; default HOTKERNEL_PYTHON, then PATH
+    QString workDir; // default: the current directory
+    QString python;  // explicit interpreter; default HOTKERNEL_PYTHON, then PATH
     int keepFinishedJobs = 500;
 };
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sessionstore.h"
+#include "session/sessionstore.h"
 
-#include "../base/logging.h"
-#include "job.h"
-#include "session.h"
+#include "base/logging.h"
+#include "session/job.h"
+#include "session/session.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,10 +18,14 @@ constexpr int kSchemaVersion = 1;
 QString stateName(Job::State state)
 {
     switch (state) {
-    case Job::State::Running: return QStringLiteral("running");
-    case Job::State::Finished: return QStringLiteral("finished");
-    case Job::State::Failed: return QStringLiteral("failed");
-    case Job::State::Cancelled: return QStringLiteral("cancelled");
+    case Job::State::Running:
+        return QStringLiteral("running");
+    case Job::State::Finished:
+        return QStringLiteral("finished");
+    case Job::State::Failed:
+        return QStringLiteral("failed");
+    case Job::State::Cancelled:
+        return QStringLiteral("cancelled");
     }
     return {};
 }
@@ -56,7 +60,9 @@ RunSummary RunSummary::fromJson(const Json &json)
     r.client = stringField(json, "client");
     r.arguments = stringField(json, "arguments");
     r.startedAt = QDateTime::fromString(stringField(json, "started_at"), Qt::ISODateWithMs);
-    r.durationS = json.contains("duration_s") && json["duration_s"].is_number() ? json["duration_s"].get<double>() : 0.0;
+    r.durationS = json.contains("duration_s") && json["duration_s"].is_number()
+                      ? json["duration_s"].get<double>()
+                      : 0.0;
     r.state = stringField(json, "state");
     r.summary = stringField(json, "summary");
     r.reloaded = true;
@@ -73,13 +79,12 @@ RunSummary RunSummary::fromJob(const Job &job)
     r.startedAt = job.startedAt();
     r.durationS = job.elapsedSeconds();
     r.state = stateName(job.state());
-    r.summary = job.state() == Job::State::Running ? job.progressMessage() : SessionStore::summarizeResult(job.result());
+    r.summary = job.state() == Job::State::Running ? job.progressMessage()
+                                                   : SessionStore::summarizeResult(job.result());
     return r;
 }
 
-SessionStore::SessionStore(Session &session, QObject *parent)
-    : QObject(parent)
-    , m_session(session)
+SessionStore::SessionStore(Session &session, QObject *parent) : QObject(parent), m_session(session)
 {
     connect(&session, &Session::jobFinished, this, &SessionStore::onJobFinished);
 }
@@ -131,12 +136,9 @@ bool SessionStore::save(QString *error) const
     Json runs = Json::array();
     for (const RunSummary &r : m_runs)
         runs.push_back(r.toJson());
-    const Json json{{"version", kSchemaVersion},
-                    {"hotkernel_version", HOTKERNEL_VERSION},
-                    {"targets", toJson(m_targets)},
-                    {"runs", std::move(runs)},
-                    {"profiles", toJson(m_profiles)},
-                    {"history", m_history}};
+    const Json json{{"version", kSchemaVersion},      {"hotkernel_version", HOTKERNEL_VERSION},
+                    {"targets", toJson(m_targets)},   {"runs", std::move(runs)},
+                    {"profiles", toJson(m_profiles)}, {"history", m_history}};
     QDir().mkpath(QFileInfo(path()).absolutePath());
     QSaveFile file(path());
     if (!file.open(QIODevice::WriteOnly)) {
@@ -194,8 +196,8 @@ QString SessionStore::summarizeArguments(const Json &arguments)
         return QString::fromStdString(arguments.dump());
     QStringList parts;
     for (const auto &[key, value] : arguments.items())
-        parts.append(QString::fromStdString(key) + QLatin1Char('=')
-                     + (value.is_string() ? toQt(value.get<std::string>()) : toQt(value.dump())));
+        parts.append(QString::fromStdString(key) + QLatin1Char('=') +
+                     (value.is_string() ? toQt(value.get<std::string>()) : toQt(value.dump())));
     QString line = parts.join(QLatin1Char(' '));
     if (line.size() > 160)
         line = line.left(157) + QStringLiteral("...");

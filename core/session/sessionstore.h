@@ -4,7 +4,7 @@
 // Lives on the Session's thread.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QDateTime>
 #include <QObject>
@@ -18,15 +18,15 @@ struct ToolResult;
 
 struct RunSummary
 {
-    quint64 id = 0;           // the job id in the session that ran it (ids restart per session)
+    quint64 id = 0; // the job id in the session that ran it (ids restart per session)
     QString tool;
     QString client;
-    QString arguments;        // one line
+    QString arguments; // one line
     QDateTime startedAt;
     double durationS = 0;
-    QString state;            // "finished", "failed", "cancelled"
-    QString summary;          // first line of the result, or the error
-    bool reloaded = false;    // from an earlier session
+    QString state;         // "finished", "failed", "cancelled"
+    QString summary;       // first line of the result, or the error
+    bool reloaded = false; // from an earlier session
 
     Json toJson() const;
     static RunSummary fromJson(const Json &json);

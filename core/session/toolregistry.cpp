@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "toolregistry.h"
+#include "session/toolregistry.h"
 
-#include "../tools/builtintools.h"
+#include "tools/builtintools.h"
 
 namespace hotkernel {
 

@@ -2,7 +2,7 @@
 // The one list of tools every front-end reads. Built once, read-only afterwards.
 #pragma once
 
-#include "toolspec.h"
+#include "session/toolspec.h"
 
 #include <vector>
 

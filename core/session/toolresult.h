@@ -3,7 +3,7 @@
 // schema), a human-readable mirror, and whether it failed or was cancelled.
 #pragma once
 
-#include "../base/json.h"
+#include "base/json.h"
 
 #include <QString>
 

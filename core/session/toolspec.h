@@ -3,8 +3,8 @@
 // The MCP server, the CLI (verbs, flags and help) and the skill check all read the same record.
 #pragma once
 
-#include "../base/json.h"
-#include "toolresult.h"
+#include "base/json.h"
+#include "session/toolresult.h"
 
 #include <QCoroTask>
 #include <QString>
@@ -29,7 +29,7 @@ struct ToolSpec
 {
     using Handler = std::function<QCoro::Task<ToolResult>(Session &, Json arguments, Job &)>;
 
-    QString name;        // MCP name, ^[A-Za-z0-9._-]{1,128}$
+    QString name; // MCP name, ^[A-Za-z0-9._-]{1,128}$
     QString title;
     QString description; // what it does, when to use it, what it returns, how it fails
     Json inputSchema;    // JSON Schema 2020-12, type object; every property has a description

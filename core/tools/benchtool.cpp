@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtintools.h"
+#include "tools/builtintools.h"
 
-#include "../measure/benchrun.h"
-#include "../session/toolregistry.h"
+#include "measure/benchrun.h"
+#include "session/toolregistry.h"
 
 namespace hotkernel {
 
@@ -16,13 +16,17 @@ Json nullableNumber(const char *description)
 Json statsSchema()
 {
     return Json{{"type", "object"},
-                {"description", "Summary of the measured runs (warm-up runs excluded); times are per-call milliseconds."},
+                {"description",
+                 "Summary of the measured runs (warm-up runs excluded); times are per-call milliseconds."},
                 {"properties",
                  {{"n", {{"type", "integer"}, {"description", "measured runs"}}},
                   {"mean_ms", {{"type", "number"}, {"description", "mean of the runs' ms"}}},
                   {"std_ms", {{"type", "number"}, {"description", "sample standard deviation (n - 1)"}}},
                   {"min_ms", {{"type", "number"}, {"description", "fastest run"}}},
-                  {"samples_ms", {{"type", "array"}, {"items", {{"type", "number"}}}, {"description", "every run's ms, in run order"}}}}},
+                  {"samples_ms",
+                   {{"type", "array"},
+                    {"items", {{"type", "number"}}},
+                    {"description", "every run's ms, in run order"}}}}},
                 {"required", Json::array({"n", "mean_ms", "std_ms", "min_ms", "samples_ms"})}};
 }
 
@@ -33,27 +37,57 @@ void registerBenchTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("bench");
     spec.title = QStringLiteral("Time one target script");
-    spec.description = QStringLiteral(
-        "Runs one target script (made by new_target) warmup + n times and reports the per-call time: mean, standard "
-        "deviation, minimum and every raw sample in milliseconds, plus the roofline inputs (flops, bytes) and the "
-        "throughput they imply. Each run refills the rotated inputs from seed + run index and checks the output "
-        "against the fp32 reference before timing. By default one warm worker process serves every run (torch and "
-        "CUDA start once; the worker is kept for later calls while the script, its imports, the contract and the "
-        "interpreter are unchanged); fresh = true starts a process per run. Holds the GPU for the whole call: one "
-        "timing job per GPU at a time, across hotkernel processes. Fails with a message naming the run when the "
-        "script crashes, exits non-zero, prints no JSON result line or a malformed one, hangs past timeout (its "
-        "whole process group is killed), or its output check fails (ok false). Use verify, not two benches, to "
-        "compare a candidate with its baseline.");
-    spec.inputSchema = Json{
-        {"type", "object"},
-        {"properties",
-         {{"script", {{"type", "string"}, {"description", "Path of the target script (NAME_baseline.py or NAME_candidate.py), relative to the working directory or absolute."}}},
-          {"n", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 7}, {"description", "Measured runs (after the warm-up)."}}},
-          {"warmup", {{"type", "integer"}, {"minimum", 0}, {"maximum", 100}, {"default", 1}, {"description", "Runs made first and dropped (compilation, caches, clocks)."}}},
-          {"timeout", {{"type", "number"}, {"exclusiveMinimum", 0}, {"default", 300}, {"description", "Seconds one run (and a worker's start) may take before the script's process group is killed."}}},
-          {"fresh", {{"type", "boolean"}, {"default", false}, {"description", "Start a new Python process for every run instead of one warm worker (slow: torch and CUDA start each time)."}}}}},
-        {"required", Json::array({"script"})},
-        {"additionalProperties", false}};
+    spec.description = QStringLiteral("Runs one target script (made by new_target) warmup + n times and "
+                                      "reports the per-call time: mean, standard "
+                                      "deviation, minimum and every raw sample in milliseconds, plus the "
+                                      "roofline inputs (flops, bytes) and the "
+                                      "throughput they imply. Each run refills the rotated inputs from seed "
+                                      "+ run index and checks the output "
+                                      "against the fp32 reference before timing. By default one warm worker "
+                                      "process serves every run (torch and "
+                                      "CUDA start once; the worker is kept for later calls while the script, "
+                                      "its imports, the contract and the "
+                                      "interpreter are unchanged); fresh = true starts a process per run. "
+                                      "Holds the GPU for the whole call: one "
+                                      "timing job per GPU at a time, across hotkernel processes. Fails with "
+                                      "a message naming the run when the "
+                                      "script crashes, exits non-zero, prints no JSON result line or a "
+                                      "malformed one, hangs past timeout (its "
+                                      "whole process group is killed), or its output check fails (ok false). "
+                                      "Use verify, not two benches, to "
+                                      "compare a candidate with its baseline.");
+    spec.inputSchema =
+        Json{{"type", "object"},
+             {"properties",
+              {{"script",
+                {{"type", "string"},
+                 {"description", "Path of the target script (NAME_baseline.py or NAME_candidate.py), "
+                                 "relative to the working directory or absolute."}}},
+               {"n",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"maximum", 1000},
+                 {"default", 7},
+                 {"description", "Measured runs (after the warm-up)."}}},
+               {"warmup",
+                {{"type", "integer"},
+                 {"minimum", 0},
+                 {"maximum", 100},
+                 {"default", 1},
+                 {"description", "Runs made first and dropped (compilation, caches, clocks)."}}},
+               {"timeout",
+                {{"type", "number"},
+                 {"exclusiveMinimum", 0},
+                 {"default", 300},
+                 {"description", "Seconds one run (and a worker's start) may take before the script's "
+                                 "process group is killed."}}},
+               {"fresh",
+                {{"type", "boolean"},
+                 {"default", false},
+                 {"description", "Start a new Python process for every run instead of one warm worker (slow: "
+                                 "torch and CUDA start each time)."}}}}},
+             {"required", Json::array({"script"})},
+             {"additionalProperties", false}};
     spec.outputSchema = Json{
         {"type", "object"},
         {"properties",
@@ -61,29 +95,63 @@ void registerBenchTool(ToolRegistry &registry)
           {"hotkernel_version", {{"type", "string"}, {"description", "version of hotkernel that measured"}}},
           {"script", {{"type", "string"}, {"description", "the script as given"}}},
           {"script_path", {{"type", "string"}, {"description", "absolute path of the script"}}},
-          {"script_sha256", {{"type", "string"}, {"description", "sha256 of the script's bytes at bench time"}}},
-          {"target", {{"type", Json::array({"string", "null"})}, {"description", "target name from the result lines"}}},
+          {"script_sha256",
+           {{"type", "string"}, {"description", "sha256 of the script's bytes at bench time"}}},
+          {"target",
+           {{"type", Json::array({"string", "null"})}, {"description", "target name from the result lines"}}},
           {"n", {{"type", "integer"}, {"description", "measured runs"}}},
           {"warmup", {{"type", "integer"}, {"description", "dropped warm-up runs"}}},
-          {"mode", {{"enum", Json::array({"warm", "fresh"})}, {"description", "warm: one worker process; fresh: a process per run"}}},
-          {"worker_reused", {{"type", "boolean"}, {"description", "the warm worker was kept from an earlier call"}}},
+          {"mode",
+           {{"enum", Json::array({"warm", "fresh"})},
+            {"description", "warm: one worker process; fresh: a process per run"}}},
+          {"worker_reused",
+           {{"type", "boolean"}, {"description", "the warm worker was kept from an earlier call"}}},
           {"stats", statsSchema()},
-          {"runs", {{"type", "array"}, {"description", "every measured run: run index, ms, timer, the run's per-replay samples_ms, max_err, wall_s"},
-                    {"items", {{"type", "object"}}}}},
-          {"roofline_inputs", {{"type", "object"}, {"description", "flops and bytes of one call (null when unknown)"},
-                               {"properties", {{"flops", nullableNumber("nominal flops per call")}, {"bytes", nullableNumber("bytes one call must move")}}}}},
-          {"achieved", {{"type", "object"}, {"description", "throughput at the mean time"},
-                        {"properties", {{"tflops", nullableNumber("TFLOP/s")}, {"gbps", nullableNumber("GB/s (1e9 bytes per second)")}}}}},
-          {"contract", {{"type", "object"}, {"description", "the result line's identity and device fields (protocol, shape, dtype, seed, iters, rotate, rotate_k, flops, bytes, device, device_name, l2_bytes, timer, target_sha256, contract_sha256) and shipped_contract_sha256"}}},
-          {"versions", {{"type", "object"}, {"description", "python, torch, triton, cuda versions the script reported"}}},
-          {"interpreter", {{"type", "object"}, {"description", "path, source (HOTKERNEL_PYTHON or PATH) and torch version of the interpreter used"}}},
-          {"gpu", {{"type", "object"}, {"description", "GPU snapshot at bench time: name, driver, power limit, clocks, temperature, throttle reasons"}}},
-          {"commands", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "the exact command that ran"}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "things that may have disturbed the measurement"}}},
+          {"runs",
+           {{"type", "array"},
+            {"description",
+             "every measured run: run index, ms, timer, the run's per-replay samples_ms, max_err, wall_s"},
+            {"items", {{"type", "object"}}}}},
+          {"roofline_inputs",
+           {{"type", "object"},
+            {"description", "flops and bytes of one call (null when unknown)"},
+            {"properties",
+             {{"flops", nullableNumber("nominal flops per call")},
+              {"bytes", nullableNumber("bytes one call must move")}}}}},
+          {"achieved",
+           {{"type", "object"},
+            {"description", "throughput at the mean time"},
+            {"properties",
+             {{"tflops", nullableNumber("TFLOP/s")},
+              {"gbps", nullableNumber("GB/s (1e9 bytes per second)")}}}}},
+          {"contract",
+           {{"type", "object"},
+            {"description", "the result line's identity and device fields (protocol, shape, dtype, seed, "
+                            "iters, rotate, rotate_k, flops, bytes, device, device_name, l2_bytes, timer, "
+                            "target_sha256, contract_sha256) and shipped_contract_sha256"}}},
+          {"versions",
+           {{"type", "object"}, {"description", "python, torch, triton, cuda versions the script reported"}}},
+          {"interpreter",
+           {{"type", "object"},
+            {"description",
+             "path, source (HOTKERNEL_PYTHON or PATH) and torch version of the interpreter used"}}},
+          {"gpu",
+           {{"type", "object"},
+            {"description", "GPU snapshot at bench time: name, driver, power limit, clocks, temperature, "
+                            "throttle reasons"}}},
+          {"commands",
+           {{"type", "array"},
+            {"items", {{"type", "string"}}},
+            {"description", "the exact command that ran"}}},
+          {"warnings",
+           {{"type", "array"},
+            {"items", {{"type", "string"}}},
+            {"description", "things that may have disturbed the measurement"}}},
           {"started_at", {{"type", "string"}, {"description", "UTC, ISO 8601"}}},
           {"finished_at", {{"type", "string"}, {"description", "UTC, ISO 8601"}}},
           {"wall_s", {{"type", "number"}, {"description", "seconds the whole call took"}}}}},
-        {"required", Json::array({"tool", "script", "script_sha256", "n", "mode", "stats", "runs", "roofline_inputs", "commands", "warnings"})}};
+        {"required", Json::array({"tool", "script", "script_sha256", "n", "mode", "stats", "runs",
+                                  "roofline_inputs", "commands", "warnings"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = false;
     spec.cliVerb = QStringLiteral("bench");

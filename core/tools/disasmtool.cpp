@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtintools.h"
+#include "tools/builtintools.h"
 
-#include "../base/usererror.h"
-#include "../inspect/disasmrunner.h"
-#include "../inspect/hotinstructions.h"
-#include "../inspect/inspectformat.h"
-#include "../inspect/ncusourceparser.h"
-#include "../inspect/tritoncache.h"
-#include "../session/job.h"
-#include "../session/session.h"
-#include "../session/toolregistry.h"
+#include "base/usererror.h"
+#include "inspect/disasmrunner.h"
+#include "inspect/hotinstructions.h"
+#include "inspect/inspectformat.h"
+#include "inspect/ncusourceparser.h"
+#include "inspect/tritoncache.h"
+#include "session/job.h"
+#include "session/session.h"
+#include "session/toolregistry.h"
 
 #include <QCoroFuture>
 #include <QFile>
@@ -74,9 +74,12 @@ QString functionListText(const std::vector<SassFunction> &functions, const QStri
 
 Json tritonJson(const TritonKernel &k)
 {
-    Json j{{"name", toStd(k.name)}, {"folder", toStd(k.folder)}, {"metadata_path", toStd(k.metadataPath)},
+    Json j{{"name", toStd(k.name)},
+           {"folder", toStd(k.folder)},
+           {"metadata_path", toStd(k.metadataPath)},
            {"modified", toStd(k.modified.toUTC().toString(Qt::ISODate))}};
-    for (const char *key : {"num_warps", "num_stages", "num_ctas", "shared", "maxnreg", "cluster_dims", "target"}) {
+    for (const char *key :
+         {"num_warps", "num_stages", "num_ctas", "shared", "maxnreg", "cluster_dims", "target"}) {
         if (k.metadata.contains(key))
             j[key] = k.metadata[key];
     }
@@ -110,12 +113,14 @@ QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
     QStringList roots;
     if (isTriton) {
         if (wanted.isEmpty())
-            throw UserError(QStringLiteral("Name the Triton kernel: disasm triton-cache --function NAME (a substring of "
-                                           "the @triton.jit function's name)."));
+            throw UserError(
+                QStringLiteral("Name the Triton kernel: disasm triton-cache --function NAME (a substring of "
+                               "the @triton.jit function's name)."));
         roots = TritonCache::defaultRoots();
         if (roots.isEmpty())
-            throw UserError(QStringLiteral("No Triton cache here: neither $TRITON_CACHE_DIR nor ~/.triton/cache exists. "
-                                           "Run the script that compiles the kernel first (or set TRITON_CACHE_DIR)."));
+            throw UserError(
+                QStringLiteral("No Triton cache here: neither $TRITON_CACHE_DIR nor ~/.triton/cache exists. "
+                               "Run the script that compiles the kernel first (or set TRITON_CACHE_DIR)."));
         job.setProgress(0, std::nullopt, QStringLiteral("searching the Triton cache"));
     }
     found = co_await QtConcurrent::run(TritonCache::find, roots, wanted); // no roots: nothing to scan
@@ -123,12 +128,15 @@ QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
         co_return ToolResult::cancelledResult();
     if (isTriton) {
         if (found.empty())
-            throw UserError(QStringLiteral("No kernel named like '%1' in the Triton cache (%2). Run the script once so "
-                                           "Triton compiles it, and check the name.").arg(wanted, roots.join(QStringLiteral(", "))));
+            throw UserError(
+                QStringLiteral("No kernel named like '%1' in the Triton cache (%2). Run the script once so "
+                               "Triton compiles it, and check the name.")
+                    .arg(wanted, roots.join(QStringLiteral(", "))));
         triton = found.front();
         binary = level == QLatin1String("ptx") && !triton->ptx.isEmpty() ? triton->ptx : triton->cubin;
         if (binary.isEmpty())
-            throw UserError(QStringLiteral("The Triton cache folder %1 has no .cubin; ask for level \"ptx\".").arg(triton->folder));
+            throw UserError(QStringLiteral("The Triton cache folder %1 has no .cubin; ask for level \"ptx\".")
+                                .arg(triton->folder));
         out["triton"] = tritonJson(*triton);
         text += QStringLiteral("Triton kernel %1 (%2), num_warps %3, num_stages %4, shared %5 bytes\n")
                     .arg(triton->name, triton->folder)
@@ -141,18 +149,23 @@ QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
 
     QString command;
     job.setProgress(0, std::nullopt, QStringLiteral("disassembling %1").arg(QFileInfo(binary).fileName()));
-    std::vector<SassFunction> functions = co_await DisasmRunner::disassemble(binary, level, tool, guard, &command);
+    std::vector<SassFunction> functions =
+        co_await DisasmRunner::disassemble(binary, level, tool, guard, &command);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     if (functions.empty())
-        throw UserError(QStringLiteral("%1 holds no %2 code (`%3` printed no function). For a host executable or .so, "
-                                       "check it was built with device code for this level.").arg(binary, level, command));
+        throw UserError(
+            QStringLiteral("%1 holds no %2 code (`%3` printed no function). For a host executable or .so, "
+                           "check it was built with device code for this level.")
+                .arg(binary, level, command));
     out["binary"] = toStd(binary);
     out["command"] = toStd(command);
     out["level"] = toStd(level);
     Json names = Json::array();
     for (const SassFunction &f : functions)
-        names.push_back(Json{{"name", toStd(f.name)}, {"demangled", toStd(f.demangled)}, {"arch", toStd(f.arch)},
+        names.push_back(Json{{"name", toStd(f.name)},
+                             {"demangled", toStd(f.demangled)},
+                             {"arch", toStd(f.arch)},
                              {"instructions", f.instructions.size()}});
     out["functions"] = names;
     // Registers, stack, shared and local memory as the assembler reports them (SASS only), and the
@@ -178,11 +191,21 @@ QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
     const QString match = triton ? triton->name : wanted;
     SassFunction function = functions[pickFunction(functions, match, binary)];
     if (const auto it = usage.find(function.name); it != usage.end()) {
-        const auto field = [&](const char *key) { return it->second.count(QString::fromLatin1(key)) ? it->second.at(QString::fromLatin1(key)).toInt() : 0; };
-        out["resources"] = Json{{"registers", field("REG")}, {"stack_bytes", field("STACK")},
-                                {"shared_bytes", field("SHARED")}, {"local_bytes", field("LOCAL")}};
-        text += QStringLiteral("registers %1, stack %2 B, static shared %3 B, local %4 B per thread (spills land in local)\n")
-                    .arg(field("REG")).arg(field("STACK")).arg(field("SHARED")).arg(field("LOCAL"));
+        const auto field = [&](const char *key) {
+            return it->second.count(QString::fromLatin1(key))
+                       ? it->second.at(QString::fromLatin1(key)).toInt()
+                       : 0;
+        };
+        out["resources"] = Json{{"registers", field("REG")},
+                                {"stack_bytes", field("STACK")},
+                                {"shared_bytes", field("SHARED")},
+                                {"local_bytes", field("LOCAL")}};
+        text += QStringLiteral("registers %1, stack %2 B, static shared %3 B, local %4 B per thread (spills "
+                               "land in local)\n")
+                    .arg(field("REG"))
+                    .arg(field("STACK"))
+                    .arg(field("SHARED"))
+                    .arg(field("LOCAL"));
     }
 
     if (!sourceReport.isEmpty()) {
@@ -193,43 +216,62 @@ QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
             QStringList names;
             for (const SourceReport &r : page.reports)
                 names.append(r.kernelName);
-            throw UserError(QStringLiteral("%1 has no kernel matching %2 (it has: %3). Pick the function with --function.")
-                                .arg(reportPath, function.demangled, names.join(QStringLiteral("; "))));
+            throw UserError(
+                QStringLiteral(
+                    "%1 has no kernel matching %2 (it has: %3). Pick the function with --function.")
+                    .arg(reportPath, function.demangled, names.join(QStringLiteral("; "))));
         }
         const AttachSummary summary = HotInstructions::attach(function, *report);
         Json reasons = Json::array();
         for (const auto &[reason, n] : summary.topStallReasons)
             reasons.push_back(Json{{"reason", toStd(reason)}, {"samples", n}});
         Json hot = Json::array();
-        text += QStringLiteral("hot instructions from %1 (%2 samples; %3 instructions matched, %4 unmatched):\n")
-                    .arg(reportPath).arg(summary.totalSamples).arg(summary.matched).arg(summary.unmatched);
+        text +=
+            QStringLiteral("hot instructions from %1 (%2 samples; %3 instructions matched, %4 unmatched):\n")
+                .arg(reportPath)
+                .arg(summary.totalSamples)
+                .arg(summary.matched)
+                .arg(summary.unmatched);
         for (const size_t i : HotInstructions::hottest(function, hotCount)) {
             const SassInstruction &in = function.instructions[i];
             hot.push_back(InspectFormat::instruction(in));
-            const double share = summary.totalSamples ? 100.0 * double(*in.stallSamples) / double(summary.totalSamples) : 0;
-            text += QStringLiteral("  %1  %2%  %3\n").arg(*in.address, 6, 16, QLatin1Char('0')).arg(share, 5, 'f', 1).arg(in.text);
+            const double share =
+                summary.totalSamples ? 100.0 * double(*in.stallSamples) / double(summary.totalSamples) : 0;
+            text += QStringLiteral("  %1  %2%  %3\n")
+                        .arg(*in.address, 6, 16, QLatin1Char('0'))
+                        .arg(share, 5, 'f', 1)
+                        .arg(in.text);
         }
         QStringList reasonText;
         for (const auto &[reason, n] : summary.topStallReasons)
             reasonText.append(QStringLiteral("%1 %2").arg(reason).arg(n));
         text += QStringLiteral("top stall reasons: %1\n").arg(reasonText.join(QStringLiteral(", ")));
-        out["hot"] = Json{{"report", toStd(reportPath)}, {"kernel", toStd(report->kernelName)},
-                          {"total_samples", summary.totalSamples}, {"matched", summary.matched},
-                          {"unmatched", summary.unmatched}, {"opcode_mismatches", summary.opcodeMismatches},
-                          {"top_stall_reasons", reasons}, {"instructions", hot}};
+        out["hot"] =
+            Json{{"report", toStd(reportPath)},           {"kernel", toStd(report->kernelName)},
+                 {"total_samples", summary.totalSamples}, {"matched", summary.matched},
+                 {"unmatched", summary.unmatched},        {"opcode_mismatches", summary.opcodeMismatches},
+                 {"top_stall_reasons", reasons},          {"instructions", hot}};
         if (summary.opcodeMismatches > summary.matched / 10)
-            text += QStringLiteral("warning: %1 of %2 matched instructions differ in opcode: the report may come from "
-                                   "another build of this kernel\n").arg(summary.opcodeMismatches).arg(summary.matched);
+            text += QStringLiteral(
+                        "warning: %1 of %2 matched instructions differ in opcode: the report may come from "
+                        "another build of this kernel\n")
+                        .arg(summary.opcodeMismatches)
+                        .arg(summary.matched);
     }
 
     Json lines = Json::array();
     for (size_t i = 0; i < function.instructions.size() && (maxLines <= 0 || int(i) < maxLines); ++i)
         lines.push_back(InspectFormat::instruction(function.instructions[i]));
-    out["function"] = Json{{"name", toStd(function.name)}, {"demangled", toStd(function.demangled)},
-                           {"arch", toStd(function.arch)}, {"instruction_count", function.instructions.size()},
+    out["function"] = Json{{"name", toStd(function.name)},
+                           {"demangled", toStd(function.demangled)},
+                           {"arch", toStd(function.arch)},
+                           {"instruction_count", function.instructions.size()},
                            {"truncated", maxLines > 0 && int(function.instructions.size()) > maxLines},
                            {"instructions", lines}};
-    text += QStringLiteral("%1 (%2, %3 lines) via %4\n").arg(function.demangled, function.arch).arg(function.instructions.size()).arg(command);
+    text += QStringLiteral("%1 (%2, %3 lines) via %4\n")
+                .arg(function.demangled, function.arch)
+                .arg(function.instructions.size())
+                .arg(command);
     text += InspectFormat::functionText(function, maxLines);
     co_return ToolResult::success(out, text);
 }
@@ -241,42 +283,94 @@ void registerDisasmTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("disasm");
     spec.title = QStringLiteral("SASS or PTX of a kernel, with hot instructions");
-    spec.description = QStringLiteral(
-        "Disassembles a .cubin, .ptx, .so or executable (cuobjdump -sass/-ptx, or nvdisasm for a cubin), or the newest "
-        "Triton-cache kernel whose name matches (target \"triton-cache\" with function NAME; searches $TRITON_CACHE_DIR "
-        "and ~/.triton/cache) with its metadata (num_warps, num_stages, shared memory). `list` names the functions in "
-        "the binary; `function` picks one by name substring. SASS comes with the registers, stack, shared and local "
-        "memory (where spills go) that cuobjdump -res-usage reports. With source_report (an `ncu --import R.ncu-rep "
-        "--csv --page source --print-source sass` export of a report made with `--set full --import-source yes`), each "
-        "instruction gets its warp-stall samples and executed count, and the hottest instructions and top stall reasons "
-        "are named. Read-only. Fails with what to install when cuobjdump/nvdisasm are missing (PATH, $CUDA_HOME/bin, "
-        "/usr/local/cuda/bin, HOTKERNEL_CUOBJDUMP, HOTKERNEL_NVDISASM).");
-    spec.inputSchema = Json{
-        {"type", "object"},
-        {"properties",
-         {{"target", {{"type", "string"}, {"minLength", 1}, {"description", "path of a .cubin, .ptx, .so or executable, or \"triton-cache\""}}},
-          {"function", {{"type", "string"}, {"default", ""}, {"description", "substring of the function (or Triton kernel) name; default: the first function"}}},
-          {"level", {{"type", "string"}, {"enum", Json::array({"sass", "ptx"})}, {"default", "sass"}, {"description", "SASS (machine code) or PTX (virtual ISA)"}}},
-          {"tool", {{"type", "string"}, {"enum", Json::array({"auto", "cuobjdump", "nvdisasm"})}, {"default", "auto"}, {"description", "disassembler: auto uses nvdisasm for a cubin's SASS (it prints branch labels), cuobjdump otherwise"}}},
-          {"list", {{"type", "boolean"}, {"default", false}, {"description", "only list the functions in the binary"}}},
-          {"max_lines", {{"type", "integer"}, {"minimum", 0}, {"default", 400}, {"description", "most listing lines to return; 0 = all"}}},
-          {"source_report", {{"type", "string"}, {"default", ""}, {"description", "ncu source-page CSV whose stall samples to attach (hot instructions)"}}},
-          {"hot", {{"type", "integer"}, {"minimum", 1}, {"default", 10}, {"description", "how many hot instructions to name with source_report"}}}}},
-        {"required", Json::array({"target"})},
-        {"additionalProperties", false}};
-    const Json instructions{{"type", "array"}, {"items", InspectFormat::instructionSchema()}, {"description", "listing lines in order"}};
+    spec.description = QStringLiteral("Disassembles a .cubin, .ptx, .so or executable (cuobjdump -sass/-ptx, "
+                                      "or nvdisasm for a cubin), or the newest "
+                                      "Triton-cache kernel whose name matches (target \"triton-cache\" with "
+                                      "function NAME; searches $TRITON_CACHE_DIR "
+                                      "and ~/.triton/cache) with its metadata (num_warps, num_stages, shared "
+                                      "memory). `list` names the functions in "
+                                      "the binary; `function` picks one by name substring. SASS comes with "
+                                      "the registers, stack, shared and local "
+                                      "memory (where spills go) that cuobjdump -res-usage reports. With "
+                                      "source_report (an `ncu --import R.ncu-rep "
+                                      "--csv --page source --print-source sass` export of a report made with "
+                                      "`--set full --import-source yes`), each "
+                                      "instruction gets its warp-stall samples and executed count, and the "
+                                      "hottest instructions and top stall reasons "
+                                      "are named. Read-only. Fails with what to install when "
+                                      "cuobjdump/nvdisasm are missing (PATH, $CUDA_HOME/bin, "
+                                      "/usr/local/cuda/bin, HOTKERNEL_CUOBJDUMP, HOTKERNEL_NVDISASM).");
+    spec.inputSchema =
+        Json{{"type", "object"},
+             {"properties",
+              {{"target",
+                {{"type", "string"},
+                 {"minLength", 1},
+                 {"description", "path of a .cubin, .ptx, .so or executable, or \"triton-cache\""}}},
+               {"function",
+                {{"type", "string"},
+                 {"default", ""},
+                 {"description",
+                  "substring of the function (or Triton kernel) name; default: the first function"}}},
+               {"level",
+                {{"type", "string"},
+                 {"enum", Json::array({"sass", "ptx"})},
+                 {"default", "sass"},
+                 {"description", "SASS (machine code) or PTX (virtual ISA)"}}},
+               {"tool",
+                {{"type", "string"},
+                 {"enum", Json::array({"auto", "cuobjdump", "nvdisasm"})},
+                 {"default", "auto"},
+                 {"description", "disassembler: auto uses nvdisasm for a cubin's SASS (it prints branch "
+                                 "labels), cuobjdump otherwise"}}},
+               {"list",
+                {{"type", "boolean"},
+                 {"default", false},
+                 {"description", "only list the functions in the binary"}}},
+               {"max_lines",
+                {{"type", "integer"},
+                 {"minimum", 0},
+                 {"default", 400},
+                 {"description", "most listing lines to return; 0 = all"}}},
+               {"source_report",
+                {{"type", "string"},
+                 {"default", ""},
+                 {"description", "ncu source-page CSV whose stall samples to attach (hot instructions)"}}},
+               {"hot",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"default", 10},
+                 {"description", "how many hot instructions to name with source_report"}}}}},
+             {"required", Json::array({"target"})},
+             {"additionalProperties", false}};
+    const Json instructions{{"type", "array"},
+                            {"items", InspectFormat::instructionSchema()},
+                            {"description", "listing lines in order"}};
     spec.outputSchema = Json{
         {"type", "object"},
         {"properties",
          {{"binary", {{"type", "string"}, {"description", "the file disassembled"}}},
           {"command", {{"type", "string"}, {"description", "the disassembler command run"}}},
           {"level", {{"type", "string"}, {"description", "sass or ptx"}}},
-          {"functions", {{"type", "array"}, {"description", "every function in the binary: name, demangled, arch, instructions"}}},
-          {"function", {{"type", "object"}, {"description", "the chosen function: name, demangled, arch, instruction_count, truncated, instructions"},
-                        {"properties", {{"instructions", instructions}}}}},
-          {"resources", {{"type", "object"}, {"description", "registers, stack_bytes, shared_bytes, local_bytes per thread (cuobjdump -res-usage)"}}},
-          {"triton", {{"type", "object"}, {"description", "the Triton cache entry: name, folder, num_warps, num_stages, shared, ..."}}},
-          {"hot", {{"type", "object"}, {"description", "from source_report: total_samples, matched, unmatched, top_stall_reasons, hottest instructions"}}}}},
+          {"functions",
+           {{"type", "array"},
+            {"description", "every function in the binary: name, demangled, arch, instructions"}}},
+          {"function",
+           {{"type", "object"},
+            {"description",
+             "the chosen function: name, demangled, arch, instruction_count, truncated, instructions"},
+            {"properties", {{"instructions", instructions}}}}},
+          {"resources",
+           {{"type", "object"},
+            {"description",
+             "registers, stack_bytes, shared_bytes, local_bytes per thread (cuobjdump -res-usage)"}}},
+          {"triton",
+           {{"type", "object"},
+            {"description", "the Triton cache entry: name, folder, num_warps, num_stages, shared, ..."}}},
+          {"hot",
+           {{"type", "object"},
+            {"description", "from source_report: total_samples, matched, unmatched, top_stall_reasons, "
+                            "hottest instructions"}}}}},
         {"required", Json::array({"binary", "level", "functions"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;

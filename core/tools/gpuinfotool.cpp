@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtintools.h"
+#include "tools/builtintools.h"
 
-#include "../inspect/calibrationstore.h"
-#include "../inspect/cardtable.h"
-#include "../inspect/gpuprobe.h"
-#include "../session/job.h"
-#include "../session/session.h"
-#include "../session/toolregistry.h"
+#include "inspect/calibrationstore.h"
+#include "inspect/cardtable.h"
+#include "inspect/gpuprobe.h"
+#include "session/job.h"
+#include "session/session.h"
+#include "session/toolregistry.h"
 
 #include <QCoroFuture>
 #include <QtConcurrent/QtConcurrentRun>
@@ -58,18 +58,23 @@ Json calibrationJson(const StoredCalibration &c)
 QString gpuText(const Json &g)
 {
     QString t;
-    t += QStringLiteral("GPU         %1 (%2) [%3]\n").arg(valueText(g, "name"), valueText(g, "uuid"), valueText(g, "source"));
-    t += QStringLiteral("driver      %1, CUDA %2\n").arg(valueText(g, "driver"), valueText(g, "cuda_driver_version"));
-    t += QStringLiteral("memory      %1 total, %2 used\n").arg(valueText(g, "memory_total_mib", QStringLiteral(" MiB")),
-                                                            valueText(g, "memory_used_mib", QStringLiteral(" MiB")));
+    t += QStringLiteral("GPU         %1 (%2) [%3]\n")
+             .arg(valueText(g, "name"), valueText(g, "uuid"), valueText(g, "source"));
+    t += QStringLiteral("driver      %1, CUDA %2\n")
+             .arg(valueText(g, "driver"), valueText(g, "cuda_driver_version"));
+    t += QStringLiteral("memory      %1 total, %2 used\n")
+             .arg(valueText(g, "memory_total_mib", QStringLiteral(" MiB")),
+                  valueText(g, "memory_used_mib", QStringLiteral(" MiB")));
     t += QStringLiteral("power limit %1\n").arg(valueText(g, "power_limit_w", QStringLiteral(" W")));
     const Json l2 = g.value("l2_bytes", Json());
     t += QStringLiteral("compute     %1, %2 SMs, L2 %3\n")
              .arg(valueText(g, "compute_capability"), valueText(g, "sm_count"),
-                  l2.is_number() ? QString::number(l2.get<double>() / (1 << 20), 'g', 4) + QStringLiteral(" MiB")
-                                 : QStringLiteral("?"));
+                  l2.is_number()
+                      ? QString::number(l2.get<double>() / (1 << 20), 'g', 4) + QStringLiteral(" MiB")
+                      : QStringLiteral("?"));
     t += QStringLiteral("clocks      SM %1 (max %2), memory %3\n")
-             .arg(valueText(g, "sm_clock_mhz", QStringLiteral(" MHz")), valueText(g, "max_sm_clock_mhz", QStringLiteral(" MHz")),
+             .arg(valueText(g, "sm_clock_mhz", QStringLiteral(" MHz")),
+                  valueText(g, "max_sm_clock_mhz", QStringLiteral(" MHz")),
                   valueText(g, "mem_clock_mhz", QStringLiteral(" MHz")));
     const QStringList reasons = toStringList(g.value("throttle_reasons", Json::array()));
     t += QStringLiteral("temperature %1; clock reasons: %2\n")
@@ -77,9 +82,12 @@ QString gpuText(const Json &g)
                   reasons.isEmpty() ? QStringLiteral("none") : reasons.join(QStringLiteral(", ")));
     QStringList busy;
     for (const Json &p : g.value("busy_processes", Json::array()))
-        busy.append(QStringLiteral("pid %1 %2 (%3)").arg(valueText(p, "pid"), valueText(p, "process_name"),
-                                                         valueText(p, "used_memory_mib", QStringLiteral(" MiB"))));
-    t += QStringLiteral("busy        %1\n").arg(busy.isEmpty() ? QStringLiteral("no other compute processes") : busy.join(QStringLiteral("; ")));
+        busy.append(QStringLiteral("pid %1 %2 (%3)")
+                        .arg(valueText(p, "pid"), valueText(p, "process_name"),
+                             valueText(p, "used_memory_mib", QStringLiteral(" MiB"))));
+    t += QStringLiteral("busy        %1\n")
+             .arg(busy.isEmpty() ? QStringLiteral("no other compute processes")
+                                 : busy.join(QStringLiteral("; ")));
     return t;
 }
 
@@ -116,9 +124,10 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
         text = QStringLiteral("no GPU: %1\n").arg(stringField(gpu, "reason"));
     } else {
         text = gpuText(gpu);
-        text += card ? QStringLiteral("card table  %1\n").arg(cardLine(*card))
-                     : QStringLiteral("card table  no row for '%1' (known: %2); roofline needs --card\n")
-                           .arg(stringField(gpu, "name"), CardTable::builtin().ids().join(QStringLiteral(", ")));
+        text +=
+            card ? QStringLiteral("card table  %1\n").arg(cardLine(*card))
+                 : QStringLiteral("card table  no row for '%1' (known: %2); roofline needs --card\n")
+                       .arg(stringField(gpu, "name"), CardTable::builtin().ids().join(QStringLiteral(", ")));
         if (calibration) {
             const MeasuredCeilings m = CalibrationStore::ceilings(*calibration);
             QStringList parts;
@@ -126,7 +135,8 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
                 parts.append(QStringLiteral("copy %1 GB/s").arg(*m.bandwidthBytesPerSecond / 1e9, 0, 'f', 0));
             for (const auto &[dtype, flops] : m.peakFlopsPerSecond)
                 parts.append(QStringLiteral("%1 %2 TFLOP/s").arg(dtype).arg(flops / 1e12, 0, 'f', 0));
-            text += QStringLiteral("calibration %1 (%2, %3)\n").arg(parts.join(QStringLiteral(", ")), m.measuredAt, m.origin);
+            text += QStringLiteral("calibration %1 (%2, %3)\n")
+                        .arg(parts.join(QStringLiteral(", ")), m.measuredAt, m.origin);
         } else {
             text += QStringLiteral("calibration none for this card: run `hotkernel calibrate`\n");
         }
@@ -142,36 +152,49 @@ void registerGpuInfoTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("gpu_info");
     spec.title = QStringLiteral("What GPU this is and what state it is in");
-    spec.description = QStringLiteral(
-        "Reports the GPU hotkernel times on (CUDA device 0): name, UUID, driver and CUDA driver version, memory, power "
-        "limit, compute capability, SM and memory clocks (current and max), temperature, active clock-event (throttle) "
-        "reasons, other compute processes on the device, and L2 size and SM count where the card table knows them. "
-        "Read through NVML (libnvidia-ml.so.1, loaded at run time), with nvidia-smi as fallback. Also returns the "
-        "matching card-table row (spec bandwidth and dense peaks per dtype, each with its source) and this card's "
-        "stored calibration (measured copy bandwidth and GEMM peaks from `hotkernel calibrate`), which roofline uses. "
-        "Use it first, to know the card and whether anything else is using it. Without a GPU or driver it does not "
-        "fail: available is false and reason says why.");
-    spec.inputSchema = Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
+    spec.description = QStringLiteral("Reports the GPU hotkernel times on (CUDA device 0): name, UUID, "
+                                      "driver and CUDA driver version, memory, power "
+                                      "limit, compute capability, SM and memory clocks (current and max), "
+                                      "temperature, active clock-event (throttle) "
+                                      "reasons, other compute processes on the device, and L2 size and SM "
+                                      "count where the card table knows them. "
+                                      "Read through NVML (libnvidia-ml.so.1, loaded at run time), with "
+                                      "nvidia-smi as fallback. Also returns the "
+                                      "matching card-table row (spec bandwidth and dense peaks per dtype, "
+                                      "each with its source) and this card's "
+                                      "stored calibration (measured copy bandwidth and GEMM peaks from "
+                                      "`hotkernel calibrate`), which roofline uses. "
+                                      "Use it first, to know the card and whether anything else is using it. "
+                                      "Without a GPU or driver it does not "
+                                      "fail: available is false and reason says why.");
+    spec.inputSchema =
+        Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
     spec.outputSchema = Json{
         {"type", "object"},
         {"properties",
          {{"available", {{"type", "boolean"}, {"description", "Whether a GPU was found and read."}}},
-          {"reason", {{"type", Json::array({"string", "null"})}, {"description", "Why no GPU could be read, when available is false."}}},
+          {"reason",
+           {{"type", Json::array({"string", "null"})},
+            {"description", "Why no GPU could be read, when available is false."}}},
           {"gpu",
            {{"type", "object"},
-            {"description", "The probe: available, source (nvml or nvidia-smi), name, uuid, driver, cuda_driver_version, "
-                            "memory_total_mib, memory_used_mib, power_limit_w, compute_capability, max_sm_clock_mhz, "
-                            "sm_clock_mhz, mem_clock_mhz, temperature_c, throttle_reasons, l2_bytes, sm_count, "
-                            "busy_processes; unknown figures are null."}}},
+            {"description",
+             "The probe: available, source (nvml or nvidia-smi), name, uuid, driver, cuda_driver_version, "
+             "memory_total_mib, memory_used_mib, power_limit_w, compute_capability, max_sm_clock_mhz, "
+             "sm_clock_mhz, mem_clock_mhz, temperature_c, throttle_reasons, l2_bytes, sm_count, "
+             "busy_processes; unknown figures are null."}}},
           {"card",
            {{"type", Json::array({"object", "null"})},
-            {"description", "The card-table row for this GPU (id, name, figures with value and source), or null when "
-                            "the table has no row for it."}}},
+            {"description",
+             "The card-table row for this GPU (id, name, figures with value and source), or null when "
+             "the table has no row for it."}}},
           {"calibration",
            {{"type", Json::array({"object", "null"})},
-            {"description", "This card's stored calibration (origin file, measured_at, figures: copy_gbs, "
-                            "copy_kernel_gbs, read_gbs, write_gbs, bf16_tflops and fp16_tflops (burst after a rest: the roofline ceiling), "
-                            "bf16_tflops_sustained and fp16_tflops_sustained (back to back, power-limited)), or null."}}}}},
+            {"description",
+             "This card's stored calibration (origin file, measured_at, figures: copy_gbs, "
+             "copy_kernel_gbs, read_gbs, write_gbs, bf16_tflops and fp16_tflops (burst after a rest: the "
+             "roofline ceiling), "
+             "bf16_tflops_sustained and fp16_tflops_sustained (back to back, power-limited)), or null."}}}}},
         {"required", Json::array({"available", "reason", "gpu", "card", "calibration"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;

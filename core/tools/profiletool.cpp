@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtintools.h"
+#include "tools/builtintools.h"
 
-#include "../base/usererror.h"
-#include "../inspect/cudatools.h"
-#include "../inspect/inspectformat.h"
-#include "../inspect/profilerunner.h"
-#include "../session/job.h"
-#include "../session/session.h"
-#include "../session/toolregistry.h"
+#include "base/usererror.h"
+#include "inspect/cudatools.h"
+#include "inspect/inspectformat.h"
+#include "inspect/profilerunner.h"
+#include "session/job.h"
+#include "session/session.h"
+#include "session/toolregistry.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -21,7 +21,8 @@ namespace {
 // A file name from the command: "rmsnorm_baseline" for python rmsnorm_baseline.py.
 QString reportName(const QStringList &command)
 {
-    QString stem = command.isEmpty() ? QStringLiteral("profile") : QFileInfo(command.front()).completeBaseName();
+    QString stem =
+        command.isEmpty() ? QStringLiteral("profile") : QFileInfo(command.front()).completeBaseName();
     for (const QString &part : command) {
         if (part.endsWith(QLatin1String(".py"))) {
             stem = QFileInfo(part).completeBaseName();
@@ -29,7 +30,8 @@ QString reportName(const QStringList &command)
         }
     }
     stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]")), QStringLiteral("_"));
-    return stem + QLatin1Char('-') + QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    return stem + QLatin1Char('-') +
+           QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
 }
 
 QCoro::Task<PythonInfo> noPython()
@@ -49,8 +51,9 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     request.command = toStringList(arguments.value("command", Json::array()));
     request.tool = stringField(arguments, "tool", QStringLiteral("auto"));
     if (request.tool == QLatin1String("auto"))
-        request.tool = CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty() ? QStringLiteral("trace")
-                                                                                                         : QStringLiteral("nsys");
+        request.tool = CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
+                           ? QStringLiteral("trace")
+                           : QStringLiteral("nsys");
     request.kernelRegex = stringField(arguments, "kernel_regex");
     request.launchCount = arguments.value("launch_count", 1);
     request.launchSkip = arguments.value("launch_skip", 0);
@@ -64,7 +67,8 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
 
     // A Python script runs in the user's torch interpreter. The co_await runs either way: g++ 12
     // corrupts the heap when a coroutine skips a co_await (see DisasmRunner).
-    const bool pythonScript = !request.command.isEmpty() && request.command.front().endsWith(QLatin1String(".py"));
+    const bool pythonScript =
+        !request.command.isEmpty() && request.command.front().endsWith(QLatin1String(".py"));
     const PythonInfo python = co_await locatePython(session, pythonScript, guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -75,10 +79,12 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
         name = reportName(request.command);
     if (name.contains(QLatin1Char('/')))
         throw UserError(QStringLiteral("name is a file name for the report, not a path: '%1'.").arg(name));
-    const QString dir = session.workDir().requireInside(QStringLiteral("profiles"), QStringLiteral("profiles directory"));
+    const QString dir =
+        session.workDir().requireInside(QStringLiteral("profiles"), QStringLiteral("profiles directory"));
     if (!QDir().mkpath(dir))
         throw UserError(QStringLiteral("Cannot create %1.").arg(dir));
-    request.reportBase = session.workDir().requireInside(dir + QLatin1Char('/') + name, QStringLiteral("report name"));
+    request.reportBase =
+        session.workDir().requireInside(dir + QLatin1Char('/') + name, QStringLiteral("report name"));
 
     const ProfileOutcome outcome = co_await ProfileRunner::run(request, guard);
     if (!guard || guard->isCancelled())
@@ -94,8 +100,11 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     if (!outcome.summaryCsv.isEmpty())
         text += QStringLiteral("summary CSV: %1\n").arg(outcome.summaryCsv);
     if (outcome.exitCode != 0) {
-        out["note"] = toStd(QStringLiteral("the profiled command exited with status %1").arg(outcome.exitCode));
-        text += QStringLiteral("note: the profiled command exited with status %1:\n%2\n").arg(outcome.exitCode).arg(outcome.stderrTail);
+        out["note"] =
+            toStd(QStringLiteral("the profiled command exited with status %1").arg(outcome.exitCode));
+        text += QStringLiteral("note: the profiled command exited with status %1:\n%2\n")
+                    .arg(outcome.exitCode)
+                    .arg(outcome.stderrTail);
     }
     text += InspectFormat::kernelTableText(outcome.table, top);
     co_return ToolResult::success(out, text);
@@ -108,46 +117,108 @@ void registerProfileTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("profile");
     spec.title = QStringLiteral("Profile a command with ncu, nsys or the kernel tracer");
-    spec.description = QStringLiteral(
-        "Runs a command under a profiler and returns the report path plus a parsed per-kernel summary (heaviest first, "
-        "with share, calls, times and a memory/compute/latency hint where ncu measured throughput). tool \"ncu\" (Nsight "
-        "Compute): per-kernel hardware metrics; slow, so target one kernel with kernel_regex and launch_count; set/"
-        "sections pick what it collects (set \"full\" with import_source for hot instructions in disasm); the details "
-        "page is exported as CSV beside the report. \"nsys\" (Nsight Systems): every kernel's time. \"trace\": hotkernel's "
-        "own CUPTI tracer (CUDA_INJECTION64_PATH) records every kernel's device time, grid, block, registers and shared "
-        "memory in any CUDA process, with no Nsight installed. Default: nsys when installed, else trace. A command "
-        "starting with a .py file runs in the torch interpreter. Reports go to profiles/ in the working directory. Fails "
-        "with what to do on ERR_NVGPUCTRPERM (counter permission), a missing ncu/nsys, or a tracer not built.");
+    spec.description = QStringLiteral("Runs a command under a profiler and returns the report path plus a "
+                                      "parsed per-kernel summary (heaviest first, "
+                                      "with share, calls, times and a memory/compute/latency hint where ncu "
+                                      "measured throughput). tool \"ncu\" (Nsight "
+                                      "Compute): per-kernel hardware metrics; slow, so target one kernel "
+                                      "with kernel_regex and launch_count; set/"
+                                      "sections pick what it collects (set \"full\" with import_source for "
+                                      "hot instructions in disasm); the details "
+                                      "page is exported as CSV beside the report. \"nsys\" (Nsight Systems): "
+                                      "every kernel's time. \"trace\": hotkernel's "
+                                      "own CUPTI tracer (CUDA_INJECTION64_PATH) records every kernel's "
+                                      "device time, grid, block, registers and shared "
+                                      "memory in any CUDA process, with no Nsight installed. Default: nsys "
+                                      "when installed, else trace. A command "
+                                      "starting with a .py file runs in the torch interpreter. Reports go to "
+                                      "profiles/ in the working directory. Fails "
+                                      "with what to do on ERR_NVGPUCTRPERM (counter permission), a missing "
+                                      "ncu/nsys, or a tracer not built.");
     spec.inputSchema = Json{
         {"type", "object"},
         {"properties",
-         {{"command", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}, {"description", "the program and its arguments, e.g. [\"rmsnorm_baseline.py\"] or [\"./app\", \"--n\", \"4096\"]"}}},
-          {"tool", {{"type", "string"}, {"enum", Json::array({"auto", "ncu", "nsys", "trace"})}, {"default", "auto"}, {"description", "profiler: auto = nsys when installed, else trace"}}},
-          {"kernel_regex", {{"type", "string"}, {"default", ""}, {"description", "ncu: profile only kernels whose name matches this regular expression"}}},
-          {"launch_count", {{"type", "integer"}, {"minimum", 0}, {"default", 1}, {"description", "ncu: how many matching launches to profile (0 = all)"}}},
-          {"launch_skip", {{"type", "integer"}, {"minimum", 0}, {"default", 0}, {"description", "ncu: matching launches to skip first (warm-up)"}}},
-          {"set", {{"type", "string"}, {"default", ""}, {"description", "ncu: section set (basic, detailed, full); empty = ncu's default"}}},
-          {"sections", {{"type", "array"}, {"items", {{"type", "string"}}}, {"default", Json::array()}, {"description", "ncu: extra sections (e.g. SpeedOfLight, Occupancy, MemoryWorkloadAnalysis)"}}},
-          {"clock_control", {{"type", "string"}, {"enum", Json::array({"none", "base"})}, {"default", "none"}, {"description", "ncu: none keeps the card's clocks (matches what users see); base locks them to base clocks"}}},
-          {"import_source", {{"type", "boolean"}, {"default", false}, {"description", "ncu: embed source and SASS for hot instructions (use with set full)"}}},
-          {"name", {{"type", "string"}, {"default", ""}, {"description", "report file name under profiles/ without extension; default: script name and time"}}},
-          {"top", {{"type", "integer"}, {"minimum", 1}, {"default", 10}, {"description", "kernels in the summary"}}},
-          {"timeout_s", {{"type", "integer"}, {"minimum", 1}, {"default", 600}, {"description", "stop the profiled command after this many seconds"}}}}},
+         {{"command",
+           {{"type", "array"},
+            {"items", {{"type", "string"}}},
+            {"minItems", 1},
+            {"description", "the program and its arguments, e.g. [\"rmsnorm_baseline.py\"] or [\"./app\", "
+                            "\"--n\", \"4096\"]"}}},
+          {"tool",
+           {{"type", "string"},
+            {"enum", Json::array({"auto", "ncu", "nsys", "trace"})},
+            {"default", "auto"},
+            {"description", "profiler: auto = nsys when installed, else trace"}}},
+          {"kernel_regex",
+           {{"type", "string"},
+            {"default", ""},
+            {"description", "ncu: profile only kernels whose name matches this regular expression"}}},
+          {"launch_count",
+           {{"type", "integer"},
+            {"minimum", 0},
+            {"default", 1},
+            {"description", "ncu: how many matching launches to profile (0 = all)"}}},
+          {"launch_skip",
+           {{"type", "integer"},
+            {"minimum", 0},
+            {"default", 0},
+            {"description", "ncu: matching launches to skip first (warm-up)"}}},
+          {"set",
+           {{"type", "string"},
+            {"default", ""},
+            {"description", "ncu: section set (basic, detailed, full); empty = ncu's default"}}},
+          {"sections",
+           {{"type", "array"},
+            {"items", {{"type", "string"}}},
+            {"default", Json::array()},
+            {"description", "ncu: extra sections (e.g. SpeedOfLight, Occupancy, MemoryWorkloadAnalysis)"}}},
+          {"clock_control",
+           {{"type", "string"},
+            {"enum", Json::array({"none", "base"})},
+            {"default", "none"},
+            {"description",
+             "ncu: none keeps the card's clocks (matches what users see); base locks them to base clocks"}}},
+          {"import_source",
+           {{"type", "boolean"},
+            {"default", false},
+            {"description", "ncu: embed source and SASS for hot instructions (use with set full)"}}},
+          {"name",
+           {{"type", "string"},
+            {"default", ""},
+            {"description",
+             "report file name under profiles/ without extension; default: script name and time"}}},
+          {"top",
+           {{"type", "integer"}, {"minimum", 1}, {"default", 10}, {"description", "kernels in the summary"}}},
+          {"timeout_s",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"default", 600},
+            {"description", "stop the profiled command after this many seconds"}}}}},
         {"required", Json::array({"command"})},
         {"additionalProperties", false}};
     Json outputProperties = Json{
         {"tool", {{"type", "string"}, {"description", "the profiler that ran: ncu, nsys or trace"}}},
-        {"report", {{"type", "string"}, {"description", "the profiler's report (.ncu-rep, .nsys-rep or .trace.jsonl)"}}},
-        {"summary_csv", {{"type", "string"}, {"description", "the CSV the summary was parsed from (empty for trace)"}}},
-        {"commands", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "every command run"}}},
+        {"report",
+         {{"type", "string"},
+          {"description", "the profiler's report (.ncu-rep, .nsys-rep or .trace.jsonl)"}}},
+        {"summary_csv",
+         {{"type", "string"}, {"description", "the CSV the summary was parsed from (empty for trace)"}}},
+        {"commands",
+         {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "every command run"}}},
         {"exit_code", {{"type", "integer"}, {"description", "the profiled command's exit status"}}},
-        {"note", {{"type", "string"}, {"description", "a warning, such as a non-zero exit of the profiled command"}}},
-        {"source", {{"type", "string"}, {"description", "summary format: ncu-details, nsys-kernsum or trace"}}},
+        {"note",
+         {{"type", "string"}, {"description", "a warning, such as a non-zero exit of the profiled command"}}},
+        {"source",
+         {{"type", "string"}, {"description", "summary format: ncu-details, nsys-kernsum or trace"}}},
         {"path", {{"type", "string"}, {"description", "the file the summary was parsed from"}}},
         {"total_ns", {{"type", "number"}, {"description", "kernel time over all profiled kernels, ns"}}},
         {"kernel_count", {{"type", "integer"}, {"description", "distinct kernels"}}},
-        {"kernels", {{"type", "array"}, {"items", InspectFormat::kernelStatSchema()}, {"description", "the heaviest kernels"}}}};
-    spec.outputSchema = Json{{"type", "object"}, {"properties", outputProperties},
+        {"kernels",
+         {{"type", "array"},
+          {"items", InspectFormat::kernelStatSchema()},
+          {"description", "the heaviest kernels"}}}};
+    spec.outputSchema = Json{{"type", "object"},
+                             {"properties", outputProperties},
                              {"required", Json::array({"tool", "report", "kernels"})}};
     spec.cliVerb = QStringLiteral("profile");
     spec.cliPositionals = {QStringLiteral("command")};

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtintools.h"
+#include "tools/builtintools.h"
 
-#include "../base/usererror.h"
-#include "../record/leaderboard.h"
-#include "../record/recorder.h"
-#include "../session/job.h"
-#include "../session/session.h"
-#include "../session/toolregistry.h"
+#include "base/usererror.h"
+#include "record/leaderboard.h"
+#include "record/recorder.h"
+#include "session/job.h"
+#include "session/session.h"
+#include "session/toolregistry.h"
 
 #include <QCoroFuture>
 #include <QFile>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtintools.h"
+#include "tools/builtintools.h"
 
-#include "../base/usererror.h"
-#include "../inspect/inspectformat.h"
-#include "../inspect/kernelreportparser.h"
-#include "../session/job.h"
-#include "../session/session.h"
-#include "../session/toolregistry.h"
+#include "base/usererror.h"
+#include "inspect/inspectformat.h"
+#include "inspect/kernelreportparser.h"
+#include "session/job.h"
+#include "session/session.h"
+#include "session/toolregistry.h"
 
 #include <QCoroFuture>
 #include <QFile>
@@ -47,8 +47,10 @@ QCoro::Task<ToolResult> topKernels(Session &session, Json arguments, Job &job)
     const QString path = session.workDir().absolute(stringField(arguments, "path"));
     const int n = arguments.value("n", 10);
     if (!QFileInfo(path).isFile())
-        throw UserError(QStringLiteral("%1 does not exist. Give a saved report: an ncu details or raw CSV, an nsys "
-                                       "kernel summary CSV, or a hotkernel trace (.trace.jsonl) from profile.").arg(path));
+        throw UserError(
+            QStringLiteral("%1 does not exist. Give a saved report: an ncu details or raw CSV, an nsys "
+                           "kernel summary CSV, or a hotkernel trace (.trace.jsonl) from profile.")
+                .arg(path));
     job.setProgress(0, std::nullopt, QStringLiteral("parsing %1").arg(QFileInfo(path).fileName()));
     const Parsed parsed = co_await QtConcurrent::run(readAndParse, path);
     if (!guard || guard->isCancelled())
@@ -56,8 +58,10 @@ QCoro::Task<ToolResult> topKernels(Session &session, Json arguments, Job &job)
     if (!parsed.error.isEmpty())
         throw UserError(parsed.error);
     if (parsed.table.kernels.empty())
-        throw UserError(QStringLiteral("%1 is a %2 report but lists no kernels.").arg(path, parsed.table.source));
-    co_return ToolResult::success(InspectFormat::kernelTable(parsed.table, n), InspectFormat::kernelTableText(parsed.table, n));
+        throw UserError(
+            QStringLiteral("%1 is a %2 report but lists no kernels.").arg(path, parsed.table.source));
+    co_return ToolResult::success(InspectFormat::kernelTable(parsed.table, n),
+                                  InspectFormat::kernelTableText(parsed.table, n));
 }
 
 } // namespace
@@ -68,29 +72,48 @@ void registerTopKernelsTool(ToolRegistry &registry)
     spec.name = QStringLiteral("top_kernels");
     spec.title = QStringLiteral("Heaviest kernels of a saved report");
     spec.description = QStringLiteral(
-        "The n heaviest kernels of a saved profile: an ncu details CSV (`ncu --import R.ncu-rep --csv --page details`, "
+        "The n heaviest kernels of a saved profile: an ncu details CSV (`ncu --import R.ncu-rep --csv --page "
+        "details`, "
         "units as printed), an ncu raw CSV (`--page raw`), an nsys kernel summary CSV (`nsys stats --report "
-        "cuda_gpu_kern_sum --format csv`) or a hotkernel trace (.trace.jsonl from `profile --tool trace`); the format is "
-        "recognised from the content. Per kernel: share of kernel time, calls, total/avg/min/max, grid and block, "
-        "registers, shared memory and, from ncu, achieved occupancy, DRAM and SM throughput with a hint: memory (DRAM >= "
-        "60% of peak), compute (SM >= 60%) or latency (both lower). Reads the file only. Fails with a message naming the "
+        "cuda_gpu_kern_sum --format csv`) or a hotkernel trace (.trace.jsonl from `profile --tool trace`); "
+        "the format is "
+        "recognised from the content. Per kernel: share of kernel time, calls, total/avg/min/max, grid and "
+        "block, "
+        "registers, shared memory and, from ncu, achieved occupancy, DRAM and SM throughput with a hint: "
+        "memory (DRAM >= "
+        "60% of peak), compute (SM >= 60%) or latency (both lower). Reads the file only. Fails with a "
+        "message naming the "
         "accepted formats when the file is none of them.");
-    spec.inputSchema = Json{
-        {"type", "object"},
-        {"properties",
-         {{"path", {{"type", "string"}, {"minLength", 1}, {"description", "the saved report (relative paths are taken from the working directory)"}}},
-          {"n", {{"type", "integer"}, {"minimum", 1}, {"default", 10}, {"description", "how many kernels to return, heaviest first"}}}}},
-        {"required", Json::array({"path"})},
-        {"additionalProperties", false}};
-    spec.outputSchema = Json{
-        {"type", "object"},
-        {"properties",
-         {{"source", {{"type", "string"}, {"enum", Json::array({"ncu-details", "ncu-raw", "nsys-kernsum", "trace"})}, {"description", "the report format recognised"}}},
-          {"path", {{"type", "string"}, {"description", "the file parsed"}}},
-          {"total_ns", {{"type", "number"}, {"description", "kernel time over every kernel in the report, ns"}}},
-          {"kernel_count", {{"type", "integer"}, {"description", "distinct kernels in the report"}}},
-          {"kernels", {{"type", "array"}, {"items", InspectFormat::kernelStatSchema()}, {"description", "the n heaviest kernels"}}}}},
-        {"required", Json::array({"source", "path", "total_ns", "kernels"})}};
+    spec.inputSchema =
+        Json{{"type", "object"},
+             {"properties",
+              {{"path",
+                {{"type", "string"},
+                 {"minLength", 1},
+                 {"description", "the saved report (relative paths are taken from the working directory)"}}},
+               {"n",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"default", 10},
+                 {"description", "how many kernels to return, heaviest first"}}}}},
+             {"required", Json::array({"path"})},
+             {"additionalProperties", false}};
+    spec.outputSchema =
+        Json{{"type", "object"},
+             {"properties",
+              {{"source",
+                {{"type", "string"},
+                 {"enum", Json::array({"ncu-details", "ncu-raw", "nsys-kernsum", "trace"})},
+                 {"description", "the report format recognised"}}},
+               {"path", {{"type", "string"}, {"description", "the file parsed"}}},
+               {"total_ns",
+                {{"type", "number"}, {"description", "kernel time over every kernel in the report, ns"}}},
+               {"kernel_count", {{"type", "integer"}, {"description", "distinct kernels in the report"}}},
+               {"kernels",
+                {{"type", "array"},
+                 {"items", InspectFormat::kernelStatSchema()},
+                 {"description", "the n heaviest kernels"}}}}},
+             {"required", Json::array({"source", "path", "total_ns", "kernels"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
     spec.cliVerb = QStringLiteral("top-kernels");

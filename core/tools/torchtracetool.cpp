@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtintools.h"
+#include "tools/builtintools.h"
 
-#include "../base/usererror.h"
-#include "../inspect/inspectformat.h"
-#include "../inspect/torchtracerunner.h"
-#include "../session/job.h"
-#include "../session/session.h"
-#include "../session/toolregistry.h"
+#include "base/usererror.h"
+#include "inspect/inspectformat.h"
+#include "inspect/torchtracerunner.h"
+#include "session/job.h"
+#include "session/session.h"
+#include "session/toolregistry.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -19,7 +19,8 @@ namespace {
 QString text(const Json &document)
 {
     QString out = QStringLiteral("%1 on %2 (torch %3), %4 s\n")
-                      .arg(toQt(document.value("script", std::string())), toQt(document.value("device_name", std::string())),
+                      .arg(toQt(document.value("script", std::string())),
+                           toQt(document.value("device_name", std::string())),
                            toQt(document.value("torch", std::string())))
                       .arg(document.value("wall_s", 0.0), 0, 'f', 2);
     if (document.contains("note"))
@@ -29,8 +30,12 @@ QString text(const Json &document)
         out += QStringLiteral("\nGPU kernels (%1 distinct, %2 of device time):\n")
                    .arg(document.value("kernel_count", 0))
                    .arg(InspectFormat::duration(document.value("kernel_total_us", 0.0) * 1e3));
-        out += QStringLiteral("%1 %2 %3 %4  %5\n").arg(QStringLiteral("share"), 6).arg(QStringLiteral("total"), 11)
-                   .arg(QStringLiteral("calls"), 6).arg(QStringLiteral("avg"), 11).arg(QStringLiteral("kernel"));
+        out += QStringLiteral("%1 %2 %3 %4  %5\n")
+                   .arg(QStringLiteral("share"), 6)
+                   .arg(QStringLiteral("total"), 11)
+                   .arg(QStringLiteral("calls"), 6)
+                   .arg(QStringLiteral("avg"), 11)
+                   .arg(QStringLiteral("kernel"));
         for (const Json &k : kernels)
             out += QStringLiteral("%1 %2 %3 %4  %5\n")
                        .arg(QString::number(k.value("share", 0.0) * 100, 'f', 1) + QLatin1Char('%'), 6)
@@ -43,15 +48,20 @@ QString text(const Json &document)
     out += QStringLiteral("\naten ops by %1 (%2 distinct name+shape):\n")
                .arg(kernels.empty() ? QStringLiteral("CPU time") : QStringLiteral("device time"))
                .arg(document.value("op_count", 0));
-    out += QStringLiteral("%1 %2 %3 %4  %5\n").arg(QStringLiteral("device"), 11).arg(QStringLiteral("cpu total"), 11)
-               .arg(QStringLiteral("self cpu"), 11).arg(QStringLiteral("calls"), 6).arg(QStringLiteral("op and input shapes"));
+    out += QStringLiteral("%1 %2 %3 %4  %5\n")
+               .arg(QStringLiteral("device"), 11)
+               .arg(QStringLiteral("cpu total"), 11)
+               .arg(QStringLiteral("self cpu"), 11)
+               .arg(QStringLiteral("calls"), 6)
+               .arg(QStringLiteral("op and input shapes"));
     for (const Json &op : ops)
         out += QStringLiteral("%1 %2 %3 %4  %5 %6\n")
                    .arg(InspectFormat::duration(op.value("device_total_us", 0.0) * 1e3), 11)
                    .arg(InspectFormat::duration(op.value("cpu_total_us", 0.0) * 1e3), 11)
                    .arg(InspectFormat::duration(op.value("self_cpu_us", 0.0) * 1e3), 11)
                    .arg(op.value("calls", 0), 6)
-                   .arg(toQt(op.value("name", std::string())), toQt(op.value("input_shapes", Json::array()).dump()));
+                   .arg(toQt(op.value("name", std::string())),
+                        toQt(op.value("input_shapes", Json::array()).dump()));
     return out;
 }
 
@@ -60,7 +70,9 @@ QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
     QPointer<Job> guard(&job);
     const QString script = session.workDir().absolute(stringField(arguments, "script"));
     if (!QFileInfo(script).isFile())
-        throw UserError(QStringLiteral("%1 does not exist. Give the Python script to profile (e.g. rmsnorm_baseline.py).").arg(script));
+        throw UserError(
+            QStringLiteral("%1 does not exist. Give the Python script to profile (e.g. rmsnorm_baseline.py).")
+                .arg(script));
     const PythonInfo python = co_await session.python().locate(guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -73,11 +85,13 @@ QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
     request.top = arguments.value("top", 15);
     request.timeoutSeconds = arguments.value("timeout_s", 600);
     if (arguments.value("save_trace", false)) {
-        const QString dir = session.workDir().requireInside(QStringLiteral("profiles"), QStringLiteral("profiles directory"));
+        const QString dir =
+            session.workDir().requireInside(QStringLiteral("profiles"), QStringLiteral("profiles directory"));
         QDir().mkpath(dir);
-        request.chromeTrace = dir + QStringLiteral("/%1-%2.torch-trace.json")
-                                        .arg(QFileInfo(script).completeBaseName(),
-                                             QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+        request.chromeTrace =
+            dir + QStringLiteral("/%1-%2.torch-trace.json")
+                      .arg(QFileInfo(script).completeBaseName(),
+                           QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")));
     }
     Json document = co_await TorchTraceRunner::run(request, guard);
     if (!guard || guard->isCancelled())
@@ -93,37 +107,69 @@ void registerTorchTraceTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("torch_trace");
     spec.title = QStringLiteral("Profile a script with torch.profiler");
-    spec.description = QStringLiteral(
-        "Runs a Python script under torch.profiler in the user's interpreter (HOTKERNEL_PYTHON, else the first python "
-        "on PATH with torch) and returns the top GPU kernels by device time with their share of the total, and the "
-        "aten ops grouped by input shapes (calls, CPU and device time). Needs no Nsight: the quickest way to find the "
-        "dominant kernel. On a machine without CUDA it returns CPU ops and a note that there are no GPU kernels. "
-        "save_trace keeps the profiler's chrome trace under profiles/. Fails with the script's traceback when the "
-        "script fails.");
-    spec.inputSchema = Json{
-        {"type", "object"},
-        {"properties",
-         {{"script", {{"type", "string"}, {"minLength", 1}, {"description", "the Python script to run (relative to the working directory)"}}},
-          {"args", {{"type", "array"}, {"items", {{"type", "string"}}}, {"default", Json::array()}, {"description", "arguments passed to the script"}}},
-          {"top", {{"type", "integer"}, {"minimum", 1}, {"default", 15}, {"description", "how many kernels and ops to return"}}},
-          {"save_trace", {{"type", "boolean"}, {"default", false}, {"description", "also save the chrome trace under profiles/"}}},
-          {"timeout_s", {{"type", "integer"}, {"minimum", 1}, {"default", 600}, {"description", "stop the script after this many seconds"}}}}},
-        {"required", Json::array({"script"})},
-        {"additionalProperties", false}};
+    spec.description = QStringLiteral("Runs a Python script under torch.profiler in the user's interpreter "
+                                      "(HOTKERNEL_PYTHON, else the first python "
+                                      "on PATH with torch) and returns the top GPU kernels by device time "
+                                      "with their share of the total, and the "
+                                      "aten ops grouped by input shapes (calls, CPU and device time). Needs "
+                                      "no Nsight: the quickest way to find the "
+                                      "dominant kernel. On a machine without CUDA it returns CPU ops and a "
+                                      "note that there are no GPU kernels. "
+                                      "save_trace keeps the profiler's chrome trace under profiles/. Fails "
+                                      "with the script's traceback when the "
+                                      "script fails.");
+    spec.inputSchema =
+        Json{{"type", "object"},
+             {"properties",
+              {{"script",
+                {{"type", "string"},
+                 {"minLength", 1},
+                 {"description", "the Python script to run (relative to the working directory)"}}},
+               {"args",
+                {{"type", "array"},
+                 {"items", {{"type", "string"}}},
+                 {"default", Json::array()},
+                 {"description", "arguments passed to the script"}}},
+               {"top",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"default", 15},
+                 {"description", "how many kernels and ops to return"}}},
+               {"save_trace",
+                {{"type", "boolean"},
+                 {"default", false},
+                 {"description", "also save the chrome trace under profiles/"}}},
+               {"timeout_s",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"default", 600},
+                 {"description", "stop the script after this many seconds"}}}}},
+             {"required", Json::array({"script"})},
+             {"additionalProperties", false}};
     spec.outputSchema = Json{
         {"type", "object"},
         {"properties",
          {{"script", {{"type", "string"}, {"description", "the script profiled"}}},
           {"torch", {{"type", "string"}, {"description", "torch version"}}},
-          {"device", {{"type", "string"}, {"enum", Json::array({"cuda", "cpu"})}, {"description", "cuda when torch saw a GPU"}}},
+          {"device",
+           {{"type", "string"},
+            {"enum", Json::array({"cuda", "cpu"})},
+            {"description", "cuda when torch saw a GPU"}}},
           {"device_name", {{"type", "string"}, {"description", "GPU name or cpu"}}},
           {"wall_s", {{"type", "number"}, {"description", "seconds the script ran under the profiler"}}},
           {"kernel_total_us", {{"type", "number"}, {"description", "device time of all kernels, us"}}},
           {"kernel_count", {{"type", "integer"}, {"description", "distinct kernels"}}},
-          {"kernels", {{"type", "array"}, {"description", "heaviest kernels: name, calls, total_us, avg_us, min_us, max_us, share (0..1)"}}},
+          {"kernels",
+           {{"type", "array"},
+            {"description",
+             "heaviest kernels: name, calls, total_us, avg_us, min_us, max_us, share (0..1)"}}},
           {"op_count", {{"type", "integer"}, {"description", "distinct (op, input shapes) pairs"}}},
-          {"ops", {{"type", "array"}, {"description", "aten ops: name, input_shapes, calls, cpu_total_us, self_cpu_us, device_total_us"}}},
-          {"note", {{"type", "string"}, {"description", "why there are no GPU kernels, when there are none"}}},
+          {"ops",
+           {{"type", "array"},
+            {"description",
+             "aten ops: name, input_shapes, calls, cpu_total_us, self_cpu_us, device_total_us"}}},
+          {"note",
+           {{"type", "string"}, {"description", "why there are no GPU kernels, when there are none"}}},
           {"chrome_trace", {{"type", "string"}, {"description", "the saved chrome trace, with save_trace"}}},
           {"interpreter", {{"type", "string"}, {"description", "the Python interpreter used"}}}}},
         {"required", Json::array({"device", "kernels", "ops"})}};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "builtintools.h"
+#include "tools/builtintools.h"
 
-#include "../measure/verifyrun.h"
-#include "../session/toolregistry.h"
+#include "measure/verifyrun.h"
+#include "session/toolregistry.h"
 
 namespace hotkernel {
 
@@ -24,7 +24,8 @@ Json sideStatsSchema(const char *description)
                   {"mean_ms", described(nullableNumber, "mean per-call ms over the measured runs")},
                   {"std_ms", described(nullableNumber, "sample standard deviation (n - 1)")},
                   {"min_ms", described(nullableNumber, "fastest run")},
-                  {"samples_ms", described(Json{{"type", "array"}, {"items", {{"type", "number"}}}}, "every measured run's ms, in pair order")}}},
+                  {"samples_ms", described(Json{{"type", "array"}, {"items", {{"type", "number"}}}},
+                                           "every measured run's ms, in pair order")}}},
                 {"required", Json::array({"n", "mean_ms", "std_ms", "min_ms", "samples_ms"})}};
 }
 
@@ -37,36 +38,93 @@ void registerVerifyTool(ToolRegistry &registry)
     spec.name = QStringLiteral("verify");
     spec.title = QStringLiteral("Verify a candidate against its baseline");
     spec.description = QStringLiteral(
-        "Decides whether a candidate script is correct and faster than its baseline. Runs both scripts interleaved "
-        "in pairs with alternating order (b c, c b, ...), run i of both sides on inputs from seed + i, drops the "
-        "warm-up pairs, and returns a verdict: faster, slower, inconclusive, incorrect (a candidate run failed the "
-        "output check against the fp32 reference) or invalid (the two scripts disagree on the contract: shape, "
-        "dtype, seed, iters, rotation, flops, bytes, target or contract hash, device; or a contract other than the "
-        "one hotkernel ships; or the baseline fails its own check). The default rule is Welch's t-test at a 1% "
-        "false-verdict rate: faster only when the 99% interval of the speedup (mean_b / mean_c, Fieller) lies above "
+        "Decides whether a candidate script is correct and faster than its baseline. Runs both scripts "
+        "interleaved "
+        "in pairs with alternating order (b c, c b, ...), run i of both sides on inputs from seed + i, drops "
+        "the "
+        "warm-up pairs, and returns a verdict: faster, slower, inconclusive, incorrect (a candidate run "
+        "failed the "
+        "output check against the fp32 reference) or invalid (the two scripts disagree on the contract: "
+        "shape, "
+        "dtype, seed, iters, rotation, flops, bytes, target or contract hash, device; or a contract other "
+        "than the "
+        "one hotkernel ships; or the baseline fails its own check). The default rule is Welch's t-test at a "
+        "1% "
+        "false-verdict rate: faster only when the 99% interval of the speedup (mean_b / mean_c, Fieller) "
+        "lies above "
         "1, slower only when below, and inconclusive when the change is smaller than min_effect; rule = seed "
-        "applies the older 2-sigma rule for comparison. Without n, pairs are added until the 99% interval is within "
+        "applies the older 2-sigma rule for comparison. Without n, pairs are added until the 99% interval is "
+        "within "
         "+-ci_width or max_pairs / max_seconds run out. Both scripts run in warm worker processes started in "
-        "parallel (the baseline's kept between calls while unchanged; workers_reused says which were); fresh = "
-        "true starts a process per run. Returns the verdict with a one-sentence reason, the speedup (only when "
+        "parallel (the baseline's kept between calls while unchanged; workers_reused says which were); fresh "
+        "= "
+        "true starts a process per run. Returns the verdict with a one-sentence reason, the speedup (only "
+        "when "
         "faster) with its 95% and 99% intervals, both sides' samples and statistics, the contract, the GPU's "
-        "state, interpreter, versions, exact commands and file hashes: the input of record. Fails with a message "
-        "naming the run when a script crashes, hangs past timeout (its process group is killed), or prints no or "
+        "state, interpreter, versions, exact commands and file hashes: the input of record. Fails with a "
+        "message "
+        "naming the run when a script crashes, hangs past timeout (its process group is killed), or prints "
+        "no or "
         "malformed result lines. Holds the GPU for the whole call.");
     spec.inputSchema = Json{
         {"type", "object"},
         {"properties",
-         {{"baseline", {{"type", "string"}, {"description", "Path of NAME_baseline.py (the function to beat and the target definition)."}}},
-          {"candidate", {{"type", "string"}, {"description", "Path of NAME_candidate.py (the rewrite to judge)."}}},
-          {"n", {{"type", "integer"}, {"minimum", 2}, {"maximum", 1000}, {"description", "Measured pairs, fixed. Leave out for adaptive n (the default)."}}},
-          {"warmup", {{"type", "integer"}, {"minimum", 0}, {"maximum", 100}, {"default", 1}, {"description", "Pairs run first and dropped."}}},
-          {"timeout", {{"type", "number"}, {"exclusiveMinimum", 0}, {"default", 300}, {"description", "Seconds one run (and a worker's start) may take before the script's process group is killed."}}},
-          {"fresh", {{"type", "boolean"}, {"default", false}, {"description", "Start a new Python process for every run instead of warm workers."}}},
-          {"rule", {{"type", "string"}, {"enum", Json::array({"welch", "seed"})}, {"default", "welch"}, {"description", "welch: Welch's t-test, 99% interval of the speedup must exclude 1; seed: |mean_b - mean_c| > 2 * sqrt(std_b^2/n + std_c^2/n)."}}},
-          {"min_effect", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}, {"default", 0.01}, {"description", "Smallest change that earns faster or slower (0.01 = 1%); smaller ones are inconclusive. Applies to both rules."}}},
-          {"ci_width", {{"type", "number"}, {"exclusiveMinimum", 0}, {"default", 0.01}, {"description", "Adaptive n stops once the 99% interval of the speedup is within +- this fraction of it."}}},
-          {"max_pairs", {{"type", "integer"}, {"minimum", 2}, {"maximum", 1000}, {"default", 30}, {"description", "Adaptive n: most measured pairs."}}},
-          {"max_seconds", {{"type", "number"}, {"exclusiveMinimum", 0}, {"default", 120}, {"description", "Adaptive n: seconds of measuring after which no pair is added."}}}}},
+         {{"baseline",
+           {{"type", "string"},
+            {"description", "Path of NAME_baseline.py (the function to beat and the target definition)."}}},
+          {"candidate",
+           {{"type", "string"}, {"description", "Path of NAME_candidate.py (the rewrite to judge)."}}},
+          {"n",
+           {{"type", "integer"},
+            {"minimum", 2},
+            {"maximum", 1000},
+            {"description", "Measured pairs, fixed. Leave out for adaptive n (the default)."}}},
+          {"warmup",
+           {{"type", "integer"},
+            {"minimum", 0},
+            {"maximum", 100},
+            {"default", 1},
+            {"description", "Pairs run first and dropped."}}},
+          {"timeout",
+           {{"type", "number"},
+            {"exclusiveMinimum", 0},
+            {"default", 300},
+            {"description", "Seconds one run (and a worker's start) may take before the script's process "
+                            "group is killed."}}},
+          {"fresh",
+           {{"type", "boolean"},
+            {"default", false},
+            {"description", "Start a new Python process for every run instead of warm workers."}}},
+          {"rule",
+           {{"type", "string"},
+            {"enum", Json::array({"welch", "seed"})},
+            {"default", "welch"},
+            {"description", "welch: Welch's t-test, 99% interval of the speedup must exclude 1; seed: "
+                            "|mean_b - mean_c| > 2 * sqrt(std_b^2/n + std_c^2/n)."}}},
+          {"min_effect",
+           {{"type", "number"},
+            {"minimum", 0},
+            {"maximum", 1},
+            {"default", 0.01},
+            {"description", "Smallest change that earns faster or slower (0.01 = 1%); smaller ones are "
+                            "inconclusive. Applies to both rules."}}},
+          {"ci_width",
+           {{"type", "number"},
+            {"exclusiveMinimum", 0},
+            {"default", 0.01},
+            {"description",
+             "Adaptive n stops once the 99% interval of the speedup is within +- this fraction of it."}}},
+          {"max_pairs",
+           {{"type", "integer"},
+            {"minimum", 2},
+            {"maximum", 1000},
+            {"default", 30},
+            {"description", "Adaptive n: most measured pairs."}}},
+          {"max_seconds",
+           {{"type", "number"},
+            {"exclusiveMinimum", 0},
+            {"default", 120},
+            {"description", "Adaptive n: seconds of measuring after which no pair is added."}}}}},
         {"required", Json::array({"baseline", "candidate"})},
         {"additionalProperties", false}};
 
@@ -84,41 +142,85 @@ void registerVerifyTool(ToolRegistry &registry)
           {"candidate_path", described(str, "absolute path")},
           {"baseline_sha256", described(str, "sha256 of the baseline's bytes at verify time")},
           {"candidate_sha256", described(str, "sha256 of the candidate's bytes at verify time")},
-          {"target", described(Json{{"type", Json::array({"string", "null"})}}, "target name from the result lines")},
-          {"verdict", described(Json{{"enum", Json::array({"faster", "slower", "inconclusive", "incorrect", "invalid"})}}, "the verdict")},
+          {"target",
+           described(Json{{"type", Json::array({"string", "null"})}}, "target name from the result lines")},
+          {"verdict", described(Json{{"enum", Json::array({"faster", "slower", "inconclusive", "incorrect",
+                                                           "invalid"})}},
+                                "the verdict")},
           {"reason", described(str, "one sentence: why this verdict")},
-          {"speedup", described(Json{{"type", Json::array({"number", "null"})}}, "mean_b / mean_c, only when faster")},
-          {"speedup_ci95", described(interval, "95% interval of the speedup [low, high]; null when not computable or incorrect/invalid")},
-          {"speedup_ci99", described(interval, "99% interval of the speedup [low, high]; null when not computable or incorrect/invalid")},
+          {"speedup",
+           described(Json{{"type", Json::array({"number", "null"})}}, "mean_b / mean_c, only when faster")},
+          {"speedup_ci95",
+           described(
+               interval,
+               "95% interval of the speedup [low, high]; null when not computable or incorrect/invalid")},
+          {"speedup_ci99",
+           described(
+               interval,
+               "99% interval of the speedup [low, high]; null when not computable or incorrect/invalid")},
           {"rule", described(Json{{"enum", Json::array({"welch", "seed"})}}, "decision rule used")},
           {"min_effect", described(Json{{"type", "number"}}, "minimum effect for a verdict")},
           {"alpha", described(Json{{"type", "number"}}, "two-sided false-verdict rate of the welch rule")},
           {"n", described(Json{{"type", "integer"}}, "measured pairs")},
           {"warmup", described(Json{{"type", "integer"}}, "dropped warm-up pairs")},
           {"adaptive", described(Json{{"type", "boolean"}}, "n was chosen adaptively")},
-          {"adaptive_limits", described(Json{{"type", "object"}}, "ci_width, min_pairs, max_pairs, max_seconds")},
-          {"mode", described(Json{{"enum", Json::array({"warm", "fresh"})}}, "warm workers or a process per run")},
-          {"workers_reused", described(Json{{"type", "object"}, {"properties", {{"baseline", {{"type", "boolean"}}}, {"candidate", {{"type", "boolean"}}}}}}, "which warm workers were kept from an earlier call")},
+          {"adaptive_limits",
+           described(Json{{"type", "object"}}, "ci_width, min_pairs, max_pairs, max_seconds")},
+          {"mode",
+           described(Json{{"enum", Json::array({"warm", "fresh"})}}, "warm workers or a process per run")},
+          {"workers_reused",
+           described(Json{{"type", "object"},
+                          {"properties",
+                           {{"baseline", {{"type", "boolean"}}}, {"candidate", {{"type", "boolean"}}}}}},
+                     "which warm workers were kept from an earlier call")},
           {"baseline_stats", sideStatsSchema("baseline's measured runs")},
           {"candidate_stats", sideStatsSchema("candidate's measured runs")},
-          {"welch", described(Json{{"type", Json::array({"object", "null"})}}, "t, df (Welch-Satterthwaite) and two-sided p_value of mean_b - mean_c")},
-          {"contract", described(Json{{"type", "object"}}, "identity and device fields of the baseline's first result line, plus shipped_contract_sha256")},
+          {"welch", described(Json{{"type", Json::array({"object", "null"})}},
+                              "t, df (Welch-Satterthwaite) and two-sided p_value of mean_b - mean_c")},
+          {"contract",
+           described(Json{{"type", "object"}}, "identity and device fields of the baseline's first result "
+                                               "line, plus shipped_contract_sha256")},
           {"mismatches", described(strings, "why invalid, else empty")},
-          {"failed_runs", described(Json{{"type", "array"}, {"items", {{"type", "object"}}}}, "why incorrect: side, run, mismatch")},
+          {"failed_runs", described(Json{{"type", "array"}, {"items", {{"type", "object"}}}},
+                                    "why incorrect: side, run, mismatch")},
           {"roofline_inputs", described(Json{{"type", "object"}}, "flops and bytes of one call")},
-          {"versions", described(Json{{"type", "object"}}, "python, torch, triton, cuda versions the baseline reported")},
-          {"interpreter", described(Json{{"type", "object"}}, "path, source and torch version of the interpreter")},
-          {"gpu", described(Json{{"type", "object"}}, "GPU snapshot at verify time: name, driver, power limit, clocks, temperature, throttle reasons")},
+          {"versions",
+           described(Json{{"type", "object"}}, "python, torch, triton, cuda versions the baseline reported")},
+          {"interpreter",
+           described(Json{{"type", "object"}}, "path, source and torch version of the interpreter")},
+          {"gpu", described(Json{{"type", "object"}}, "GPU snapshot at verify time: name, driver, power "
+                                                      "limit, clocks, temperature, throttle reasons")},
           {"commands", described(strings, "the exact commands that ran")},
           {"warnings", described(strings, "things that may have disturbed the measurement")},
           {"started_at", described(str, "UTC, ISO 8601")},
           {"finished_at", described(str, "UTC, ISO 8601")},
           {"wall_s", described(Json{{"type", "number"}}, "seconds the whole call took")},
-          {"phases_s", described(Json{{"type", "object"}}, "where the wall time went, in seconds: workers_ready (interpreter, torch, inputs, first call), gpu_lock_wait, warmup, measured")}}},
-        {"required", Json::array({"tool", "baseline", "candidate", "baseline_sha256", "candidate_sha256", "verdict", "reason",
-                                  "speedup", "speedup_ci95", "speedup_ci99", "rule", "n", "mode", "workers_reused",
-                                  "baseline_stats", "candidate_stats", "contract", "mismatches", "failed_runs", "commands",
-                                  "warnings", "started_at", "finished_at"})}};
+          {"phases_s", described(Json{{"type", "object"}},
+                                 "where the wall time went, in seconds: workers_ready (interpreter, torch, "
+                                 "inputs, first call), gpu_lock_wait, warmup, measured")}}},
+        {"required", Json::array({"tool",
+                                  "baseline",
+                                  "candidate",
+                                  "baseline_sha256",
+                                  "candidate_sha256",
+                                  "verdict",
+                                  "reason",
+                                  "speedup",
+                                  "speedup_ci95",
+                                  "speedup_ci99",
+                                  "rule",
+                                  "n",
+                                  "mode",
+                                  "workers_reused",
+                                  "baseline_stats",
+                                  "candidate_stats",
+                                  "contract",
+                                  "mismatches",
+                                  "failed_runs",
+                                  "commands",
+                                  "warnings",
+                                  "started_at",
+                                  "finished_at"})}};
     spec.annotations.readOnly = true;
     spec.cliVerb = QStringLiteral("verify");
     spec.cliPositionals = QStringList{QStringLiteral("baseline"), QStringLiteral("candidate")};

@@ -16,7 +16,8 @@ private:
         s.name = QStringLiteral("verify");
         s.cliVerb = QStringLiteral("verify");
         s.cliPositionals = {QStringLiteral("baseline"), QStringLiteral("candidate")};
-        s.inputSchema = Json::parse(R"({"type": "object", "required": ["baseline", "candidate"], "properties": {
+        s.inputSchema =
+            Json::parse(R"({"type": "object", "required": ["baseline", "candidate"], "properties": {
             "baseline": {"type": "string", "description": "baseline script"},
             "candidate": {"type": "string", "description": "candidate script"},
             "n": {"type": "integer", "description": "runs"},
@@ -29,10 +30,11 @@ private:
 private Q_SLOTS:
     void positionalsAndFlags()
     {
-        const Json args = CliArguments::parse(spec(), {QStringLiteral("b.py"), QStringLiteral("c.py"), QStringLiteral("-n"),
-                                                        QStringLiteral("5"), QStringLiteral("--min-effect=0.02"),
-                                                        QStringLiteral("--fresh"), QStringLiteral("--extra"),
-                                                        QStringLiteral("w:8,b:8"), QStringLiteral("--extra"), QStringLiteral("c:4")});
+        const Json args = CliArguments::parse(
+            spec(),
+            {QStringLiteral("b.py"), QStringLiteral("c.py"), QStringLiteral("-n"), QStringLiteral("5"),
+             QStringLiteral("--min-effect=0.02"), QStringLiteral("--fresh"), QStringLiteral("--extra"),
+             QStringLiteral("w:8,b:8"), QStringLiteral("--extra"), QStringLiteral("c:4")});
         QCOMPARE(args["baseline"].get<std::string>(), "b.py");
         QCOMPARE(args["candidate"].get<std::string>(), "c.py");
         QCOMPARE(args["n"].get<int>(), 5);
@@ -50,29 +52,40 @@ private Q_SLOTS:
         s.inputSchema = Json::parse(R"({"type": "object", "required": ["command"], "properties": {
             "command": {"type": "array", "items": {"type": "string"}, "description": "what to run"},
             "launch_count": {"type": "integer", "description": "launches"}}})");
-        const Json args = CliArguments::parse(s, {QStringLiteral("--launch-count"), QStringLiteral("2"), QStringLiteral("--"),
-                                                   QStringLiteral("python3"), QStringLiteral("train.py"), QStringLiteral("--steps"),
-                                                   QStringLiteral("1,2"), QStringLiteral("--")});
+        const Json args = CliArguments::parse(s, {QStringLiteral("--launch-count"), QStringLiteral("2"),
+                                                  QStringLiteral("--"), QStringLiteral("python3"),
+                                                  QStringLiteral("train.py"), QStringLiteral("--steps"),
+                                                  QStringLiteral("1,2"), QStringLiteral("--")});
         QCOMPARE(args["launch_count"].get<int>(), 2);
         const Json expected = Json::array({"python3", "train.py", "--steps", "1,2", "--"});
         QVERIFY2(args["command"] == expected, args["command"].dump().c_str());
         // Without "--", an option-looking word is still an option: the error names it.
-        QVERIFY_THROWS_EXCEPTION(UserError, CliArguments::parse(s, {QStringLiteral("python3"), QStringLiteral("--steps")}));
+        QVERIFY_THROWS_EXCEPTION(
+            UserError, CliArguments::parse(s, {QStringLiteral("python3"), QStringLiteral("--steps")}));
     }
     void negatedBoolean()
     {
-        const Json args = CliArguments::parse(spec(), {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("--no-fresh")});
+        const Json args = CliArguments::parse(
+            spec(), {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("--no-fresh")});
         QCOMPARE(args["fresh"].get<bool>(), false);
     }
     void errorsNameTheProblem_data()
     {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("not a number") << QStringList{QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("-n"), QStringLiteral("seven")} << "-n takes a whole number, not 'seven'";
-        QTest::newRow("unknown option") << QStringList{QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("--bogus")} << "unknown option '--bogus'";
-        QTest::newRow("missing value") << QStringList{QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("-n")} << "-n needs a value";
+        QTest::newRow("not a number") << QStringList{QStringLiteral("b"), QStringLiteral("c"),
+                                                     QStringLiteral("-n"), QStringLiteral("seven")}
+                                      << "-n takes a whole number, not 'seven'";
+        QTest::newRow("unknown option")
+            << QStringList{QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("--bogus")}
+            << "unknown option '--bogus'";
+        QTest::newRow("missing value")
+            << QStringList{QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("-n")}
+            << "-n needs a value";
         QTest::newRow("missing positional") << QStringList{QStringLiteral("b")} << "missing CANDIDATE";
-        QTest::newRow("too many") << QStringList{QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")} << "unexpected argument 'd'";
+        QTest::newRow("too many") << QStringList{QStringLiteral("b"), QStringLiteral("c"),
+                                                 QStringLiteral("d")}
+                                  << "unexpected argument 'd'";
     }
     void errorsNameTheProblem()
     {
@@ -83,7 +96,8 @@ private Q_SLOTS:
             QFAIL("no error");
         } catch (const UserError &e) {
             QVERIFY2(e.message().contains(expected), qPrintable(e.message()));
-            QVERIFY2(e.message().contains(QStringLiteral("usage: hotkernel verify BASELINE CANDIDATE")), qPrintable(e.message()));
+            QVERIFY2(e.message().contains(QStringLiteral("usage: hotkernel verify BASELINE CANDIDATE")),
+                     qPrintable(e.message()));
         }
     }
 };

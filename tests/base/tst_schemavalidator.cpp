@@ -23,18 +23,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("arguments");
         QTest::addColumn<QString>("expectedProblem"); // substring; empty = valid
-        QTest::newRow("minimal") << R"({"script": "a.py"})" << "";
-        QTest::newRow("all") << R"({"script": "a.py", "n": 3, "rule": "seed", "extra": ["w:8"]})" << "";
-        QTest::newRow("integral float is an integer") << R"({"script": "a.py", "n": 3.0})" << "";
-        QTest::newRow("missing required") << R"({})" << "arguments.script is required";
-        QTest::newRow("wrong type") << R"({"script": 5})" << "arguments.script must be string, not an integer";
-        QTest::newRow("fraction for integer") << R"({"script": "a", "n": 2.5})" << "arguments.n must be integer";
-        QTest::newRow("below minimum") << R"({"script": "a", "n": 0})" << "arguments.n must be at least 1";
-        QTest::newRow("enum") << R"({"script": "a", "rule": "t"})" << "must be one of";
-        QTest::newRow("unknown property") << R"({"script": "a", "bogus": 1})" << "no property 'bogus'";
-        QTest::newRow("array item") << R"({"script": "a", "extra": [1]})" << "arguments.extra[0] must be string";
-        QTest::newRow("empty string") << R"({"script": ""})" << "must not be empty";
-        QTest::newRow("not an object") << R"([1])" << "arguments must be object";
+        QTest::newRow("minimal") << R"({"script": "a.py"})"
+                                 << "";
+        QTest::newRow("all") << R"({"script": "a.py", "n": 3, "rule": "seed", "extra": ["w:8"]})"
+                             << "";
+        QTest::newRow("integral float is an integer") << R"({"script": "a.py", "n": 3.0})"
+                                                      << "";
+        QTest::newRow("missing required") << R"({})"
+                                          << "arguments.script is required";
+        QTest::newRow("wrong type") << R"({"script": 5})"
+                                    << "arguments.script must be string, not an integer";
+        QTest::newRow("fraction for integer") << R"({"script": "a", "n": 2.5})"
+                                              << "arguments.n must be integer";
+        QTest::newRow("below minimum") << R"({"script": "a", "n": 0})"
+                                       << "arguments.n must be at least 1";
+        QTest::newRow("enum") << R"({"script": "a", "rule": "t"})"
+                              << "must be one of";
+        QTest::newRow("unknown property") << R"({"script": "a", "bogus": 1})"
+                                          << "no property 'bogus'";
+        QTest::newRow("array item") << R"({"script": "a", "extra": [1]})"
+                                    << "arguments.extra[0] must be string";
+        QTest::newRow("empty string") << R"({"script": ""})"
+                                      << "must not be empty";
+        QTest::newRow("not an object") << R"([1])"
+                                       << "arguments must be object";
     }
     void validate()
     {

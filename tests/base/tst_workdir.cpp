@@ -22,9 +22,10 @@ private Q_SLOTS:
         QVERIFY(dir.contains(QStringLiteral("results/x/new.json")));
         QVERIFY(dir.contains(QStringLiteral("not/yet/there.py")));
         QVERIFY(!dir.contains(QStringLiteral("../outside.py")));
-        QVERIFY(!dir.contains(QStringLiteral("escape/file.json")));   // through a symlink
+        QVERIFY(!dir.contains(QStringLiteral("escape/file.json")));      // through a symlink
         QVERIFY(!dir.contains(elsewhere.filePath(QStringLiteral("a")))); // absolute, outside
-        QVERIFY_THROWS_EXCEPTION(UserError, dir.requireInside(QStringLiteral("escape/f"), QStringLiteral("out_dir")));
+        QVERIFY_THROWS_EXCEPTION(UserError,
+                                 dir.requireInside(QStringLiteral("escape/f"), QStringLiteral("out_dir")));
     }
 };
 

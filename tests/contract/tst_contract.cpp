@@ -20,7 +20,8 @@ struct Ran
     QByteArray err;
 };
 
-Ran runIn(const QString &dir, const QString &program, const QStringList &arguments, const QByteArray &input = {})
+Ran runIn(const QString &dir, const QString &program, const QStringList &arguments,
+          const QByteArray &input = {})
 {
     QProcess p;
     p.setWorkingDirectory(dir);
@@ -34,7 +35,8 @@ Ran runIn(const QString &dir, const QString &program, const QStringList &argumen
         p.kill();
         p.waitForFinished();
     }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
 }
 
 QString python()
@@ -50,7 +52,8 @@ QList<QJsonObject> jsonLines(const QByteArray &out)
         if (line.trimmed().isEmpty())
             continue;
         const QJsonDocument doc = QJsonDocument::fromJson(line);
-        lines.append(doc.isObject() ? doc.object() : QJsonObject{{QStringLiteral("not_json"), QString::fromUtf8(line)}});
+        lines.append(doc.isObject() ? doc.object()
+                                    : QJsonObject{{QStringLiteral("not_json"), QString::fromUtf8(line)}});
     }
     return lines;
 }
@@ -102,28 +105,54 @@ private Q_SLOTS:
         m_targetDir = m_root.filePath(QStringLiteral("targets"));
         const Ran r = runIn(m_root.path(), binary,
                             {QStringLiteral("new"), QStringLiteral("gelu"), QStringLiteral("--from"),
-                             QStringLiteral("torch.nn.functional:gelu"), QStringLiteral("--shape"), QStringLiteral("256x512"),
-                             QStringLiteral("--dtype"), QStringLiteral("fp32"), QStringLiteral("--device"), QStringLiteral("cpu"),
-                             QStringLiteral("--iters"), QStringLiteral("10"), QStringLiteral("--out-dir"), QStringLiteral("targets")});
+                             QStringLiteral("torch.nn.functional:gelu"), QStringLiteral("--shape"),
+                             QStringLiteral("256x512"), QStringLiteral("--dtype"), QStringLiteral("fp32"),
+                             QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iters"),
+                             QStringLiteral("10"), QStringLiteral("--out-dir"), QStringLiteral("targets")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(r.out.contains("hotkernel bench targets/gelu_baseline.py"));
         for (const char *file : {"gelu_baseline.py", "gelu_candidate.py", "_hotkernel_contract.py"})
             QVERIFY2(QFile::exists(target(QString::fromUtf8(file))), file);
         // Nothing else: the staging folder and byte-code are gone.
-        QCOMPARE(QDir(m_targetDir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).size(), 3);
+        QCOMPARE(QDir(m_targetDir).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).size(),
+                 3);
     }
 
     void standaloneRunPrintsOneCompleteLine()
     {
         const QJsonObject line = runOnce(QStringLiteral("gelu_baseline.py"), 2);
-        const char *fields[] = {"protocol", "ok", "ms", "timer", "timer_note", "samples_ms", "run", "target", "shape",
-                                "dtype", "seed", "iters", "rotate", "rotate_k", "flops", "bytes", "max_err", "mismatch",
-                                "device", "device_name", "l2_bytes", "target_sha256", "contract_sha256", "torch",
-                                "triton", "cuda", "python"};
+        const char *fields[] = {"protocol",
+                                "ok",
+                                "ms",
+                                "timer",
+                                "timer_note",
+                                "samples_ms",
+                                "run",
+                                "target",
+                                "shape",
+                                "dtype",
+                                "seed",
+                                "iters",
+                                "rotate",
+                                "rotate_k",
+                                "flops",
+                                "bytes",
+                                "max_err",
+                                "mismatch",
+                                "device",
+                                "device_name",
+                                "l2_bytes",
+                                "target_sha256",
+                                "contract_sha256",
+                                "torch",
+                                "triton",
+                                "cuda",
+                                "python"};
         for (const char *field : fields)
             QVERIFY2(line.contains(QLatin1String(field)), field);
         QCOMPARE(line.value(QLatin1String("protocol")).toInt(), 3);
-        QVERIFY2(line.value(QLatin1String("ok")).toBool(), qPrintable(line.value(QLatin1String("mismatch")).toString()));
+        QVERIFY2(line.value(QLatin1String("ok")).toBool(),
+                 qPrintable(line.value(QLatin1String("mismatch")).toString()));
         QCOMPARE(line.value(QLatin1String("timer")).toString(), QStringLiteral("wall"));
         QCOMPARE(line.value(QLatin1String("device")).toString(), QStringLiteral("cpu"));
         QCOMPARE(line.value(QLatin1String("run")).toInt(), 2);
@@ -141,8 +170,9 @@ private Q_SLOTS:
 
     void workerAnswersEveryRequest()
     {
-        const Ran r = runIn(m_targetDir, python(), {QStringLiteral("gelu_baseline.py"), QStringLiteral("--worker")},
-                            "{\"op\": \"run\", \"run\": 0}\n{\"op\": \"run\", \"run\": 1}\n{\"op\": \"quit\"}\n");
+        const Ran r =
+            runIn(m_targetDir, python(), {QStringLiteral("gelu_baseline.py"), QStringLiteral("--worker")},
+                  "{\"op\": \"run\", \"run\": 0}\n{\"op\": \"run\", \"run\": 1}\n{\"op\": \"quit\"}\n");
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QList<QJsonObject> lines = jsonLines(r.out);
         QCOMPARE(lines.size(), 3);
@@ -152,14 +182,16 @@ private Q_SLOTS:
             const QJsonObject &line = lines[run + 1];
             QCOMPARE(line.value(QLatin1String("run")).toInt(), run);
             QVERIFY(line.value(QLatin1String("ok")).toBool());
-            QCOMPARE(line.value(QLatin1String("target_sha256")), lines[0].value(QLatin1String("target_sha256")));
+            QCOMPARE(line.value(QLatin1String("target_sha256")),
+                     lines[0].value(QLatin1String("target_sha256")));
         }
     }
 
     void pointerCachingCandidateFailsOnTheNextRun()
     {
         useCandidate(QStringLiteral("gelu_pointercache_candidate.py"));
-        const Ran r = runIn(m_targetDir, python(), {QStringLiteral("gelu_pointercache_candidate.py"), QStringLiteral("--worker")},
+        const Ran r = runIn(m_targetDir, python(),
+                            {QStringLiteral("gelu_pointercache_candidate.py"), QStringLiteral("--worker")},
                             "{\"op\": \"run\", \"run\": 0}\n{\"op\": \"run\", \"run\": 1}\n");
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QList<QJsonObject> lines = jsonLines(r.out);
@@ -195,8 +227,8 @@ private Q_SLOTS:
         const QJsonObject b = runOnce(QStringLiteral("gelu_baseline.py"));
         const QJsonObject c = runOnce(QStringLiteral("gelu_candidate.py"));
         QVERIFY(c.value(QLatin1String("ok")).toBool());
-        for (const char *field : {"target_sha256", "contract_sha256", "shape", "dtype", "seed", "iters", "rotate",
-                                  "rotate_k", "flops", "bytes", "device", "protocol"})
+        for (const char *field : {"target_sha256", "contract_sha256", "shape", "dtype", "seed", "iters",
+                                  "rotate", "rotate_k", "flops", "bytes", "device", "protocol"})
             QVERIFY2(b.value(QLatin1String(field)) == c.value(QLatin1String(field)), field);
         QCOMPARE(b.value(QLatin1String("target_sha256")).toString().size(), 64);
     }
@@ -204,7 +236,8 @@ private Q_SLOTS:
     void contractHashIsTheShippedFile()
     {
         const QJsonObject line = runOnce(QStringLiteral("gelu_baseline.py"));
-        const QByteArray shipped = sha256Hex(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/contract/_hotkernel_contract.py"));
+        const QByteArray shipped =
+            sha256Hex(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/contract/_hotkernel_contract.py"));
         QVERIFY(!shipped.isEmpty());
         QCOMPARE(line.value(QLatin1String("contract_sha256")).toString().toLatin1(), shipped);
         QCOMPARE(sha256Hex(target(QStringLiteral("_hotkernel_contract.py"))), shipped);
@@ -214,9 +247,11 @@ private Q_SLOTS:
     {
         // examples/ and the demo session carry the contract as `new` vendors it; an edit to the
         // shipped file that misses a copy makes every verify of those scripts invalid.
-        const QByteArray shipped = sha256Hex(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/contract/_hotkernel_contract.py"));
+        const QByteArray shipped =
+            sha256Hex(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/contract/_hotkernel_contract.py"));
         QVERIFY(!shipped.isEmpty());
-        for (const char *copy : {"/examples/_hotkernel_contract.py", "/resources/demo/_hotkernel_contract.py"})
+        for (const char *copy :
+             {"/examples/_hotkernel_contract.py", "/resources/demo/_hotkernel_contract.py"})
             QVERIFY2(sha256Hex(QStringLiteral(HOTKERNEL_SOURCE_DIR) + QLatin1String(copy)) == shipped, copy);
     }
 
@@ -228,13 +263,15 @@ private Q_SLOTS:
         QVERIFY2(line.value(QLatin1String("error")).toString().contains(QLatin1String("rotate names 'nope'")),
                  qPrintable(line.value(QLatin1String("error")).toString()));
 
-        const Ran worker = runIn(m_targetDir, python(), {QStringLiteral("badtarget_baseline.py"), QStringLiteral("--worker")},
+        const Ran worker = runIn(m_targetDir, python(),
+                                 {QStringLiteral("badtarget_baseline.py"), QStringLiteral("--worker")},
                                  "{\"op\": \"run\", \"run\": 0}\n");
         const QList<QJsonObject> lines = jsonLines(worker.out);
         QCOMPARE(lines.size(), 1);
         QCOMPARE(lines[0].value(QLatin1String("event")).toString(), QStringLiteral("error"));
 
-        const Ran check = runIn(m_targetDir, python(), {QStringLiteral("badtarget_baseline.py"), QStringLiteral("--check-import")});
+        const Ran check = runIn(m_targetDir, python(),
+                                {QStringLiteral("badtarget_baseline.py"), QStringLiteral("--check-import")});
         QCOMPARE(check.exitCode, 1);
         QVERIFY(check.out.isEmpty());
         QVERIFY(check.err.contains("rotate names 'nope'"));
@@ -246,31 +283,35 @@ private Q_SLOTS:
                             target(QStringLiteral("mykernels.py"))));
         const Ran r = runIn(m_root.path(), binary,
                             {QStringLiteral("new"), QStringLiteral("scaleadd"), QStringLiteral("--from"),
-                             QStringLiteral("./mykernels.py:scale_add"), QStringLiteral("--shape"), QStringLiteral("64x128"),
-                             QStringLiteral("--extra"), QStringLiteral("w:128"), QStringLiteral("--rotate"), QStringLiteral("x,w"),
-                             QStringLiteral("--dtype"), QStringLiteral("fp32"), QStringLiteral("--device"), QStringLiteral("cpu"),
+                             QStringLiteral("./mykernels.py:scale_add"), QStringLiteral("--shape"),
+                             QStringLiteral("64x128"), QStringLiteral("--extra"), QStringLiteral("w:128"),
+                             QStringLiteral("--rotate"), QStringLiteral("x,w"), QStringLiteral("--dtype"),
+                             QStringLiteral("fp32"), QStringLiteral("--device"), QStringLiteral("cpu"),
                              QStringLiteral("--out-dir"), QStringLiteral("targets")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject line = runOnce(QStringLiteral("scaleadd_candidate.py"));
         QVERIFY(line.value(QLatin1String("ok")).toBool());
-        QCOMPARE(line.value(QLatin1String("rotate")).toArray(), (QJsonArray{QStringLiteral("x"), QStringLiteral("w")}));
+        QCOMPARE(line.value(QLatin1String("rotate")).toArray(),
+                 (QJsonArray{QStringLiteral("x"), QStringLiteral("w")}));
     }
 
     void fromThatDoesNotImportLeavesNothing()
     {
-        const Ran r = runIn(m_root.path(), binary,
-                            {QStringLiteral("new"), QStringLiteral("broken"), QStringLiteral("--from"),
-                             QStringLiteral("no_such_module_hk:f"), QStringLiteral("--shape"), QStringLiteral("8"),
-                             QStringLiteral("--out-dir"), QStringLiteral("fresh/deeper")});
+        const Ran r =
+            runIn(m_root.path(), binary,
+                  {QStringLiteral("new"), QStringLiteral("broken"), QStringLiteral("--from"),
+                   QStringLiteral("no_such_module_hk:f"), QStringLiteral("--shape"), QStringLiteral("8"),
+                   QStringLiteral("--out-dir"), QStringLiteral("fresh/deeper")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("No module named 'no_such_module_hk'"), r.err.constData());
         QVERIFY2(r.err.contains("nothing was written"), r.err.constData());
         QVERIFY(!QFileInfo::exists(m_root.filePath(QStringLiteral("fresh"))));
 
-        const Ran missing = runIn(m_root.path(), binary,
-                                  {QStringLiteral("new"), QStringLiteral("broken"), QStringLiteral("--from"),
-                                   QStringLiteral("torch.nn.functional:no_such_function"), QStringLiteral("--shape"),
-                                   QStringLiteral("8"), QStringLiteral("--out-dir"), QStringLiteral("targets")});
+        const Ran missing =
+            runIn(m_root.path(), binary,
+                  {QStringLiteral("new"), QStringLiteral("broken"), QStringLiteral("--from"),
+                   QStringLiteral("torch.nn.functional:no_such_function"), QStringLiteral("--shape"),
+                   QStringLiteral("8"), QStringLiteral("--out-dir"), QStringLiteral("targets")});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY2(missing.err.contains("no_such_function"), missing.err.constData());
         QVERIFY(!QFileInfo::exists(target(QStringLiteral("broken_baseline.py"))));
@@ -278,8 +319,9 @@ private Q_SLOTS:
 
     void forceOverwrites()
     {
-        const QStringList args = {QStringLiteral("new"), QStringLiteral("gelu"), QStringLiteral("--from"),
-                                  QStringLiteral("torch.nn.functional:gelu"), QStringLiteral("--shape"), QStringLiteral("128"),
+        const QStringList args = {QStringLiteral("new"),       QStringLiteral("gelu"),
+                                  QStringLiteral("--from"),    QStringLiteral("torch.nn.functional:gelu"),
+                                  QStringLiteral("--shape"),   QStringLiteral("128"),
                                   QStringLiteral("--out-dir"), QStringLiteral("targets")};
         const Ran refused = runIn(m_root.path(), binary, args);
         QCOMPARE(refused.exitCode, 1);

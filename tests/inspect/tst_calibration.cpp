@@ -25,11 +25,15 @@ Json calibration(const char *uuid, double copy, const char *when)
     }
     if (!j.is_object()) {
         // The shape hotkernel-calibrate prints (core/native/calibrate.cu), with the H200's figures.
-        j = Json{{"tool", "hotkernel-calibrate"}, {"format", 1}, {"ok", true}, {"card", "NVIDIA H200"},
-                 {"figures", {{"copy_gbs", {{"value", 4140.0}, {"unit", "GB/s"}, {"method", "m"}}},
-                              {"read_gbs", {{"value", 4300.0}, {"unit", "GB/s"}, {"method", "m"}}},
-                              {"bf16_tflops", {{"value", 804.0}, {"unit", "TFLOP/s"}, {"method", "m"}}},
-                              {"fp16_tflops", {{"value", 790.0}, {"unit", "TFLOP/s"}, {"method", "m"}}}}}};
+        j = Json{{"tool", "hotkernel-calibrate"},
+                 {"format", 1},
+                 {"ok", true},
+                 {"card", "NVIDIA H200"},
+                 {"figures",
+                  {{"copy_gbs", {{"value", 4140.0}, {"unit", "GB/s"}, {"method", "m"}}},
+                   {"read_gbs", {{"value", 4300.0}, {"unit", "GB/s"}, {"method", "m"}}},
+                   {"bf16_tflops", {{"value", 804.0}, {"unit", "TFLOP/s"}, {"method", "m"}}},
+                   {"fp16_tflops", {{"value", 790.0}, {"unit", "TFLOP/s"}, {"method", "m"}}}}}};
     }
     j["uuid"] = uuid;
     j["measured_at"] = when;
@@ -89,22 +93,31 @@ void TestCalibration::saveAndLoadByUuid()
     QVERIFY(!CalibrationStore::load(QStringLiteral("GPU-b"), m_work.path()));
     // A UUID cannot climb out of the directory.
     const QString escaped = CalibrationStore::userPath(QStringLiteral("../../etc/x"));
-    QCOMPARE(QFileInfo(escaped).absolutePath(), QFileInfo(CalibrationStore::userDirectory() + QStringLiteral("/x")).absolutePath());
+    QCOMPARE(QFileInfo(escaped).absolutePath(),
+             QFileInfo(CalibrationStore::userDirectory() + QStringLiteral("/x")).absolutePath());
     QVERIFY(!escaped.contains(QLatin1String("..")));
 }
 
 void TestCalibration::recordedCopyWinsWhenUuidMatches()
 {
     QString error;
-    QVERIFY(!CalibrationStore::saveRecord(calibration("GPU-a", 4140, "2026-12-02T11:00:00Z"), m_work.path(), &error).isEmpty());
-    QVERIFY(!CalibrationStore::saveRecord(calibration("GPU-a", 4120, "2026-12-02T09:00:00Z"), m_work.path(), &error).isEmpty());
-    QVERIFY(!CalibrationStore::saveRecord(calibration("GPU-other", 3000, "2026-12-02T12:00:00Z"), m_work.path(), &error).isEmpty());
-    const QStringList files = QDir(CalibrationStore::recordDirectory(m_work.path())).entryList({QStringLiteral("h200-sxm-*.json")});
+    QVERIFY(!CalibrationStore::saveRecord(calibration("GPU-a", 4140, "2026-12-02T11:00:00Z"), m_work.path(),
+                                          &error)
+                 .isEmpty());
+    QVERIFY(!CalibrationStore::saveRecord(calibration("GPU-a", 4120, "2026-12-02T09:00:00Z"), m_work.path(),
+                                          &error)
+                 .isEmpty());
+    QVERIFY(!CalibrationStore::saveRecord(calibration("GPU-other", 3000, "2026-12-02T12:00:00Z"),
+                                          m_work.path(), &error)
+                 .isEmpty());
+    const QStringList files =
+        QDir(CalibrationStore::recordDirectory(m_work.path())).entryList({QStringLiteral("h200-sxm-*.json")});
     QVERIFY2(!files.isEmpty(), "recorded copies are named after the card-table row");
     const auto loaded = CalibrationStore::load(QStringLiteral("GPU-a"), m_work.path());
     QVERIFY(loaded);
     QVERIFY(loaded->origin.contains(QLatin1String("results/calibration/")));
-    QCOMPARE(loaded->data["figures"]["copy_gbs"]["value"].get<double>(), 4140.0); // the newest of the matching ones
+    QCOMPARE(loaded->data["figures"]["copy_gbs"]["value"].get<double>(),
+             4140.0); // the newest of the matching ones
 }
 
 void TestCalibration::loadForCardModel()

@@ -26,8 +26,8 @@ private Q_SLOTS:
 void TestCardTable::requiredCardsArePresent()
 {
     const QStringList ids = CardTable::builtin().ids();
-    for (const char *id : {"h200-sxm", "h100-sxm", "h100-pcie", "a100-sxm-80gb", "l40s", "l4", "b200", "rtx-5090",
-                           "rtx-4090", "rtx-3090"})
+    for (const char *id : {"h200-sxm", "h100-sxm", "h100-pcie", "a100-sxm-80gb", "l40s", "l4", "b200",
+                           "rtx-5090", "rtx-4090", "rtx-3090"})
         QVERIFY2(ids.contains(QString::fromLatin1(id)), id);
 }
 
@@ -51,7 +51,8 @@ void TestCardTable::everyRowHasEveryFigureWithASource()
         // What roofline needs for every card: bandwidth and the fp32/tf32/bf16/fp16 peaks.
         QVERIFY2(card.bandwidthBytesPerSecond(), qPrintable(card.id));
         for (const char *dtype : {"fp32", "tf32", "bf16", "fp16"})
-            QVERIFY2(card.peakFlopsPerSecond(QString::fromLatin1(dtype)), qPrintable(card.id + QLatin1Char(' ') + QLatin1String(dtype)));
+            QVERIFY2(card.peakFlopsPerSecond(QString::fromLatin1(dtype)),
+                     qPrintable(card.id + QLatin1Char(' ') + QLatin1String(dtype)));
     }
 }
 

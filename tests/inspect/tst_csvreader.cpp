@@ -72,7 +72,8 @@ private Q_SLOTS:
         QVERIFY(csv.readRow());
         QCOMPARE(csv.text(4), QStringLiteral("Kernel Name"));
         QVERIFY(csv.readRow());
-        QCOMPARE(csv.text(4), QStringLiteral("void scaled_add<float, 4, 113>(const T1 *, T1 *, Pair<T1, 2>, int)"));
+        QCOMPARE(csv.text(4),
+                 QStringLiteral("void scaled_add<float, 4, 113>(const T1 *, T1 *, Pair<T1, 2>, int)"));
         QCOMPARE(csv.text(7), QStringLiteral("(256, 1, 1)"));
     }
 };

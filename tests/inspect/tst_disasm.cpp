@@ -18,14 +18,15 @@ class TestDisasm : public QObject
 private:
     void requireTools()
     {
-        if (CudaTools::find(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP")).isEmpty()
-            || CudaTools::find(QStringLiteral("nvdisasm"), QStringLiteral("HOTKERNEL_NVDISASM")).isEmpty())
+        if (CudaTools::find(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP")).isEmpty() ||
+            CudaTools::find(QStringLiteral("nvdisasm"), QStringLiteral("HOTKERNEL_NVDISASM")).isEmpty())
             QSKIP("cuobjdump/nvdisasm not found (run packaging/setup-deps.sh for the wheels)");
     }
     static void checkSchema(Session &session, const ToolResult &r)
     {
         const ToolSpec *spec = session.tools().find(QStringLiteral("disasm"));
-        QCOMPARE(SchemaValidator::validate(spec->outputSchema, r.structured, QStringLiteral("result")), QString());
+        QCOMPARE(SchemaValidator::validate(spec->outputSchema, r.structured, QStringLiteral("result")),
+                 QString());
     }
 
 private Q_SLOTS:
@@ -33,7 +34,8 @@ private Q_SLOTS:
     {
         requireTools();
         Session session(inspectSessionOptions(inspectFixturePath(QString())));
-        const ToolResult r = callInspectTool(session, QStringLiteral("disasm"), Json{{"target", "local/kernels.cubin"}, {"list", true}});
+        const ToolResult r = callInspectTool(session, QStringLiteral("disasm"),
+                                             Json{{"target", "local/kernels.cubin"}, {"list", true}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         checkSchema(session, r);
         QCOMPARE(r.structured["functions"].size(), size_t(3));
@@ -41,7 +43,8 @@ private Q_SLOTS:
         for (const Json &f : r.structured["functions"])
             demangled.append(toQt(f["demangled"].get<std::string>()));
         QVERIFY(demangled.contains(QStringLiteral("copy_rows")));
-        QVERIFY(demangled.contains(QStringLiteral("void scale_add<double, 2>(double*, double const*, double const*, double, int)")));
+        QVERIFY(demangled.contains(
+            QStringLiteral("void scale_add<double, 2>(double*, double const*, double const*, double, int)")));
         QVERIFY(r.text.contains(QStringLiteral("copy_rows")));
         QVERIFY(!r.structured.contains("function"));
     }
@@ -58,8 +61,10 @@ private Q_SLOTS:
         QFETCH(QString, tool);
         Session session(inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r = callInspectTool(session, QStringLiteral("disasm"),
-                                             Json{{"target", "local/kernels.cubin"}, {"function", "copy_rows"},
-                                                  {"tool", toStd(tool)}, {"max_lines", 5}});
+                                             Json{{"target", "local/kernels.cubin"},
+                                                  {"function", "copy_rows"},
+                                                  {"tool", toStd(tool)},
+                                                  {"max_lines", 5}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         checkSchema(session, r);
         const Json &f = r.structured["function"];
@@ -79,8 +84,9 @@ private Q_SLOTS:
     {
         requireTools();
         Session session(inspectSessionOptions(inspectFixturePath(QString())));
-        const ToolResult r = callInspectTool(session, QStringLiteral("disasm"),
-                                             Json{{"target", "local/kernels.cubin"}, {"function", "no_such_kernel"}});
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("disasm"),
+                            Json{{"target", "local/kernels.cubin"}, {"function", "no_such_kernel"}});
         QVERIFY(r.isError);
         QVERIFY(r.text.contains(QStringLiteral("copy_rows")));
     }
@@ -88,8 +94,9 @@ private Q_SLOTS:
     void ptxFile()
     {
         Session session(inspectSessionOptions(inspectFixturePath(QString())));
-        const ToolResult r = callInspectTool(session, QStringLiteral("disasm"),
-                                             Json{{"target", "local/kernels.ptx"}, {"level", "ptx"}, {"function", "double"}});
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("disasm"),
+                            Json{{"target", "local/kernels.ptx"}, {"level", "ptx"}, {"function", "double"}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         HK_JSON_COMPARE(r.structured["function"]["name"], "_Z9scale_addIdLi2EEvPT_PKS0_S3_S0_i");
         QVERIFY(r.structured["function"]["instruction_count"].get<int>() > 10);
@@ -126,8 +133,9 @@ private Q_SLOTS:
         requireTools();
         qputenv("TRITON_CACHE_DIR", inspectFixturePath(QString()).toUtf8());
         Session session(inspectSessionOptions(inspectFixturePath(QString())));
-        const ToolResult r = callInspectTool(session, QStringLiteral("disasm"),
-                                             Json{{"target", "triton-cache"}, {"function", "rmsnorm"}, {"max_lines", 20}});
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("disasm"),
+                            Json{{"target", "triton-cache"}, {"function", "rmsnorm"}, {"max_lines", 20}});
         qunsetenv("TRITON_CACHE_DIR");
         QVERIFY2(!r.isError, qPrintable(r.text));
         checkSchema(session, r);
@@ -144,7 +152,8 @@ private Q_SLOTS:
     void missingToolIsActionable()
     {
         try {
-            CudaTools::require(QStringLiteral("cuobjdump-not-installed"), QStringLiteral("HOTKERNEL_CUOBJDUMP_MISSING"));
+            CudaTools::require(QStringLiteral("cuobjdump-not-installed"),
+                               QStringLiteral("HOTKERNEL_CUOBJDUMP_MISSING"));
             QFAIL("a missing tool must throw");
         } catch (const UserError &e) {
             QVERIFY(e.message().contains(QStringLiteral("HOTKERNEL_CUOBJDUMP_MISSING")));

@@ -12,8 +12,8 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QTimer>
 #include <QTest>
+#include <QTimer>
 
 using namespace hotkernel;
 
@@ -30,7 +30,8 @@ ToolResult callTool(Session &session, const QString &tool, Json arguments)
 
 QString outputProblem(Session &session, const QString &tool, const ToolResult &r)
 {
-    return SchemaValidator::validate(session.tools().find(tool)->outputSchema, r.structured, QStringLiteral("result"));
+    return SchemaValidator::validate(session.tools().find(tool)->outputSchema, r.structured,
+                                     QStringLiteral("result"));
 }
 
 } // namespace
@@ -72,7 +73,8 @@ void TestGpuProbe::snapshotWithoutDriver()
     QVERIFY(ticks > 0); // the probe ran off this thread / asynchronously; the loop kept turning
     QCOMPARE(result->value("available", true), false);
     const QString reason = stringField(*result, "reason");
-    QVERIFY2(reason.contains(QLatin1String("NVML")) && reason.contains(QLatin1String("nvidia-smi")), qPrintable(reason));
+    QVERIFY2(reason.contains(QLatin1String("NVML")) && reason.contains(QLatin1String("nvidia-smi")),
+             qPrintable(reason));
 }
 
 void TestGpuProbe::gpuInfoWithoutGpu()
@@ -93,13 +95,18 @@ void TestGpuProbe::rooflineWithoutGpuNeedsACard()
     Session session(SessionOptions{m_dir.path(), {}, 500});
     const ToolResult r = callTool(session, QStringLiteral("roofline"), Json{{"flops", 1e9}, {"bytes", 1e8}});
     QVERIFY(r.isError);
-    QVERIFY2(r.text.contains(QLatin1String("no GPU here")) && r.text.contains(QLatin1String("h200-sxm")), qPrintable(r.text));
+    QVERIFY2(r.text.contains(QLatin1String("no GPU here")) && r.text.contains(QLatin1String("h200-sxm")),
+             qPrintable(r.text));
 }
 
 void TestGpuProbe::rooflineWithCardUsesSpecThenRecordedCalibration()
 {
     Session session(SessionOptions{m_dir.path(), {}, 500});
-    const Json args{{"card", "NVIDIA H200"}, {"dtype", "bf16"}, {"flops", 4.0 * 4096 * 8192}, {"bytes", 2.0 * 4096 * 8192 * 2}, {"ms", 0.0327}};
+    const Json args{{"card", "NVIDIA H200"},
+                    {"dtype", "bf16"},
+                    {"flops", 4.0 * 4096 * 8192},
+                    {"bytes", 2.0 * 4096 * 8192 * 2},
+                    {"ms", 0.0327}};
     ToolResult r = callTool(session, QStringLiteral("roofline"), args);
     QVERIFY2(!r.isError, qPrintable(r.text));
     QCOMPARE(r.structured["card"]["id"].get<std::string>(), std::string("h200-sxm"));
@@ -110,10 +117,15 @@ void TestGpuProbe::rooflineWithCardUsesSpecThenRecordedCalibration()
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
 
     // A calibration of another H200 recorded here (results/calibration/) stands in for this model.
-    const Json calibration{{"tool", "hotkernel-calibrate"}, {"format", 1}, {"ok", true}, {"card", "NVIDIA H200"},
-                           {"uuid", "GPU-00000000-0000-0000-0000-000000000000"}, {"measured_at", "2026-12-02T10:00:00Z"},
-                           {"figures", {{"copy_gbs", {{"value", 4140.0}, {"unit", "GB/s"}, {"method", "test"}}},
-                                        {"bf16_tflops", {{"value", 804.0}, {"unit", "TFLOP/s"}, {"method", "test"}}}}}};
+    const Json calibration{{"tool", "hotkernel-calibrate"},
+                           {"format", 1},
+                           {"ok", true},
+                           {"card", "NVIDIA H200"},
+                           {"uuid", "GPU-00000000-0000-0000-0000-000000000000"},
+                           {"measured_at", "2026-12-02T10:00:00Z"},
+                           {"figures",
+                            {{"copy_gbs", {{"value", 4140.0}, {"unit", "GB/s"}, {"method", "test"}}},
+                             {"bf16_tflops", {{"value", 804.0}, {"unit", "TFLOP/s"}, {"method", "test"}}}}}};
     QString error;
     QVERIFY2(!CalibrationStore::saveRecord(calibration, m_dir.path(), &error).isEmpty(), qPrintable(error));
     r = callTool(session, QStringLiteral("roofline"), args);
@@ -127,9 +139,11 @@ void TestGpuProbe::rooflineWithCardUsesSpecThenRecordedCalibration()
 void TestGpuProbe::rooflineUnknownCardListsKnownOnes()
 {
     Session session(SessionOptions{m_dir.path(), {}, 500});
-    ToolResult r = callTool(session, QStringLiteral("roofline"), Json{{"card", "Voodoo 2"}, {"flops", 1}, {"bytes", 1}});
+    ToolResult r =
+        callTool(session, QStringLiteral("roofline"), Json{{"card", "Voodoo 2"}, {"flops", 1}, {"bytes", 1}});
     QVERIFY(r.isError);
-    QVERIFY2(r.text.contains(QLatin1String("Voodoo 2")) && r.text.contains(QLatin1String("rtx-3090")), qPrintable(r.text));
+    QVERIFY2(r.text.contains(QLatin1String("Voodoo 2")) && r.text.contains(QLatin1String("rtx-3090")),
+             qPrintable(r.text));
     r = callTool(session, QStringLiteral("roofline"), Json{{"card", "h100-sxm"}, {"flops", 1}, {"bytes", 0}});
     QVERIFY(r.isError);
     QVERIFY2(r.text.contains(QLatin1String("bytes must be greater than 0")), qPrintable(r.text));

@@ -16,10 +16,13 @@ private Q_SLOTS:
     // Three profiled launches of one templated kernel; ncu names it with casts: "(int)4, (char)113".
     void sourcePage()
     {
-        const auto reports = NcuSourceParser::parse(readInspectFixture(QStringLiteral("templated.ncu-source-sass.csv")));
+        const auto reports =
+            NcuSourceParser::parse(readInspectFixture(QStringLiteral("templated.ncu-source-sass.csv")));
         QCOMPARE(reports.size(), size_t(1));
         const SourceReport &r = reports[0];
-        QCOMPARE(r.kernelName, QStringLiteral("void scaled_add<float, (int)4, (char)113>(const T1 *, T1 *, Pair<T1, (int)2>, int)"));
+        QCOMPARE(r.kernelName,
+                 QStringLiteral(
+                     "void scaled_add<float, (int)4, (char)113>(const T1 *, T1 *, Pair<T1, (int)2>, int)"));
         QCOMPARE(r.launches, 3);
         QCOMPARE(r.rows.size(), size_t(64));
         QCOMPARE(r.totalSamples, qint64(85312));
@@ -29,7 +32,8 @@ private Q_SLOTS:
     void attachTemplated()
     {
         auto functions = SassParser::parseSass(readInspectFixture(QStringLiteral("templated.nvdisasm.txt")));
-        const auto reports = NcuSourceParser::parse(readInspectFixture(QStringLiteral("templated.ncu-source-sass.csv")));
+        const auto reports =
+            NcuSourceParser::parse(readInspectFixture(QStringLiteral("templated.ncu-source-sass.csv")));
         SassFunction &f = functions[0];
         const SourceReport *report = HotInstructions::pick(reports, f);
         QVERIFY(report);
@@ -55,8 +59,10 @@ private Q_SLOTS:
 
     void attachTriton()
     {
-        auto functions = SassParser::parseSass(readInspectFixture(QStringLiteral("triton-rmsnorm.cuobjdump-sass.txt")));
-        const auto reports = NcuSourceParser::parse(readInspectFixture(QStringLiteral("triton-rmsnorm.ncu-source-sass.csv")));
+        auto functions =
+            SassParser::parseSass(readInspectFixture(QStringLiteral("triton-rmsnorm.cuobjdump-sass.txt")));
+        const auto reports =
+            NcuSourceParser::parse(readInspectFixture(QStringLiteral("triton-rmsnorm.ncu-source-sass.csv")));
         QCOMPARE(reports.size(), size_t(1));
         const AttachSummary s = HotInstructions::attach(functions[0], reports[0]);
         QCOMPARE(s.matched, 320);
@@ -71,10 +77,13 @@ private Q_SLOTS:
 
     void baseName()
     {
-        QCOMPARE(HotInstructions::baseName(QStringLiteral("void scaled_add<float, (int)4>(const T1 *)")), QStringLiteral("scaled_add"));
-        QCOMPARE(HotInstructions::baseName(QStringLiteral("void at::native::vectorized_elementwise_kernel<4>(int)")),
+        QCOMPARE(HotInstructions::baseName(QStringLiteral("void scaled_add<float, (int)4>(const T1 *)")),
+                 QStringLiteral("scaled_add"));
+        QCOMPARE(HotInstructions::baseName(
+                     QStringLiteral("void at::native::vectorized_elementwise_kernel<4>(int)")),
                  QStringLiteral("vectorized_elementwise_kernel"));
-        QCOMPARE(HotInstructions::baseName(QStringLiteral("rmsnorm_kernel")), QStringLiteral("rmsnorm_kernel"));
+        QCOMPARE(HotInstructions::baseName(QStringLiteral("rmsnorm_kernel")),
+                 QStringLiteral("rmsnorm_kernel"));
     }
 };
 

@@ -17,7 +17,8 @@
 using namespace hotkernel;
 
 namespace {
-const QString kTemplated = QStringLiteral("void scaled_add<float, 4, 113>(const T1 *, T1 *, Pair<T1, 2>, int)");
+const QString kTemplated =
+    QStringLiteral("void scaled_add<float, 4, 113>(const T1 *, T1 *, Pair<T1, 2>, int)");
 }
 
 class TestNcuParsers : public QObject
@@ -69,14 +70,17 @@ private Q_SLOTS:
     // Twelve launches of eight PyTorch kernels, with lambdas and nested templates in their names.
     void detailsEager()
     {
-        const KernelTable table = NcuDetailsParser::parse(readInspectFixture(QStringLiteral("eager.ncu-details.csv")));
+        const KernelTable table =
+            NcuDetailsParser::parse(readInspectFixture(QStringLiteral("eager.ncu-details.csv")));
         QCOMPARE(table.kernels.size(), size_t(9));
         QVERIFY(qAbs(table.totalNs - 739110.0) < 0.5);
         const KernelStat &top = table.kernels[0];
-        QVERIFY(top.name.startsWith(QStringLiteral("void unnamed>::distribution_elementwise_grid_stride_kernel<float, 4,")));
+        QVERIFY(top.name.startsWith(
+            QStringLiteral("void unnamed>::distribution_elementwise_grid_stride_kernel<float, 4,")));
         QCOMPARE(top.calls, 3);
         QVERIFY(qAbs(top.totalNs - 242530.0) < 0.5);
-        QCOMPARE(top.boundHint, QStringLiteral("compute")); // SM 75-76% on its two long launches (duration-weighted)
+        QCOMPARE(top.boundHint,
+                 QStringLiteral("compute")); // SM 75-76% on its two long launches (duration-weighted)
         QVERIFY(table.kernels[0].totalNs >= table.kernels[1].totalNs);
         double shares = 0;
         for (const KernelStat &k : table.kernels)
@@ -87,8 +91,10 @@ private Q_SLOTS:
     // --print-units base: durations in nanoseconds with thousands separators ("81,632").
     void detailsBaseUnitsAgree()
     {
-        const KernelTable scaled = NcuDetailsParser::parse(readInspectFixture(QStringLiteral("eager.ncu-details.csv")));
-        const KernelTable base = NcuDetailsParser::parse(readInspectFixture(QStringLiteral("eager.ncu-details-base-units.csv")));
+        const KernelTable scaled =
+            NcuDetailsParser::parse(readInspectFixture(QStringLiteral("eager.ncu-details.csv")));
+        const KernelTable base =
+            NcuDetailsParser::parse(readInspectFixture(QStringLiteral("eager.ncu-details-base-units.csv")));
         QCOMPARE(base.kernels.size(), scaled.kernels.size());
         QVERIFY(qAbs(base.totalNs - 739104.0) < 0.5);
         for (size_t i = 0; i < base.kernels.size(); ++i) {
@@ -130,12 +136,14 @@ private Q_SLOTS:
         QCOMPARE(table.source, QStringLiteral("ncu-raw"));
         QCOMPARE(table.kernels[0].boundHint, QStringLiteral("memory"));
 
-        const KernelTable eager = NcuRawParser::parse(readInspectFixture(QStringLiteral("eager.ncu-raw.csv")));
+        const KernelTable eager =
+            NcuRawParser::parse(readInspectFixture(QStringLiteral("eager.ncu-raw.csv")));
         QCOMPARE(eager.kernels.size(), size_t(9));
         QVERIFY(!eager.kernels[0].flops && !eager.kernels[0].dramBytes); // default sections: no counters
         QVERIFY(qAbs(eager.totalNs - 739104.0) < 0.5);
 
-        const KernelTable triton = NcuRawParser::parse(readInspectFixture(QStringLiteral("triton-rmsnorm.ncu-raw.csv")));
+        const KernelTable triton =
+            NcuRawParser::parse(readInspectFixture(QStringLiteral("triton-rmsnorm.ncu-raw.csv")));
         QCOMPARE(triton.kernels.size(), size_t(1));
         QCOMPARE(triton.kernels[0].name, QStringLiteral("rmsnorm_kernel"));
         QCOMPARE(triton.kernels[0].registersPerThread.value(), 64);
@@ -152,7 +160,8 @@ private Q_SLOTS:
         } catch (const UserError &e) {
             QVERIFY(e.message().contains(QStringLiteral("--page details")));
         }
-        QVERIFY_THROWS_EXCEPTION(UserError, NcuDetailsParser::parse(readInspectFixture(QStringLiteral("templated.ncu-raw.csv"))));
+        QVERIFY_THROWS_EXCEPTION(
+            UserError, NcuDetailsParser::parse(readInspectFixture(QStringLiteral("templated.ncu-raw.csv"))));
     }
 
     // --print-summary per-kernel: min/max/average per (kernel, grid, block); the two grids of the
@@ -166,7 +175,8 @@ private Q_SLOTS:
         QCOMPARE(table.kernels.size(), size_t(9));
         QVERIFY(qAbs(table.totalNs - 739130.0) < 1.0);
         const KernelStat &top = table.kernels[0];
-        QVERIFY(top.name.startsWith(QStringLiteral("void unnamed>::distribution_elementwise_grid_stride_kernel")));
+        QVERIFY(top.name.startsWith(
+            QStringLiteral("void unnamed>::distribution_elementwise_grid_stride_kernel")));
         QCOMPARE(top.calls, 3);
         QCOMPARE(top.minNs, 2500.0);
         QCOMPARE(top.maxNs, 158400.0);
@@ -176,7 +186,8 @@ private Q_SLOTS:
     // runs on any nsys capture the lead adds as *.nsys-kernsum.csv.
     void nsysKernSum()
     {
-        const QStringList files = QDir(inspectFixturePath(QString())).entryList({QStringLiteral("*.nsys-kernsum*.csv")});
+        const QStringList files =
+            QDir(inspectFixturePath(QString())).entryList({QStringLiteral("*.nsys-kernsum*.csv")});
         if (files.isEmpty())
             QSKIP("no real nsys cuda_gpu_kern_sum capture (nsys is not installed on the GPU machine)");
         for (const QString &file : files) {

@@ -5,9 +5,9 @@
 #include "inspect/nvidiasmiparser.h"
 
 #include <QFile>
-#include <algorithm>
 #include <QRegularExpression>
 #include <QTest>
+#include <algorithm>
 
 using namespace hotkernel;
 
@@ -19,10 +19,11 @@ QByteArray capture(const char *name)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-#define REQUIRE_CAPTURE(var, name)                                                                                     \
-    const QByteArray var = capture(name);                                                                              \
-    if (var.isEmpty())                                                                                                 \
-        QSKIP("tests/data/inspect/" name " is not captured yet: run tests/gpu/run_native.sh on the GPU machine and "   \
+#define REQUIRE_CAPTURE(var, name)                                                                           \
+    const QByteArray var = capture(name);                                                                    \
+    if (var.isEmpty())                                                                                       \
+        QSKIP("tests/data/inspect/" name                                                                     \
+              " is not captured yet: run tests/gpu/run_native.sh on the GPU machine and "                    \
               "copy its output there");
 
 } // namespace
@@ -52,8 +53,11 @@ void TestNvidiaSmi::queryWithoutHeader()
     QVERIFY(!stringField(g, "driver").isEmpty());
     QVERIFY(g["memory_total_mib"].is_number() && g["memory_total_mib"].get<double>() > 1000);
     QVERIFY(g["power_limit_w"].is_number() && g["power_limit_w"].get<double>() > 0);
-    QVERIFY(QRegularExpression(QStringLiteral("^\\d+\\.\\d+$")).match(stringField(g, "compute_capability")).hasMatch());
-    QVERIFY(g["max_sm_clock_mhz"].is_number() && g["max_sm_clock_mhz"].get<double>() >= g["sm_clock_mhz"].get<double>());
+    QVERIFY(QRegularExpression(QStringLiteral("^\\d+\\.\\d+$"))
+                .match(stringField(g, "compute_capability"))
+                .hasMatch());
+    QVERIFY(g["max_sm_clock_mhz"].is_number() &&
+            g["max_sm_clock_mhz"].get<double>() >= g["sm_clock_mhz"].get<double>());
     QVERIFY(g["temperature_c"].is_number());
     QVERIFY(g["throttle_reasons"].is_array());
 }
@@ -66,7 +70,8 @@ void TestNvidiaSmi::queryWithHeaderMatchesByName()
     const std::vector<Json> b = NvidiaSmiParser::parseGpus(without);
     QCOMPARE(a.size(), b.size()); // the header line is not taken for a GPU
     // Fields that do not change between two captures a second apart.
-    for (const char *key : {"name", "uuid", "driver", "memory_total_mib", "power_limit_w", "compute_capability", "max_sm_clock_mhz"})
+    for (const char *key : {"name", "uuid", "driver", "memory_total_mib", "power_limit_w",
+                            "compute_capability", "max_sm_clock_mhz"})
         QVERIFY2(a.front()[key] == b.front()[key], key);
     // Columns in another order are matched by their header names.
     QStringList reversed = NvidiaSmiParser::queryFields();
@@ -101,9 +106,10 @@ void TestNvidiaSmi::withUnitsMatchesNoUnits()
     // once `--format=csv,noheader,nounits`.
     REQUIRE_CAPTURE(withUnits, "nvidia-smi-query.csv");
     REQUIRE_CAPTURE(plain, "nvidia-smi-query-nounits.csv");
-    const QStringList fields = QStringLiteral("name,uuid,driver_version,memory.total,power.limit,compute_cap,clocks.max.sm,"
-                                              "clocks.sm,clocks.mem,temperature.gpu,clocks_event_reasons.active,pci.bus_id")
-                                   .split(QLatin1Char(','));
+    const QStringList fields =
+        QStringLiteral("name,uuid,driver_version,memory.total,power.limit,compute_cap,clocks.max.sm,"
+                       "clocks.sm,clocks.mem,temperature.gpu,clocks_event_reasons.active,pci.bus_id")
+            .split(QLatin1Char(','));
     const std::vector<Json> a = NvidiaSmiParser::parseGpus(withUnits, fields);
     const std::vector<Json> b = NvidiaSmiParser::parseGpus(plain, fields);
     QCOMPARE(a.size(), size_t(1));

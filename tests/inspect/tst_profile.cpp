@@ -19,7 +19,11 @@ class TestProfile : public QObject
 private:
     QTemporaryDir m_dir;
 
-    static bool haveGpu() { return QFile::exists(QStringLiteral("/dev/nvidia0")) || QFile::exists(QStringLiteral("/dev/nvidiactl")); }
+    static bool haveGpu()
+    {
+        return QFile::exists(QStringLiteral("/dev/nvidia0")) ||
+               QFile::exists(QStringLiteral("/dev/nvidiactl"));
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -38,7 +42,8 @@ private Q_SLOTS:
     void torchTraceOnGpu()
     {
         Session session(inspectSessionOptions(m_dir.path()));
-        const ToolResult r = callInspectTool(session, QStringLiteral("torch_trace"), Json{{"script", "work.py"}}, 300000);
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("torch_trace"), Json{{"script", "work.py"}}, 300000);
         QVERIFY2(!r.isError, qPrintable(r.text));
         HK_JSON_COMPARE(r.structured["device"], "cuda");
         QVERIFY(!r.structured["kernels"].empty());
@@ -55,15 +60,20 @@ private Q_SLOTS:
             QSKIP("ncu is not installed");
         Session session(inspectSessionOptions(m_dir.path()));
         const ToolResult r = callInspectTool(session, QStringLiteral("profile"),
-                                             Json{{"command", Json::array({"work.py"})}, {"tool", "ncu"}, {"kernel_regex", "SoftMax"},
-                                                  {"launch_count", 1}, {"name", "softmax"}},
+                                             Json{{"command", Json::array({"work.py"})},
+                                                  {"tool", "ncu"},
+                                                  {"kernel_regex", "SoftMax"},
+                                                  {"launch_count", 1},
+                                                  {"name", "softmax"}},
                                              600000);
         if (r.isError && r.text.contains(QStringLiteral("ERR_NVGPUCTRPERM")))
             QSKIP("performance counters are restricted on this machine");
         QVERIFY2(!r.isError, qPrintable(r.text));
-        QCOMPARE(SchemaValidator::validate(session.tools().find(QStringLiteral("profile"))->outputSchema, r.structured,
-                                           QStringLiteral("result")), QString());
-        HK_JSON_COMPARE(r.structured["report"], toStd(m_dir.path() + QStringLiteral("/profiles/softmax.ncu-rep")));
+        QCOMPARE(SchemaValidator::validate(session.tools().find(QStringLiteral("profile"))->outputSchema,
+                                           r.structured, QStringLiteral("result")),
+                 QString());
+        HK_JSON_COMPARE(r.structured["report"],
+                        toStd(m_dir.path() + QStringLiteral("/profiles/softmax.ncu-rep")));
         QVERIFY(QFileInfo::exists(toQt(r.structured["summary_csv"].get<std::string>())));
         QCOMPARE(r.structured["kernels"].size(), size_t(1));
         QVERIFY(r.structured["kernels"][0]["name"].get<std::string>().find("SoftMax") != std::string::npos);
@@ -75,8 +85,9 @@ private Q_SLOTS:
         if (CudaTools::tracerLibrary().isEmpty())
             QSKIP("libhotkernel_tracer.so was not built (no CUDA Toolkit with CUPTI at build time)");
         Session session(inspectSessionOptions(m_dir.path()));
-        const ToolResult r = callInspectTool(session, QStringLiteral("profile"),
-                                             Json{{"command", Json::array({"work.py"})}, {"tool", "trace"}, {"name", "traced"}}, 300000);
+        const ToolResult r = callInspectTool(
+            session, QStringLiteral("profile"),
+            Json{{"command", Json::array({"work.py"})}, {"tool", "trace"}, {"name", "traced"}}, 300000);
         QVERIFY2(!r.isError, qPrintable(r.text));
         HK_JSON_COMPARE(r.structured["source"], "trace");
         QVERIFY(r.structured["kernel_count"].get<int>() >= 2);

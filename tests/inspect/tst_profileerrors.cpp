@@ -31,11 +31,12 @@ private Q_SLOTS:
             QSKIP("an ncu is installed in a fixed place on this machine, so it cannot be hidden");
 
         Session session(inspectSessionOptions(work.path()));
-        const ToolResult r = callInspectTool(session, QStringLiteral("profile"),
-                                             Json{{"command", Json::array({"python3", "work.py"})}, {"tool", "ncu"}});
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("profile"),
+                            Json{{"command", Json::array({"python3", "work.py"})}, {"tool", "ncu"}});
         QVERIFY(r.isError);
         QVERIFY2(r.text.contains(QStringLiteral("ncu was not found")), qPrintable(r.text));
-        QVERIFY2(r.text.contains(emptyBin.path()), qPrintable(r.text)); // where it looked
+        QVERIFY2(r.text.contains(emptyBin.path()), qPrintable(r.text));                 // where it looked
         QVERIFY2(r.text.contains(QStringLiteral("HOTKERNEL_NCU")), qPrintable(r.text)); // what to do
     }
 

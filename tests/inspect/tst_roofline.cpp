@@ -84,7 +84,8 @@ void TestRoofline::boundVerdict_data()
     QTest::newRow("rmsnorm") << 4 * n << 4 * n << QStringLiteral("memory");
     QTest::newRow("copy (0 flops)") << 0.0 << 2 * n << QStringLiteral("memory");
     // 8192^3 bf16 GEMM: 2*8192^3 FLOP over 3 * 8192^2 * 2 bytes = 2731 FLOP/byte.
-    QTest::newRow("gemm 8192") << 2.0 * 8192 * 8192 * 8192 << 3.0 * 8192 * 8192 * 2 << QStringLiteral("compute");
+    QTest::newRow("gemm 8192") << 2.0 * 8192 * 8192 * 8192 << 3.0 * 8192 * 8192 * 2
+                               << QStringLiteral("compute");
     // Exactly at the ridge (989.5e12 / 4.8e12 FLOP per byte): compute.
     QTest::newRow("at ridge") << 989.5e12 << 4.8e12 << QStringLiteral("compute");
     QTest::newRow("just below ridge") << 989.4e12 << 4.8e12 << QStringLiteral("memory");
@@ -163,7 +164,7 @@ void TestRoofline::chartData()
     q.label = QStringLiteral("rmsnorm");
     RooflineData d = Roofline::chartData(q, Roofline::estimate(q));
     QCOMPARE(d.ceilings.size(), size_t(4)); // spec and measured, bandwidth and compute
-    QVERIFY(d.points.empty()); // no time, no point
+    QVERIFY(d.points.empty());              // no time, no point
     for (const RooflineCeiling &c : d.ceilings)
         QVERIFY(c.value > 0);
     q.measuredMs = 0.05;
@@ -180,7 +181,8 @@ void TestRoofline::chartData()
 void TestRoofline::badInputSaysWhatToPass()
 {
     QString m = errorOf(query("h200-sxm", "int4", 1, 1));
-    QVERIFY2(m.contains(QLatin1String("int4")) && m.contains(QLatin1String("fp32, tf32, bf16, fp16, fp8")), qPrintable(m));
+    QVERIFY2(m.contains(QLatin1String("int4")) && m.contains(QLatin1String("fp32, tf32, bf16, fp16, fp8")),
+             qPrintable(m));
     m = errorOf(query("h200-sxm", "bf16", 1, 0));
     QVERIFY2(m.contains(QLatin1String("bytes must be greater than 0")), qPrintable(m));
     m = errorOf(query("h200-sxm", "bf16", 1, -5));

@@ -20,17 +20,21 @@ class TestSassParser : public QObject
 private Q_SLOTS:
     void opcode()
     {
-        QCOMPARE(SassParser::opcodeOf(QStringLiteral("@!P0 LDG.E R0, desc[UR4][R2.64]")), QStringLiteral("LDG.E"));
+        QCOMPARE(SassParser::opcodeOf(QStringLiteral("@!P0 LDG.E R0, desc[UR4][R2.64]")),
+                 QStringLiteral("LDG.E"));
         QCOMPARE(SassParser::opcodeOf(QStringLiteral("EXIT")), QStringLiteral("EXIT"));
         QCOMPARE(SassParser::opcodeOf(QStringLiteral("@%p1 bra $L__BB0_2")), QStringLiteral("bra"));
-        QCOMPARE(SassParser::demangle(kMangled), QStringLiteral("void scaled_add<float, 4, (char)113>(float const*, float*, Pair<float, 2>, int)"));
+        QCOMPARE(SassParser::demangle(kMangled),
+                 QStringLiteral(
+                     "void scaled_add<float, 4, (char)113>(float const*, float*, Pair<float, 2>, int)"));
         QCOMPARE(SassParser::demangle(QStringLiteral("rmsnorm_kernel")), QStringLiteral("rmsnorm_kernel"));
     }
 
     // cuobjdump -sass of an executable: two empty fatbin entries, then the function.
     void cuobjdumpTemplated()
     {
-        const auto functions = SassParser::parseSass(readInspectFixture(QStringLiteral("templated.cuobjdump-sass.txt")));
+        const auto functions =
+            SassParser::parseSass(readInspectFixture(QStringLiteral("templated.cuobjdump-sass.txt")));
         QCOMPARE(functions.size(), size_t(1));
         const SassFunction &f = functions[0];
         QCOMPARE(f.name, kMangled);
@@ -50,7 +54,8 @@ private Q_SLOTS:
     // nvdisasm -c: .text.<name> sections with branch labels, no encodings.
     void nvdisasmTemplated()
     {
-        const auto functions = SassParser::parseSass(readInspectFixture(QStringLiteral("templated.nvdisasm.txt")));
+        const auto functions =
+            SassParser::parseSass(readInspectFixture(QStringLiteral("templated.nvdisasm.txt")));
         QCOMPARE(functions.size(), size_t(1));
         const SassFunction &f = functions[0];
         QCOMPARE(f.name, kMangled);
@@ -65,8 +70,10 @@ private Q_SLOTS:
         QCOMPARE(labels, 2);
         QVERIFY(std::any_of(f.instructions.begin(), f.instructions.end(),
                             [](const SassInstruction &in) { return in.label == QLatin1String(".L_x_0"); }));
-        // Same code as cuobjdump printed (branch targets differ: nvdisasm names labels, cuobjdump prints offsets).
-        const auto viaCuobjdump = SassParser::parseSass(readInspectFixture(QStringLiteral("templated.cuobjdump-sass.txt")));
+        // Same code as cuobjdump printed (branch targets differ: nvdisasm names labels, cuobjdump prints
+        // offsets).
+        const auto viaCuobjdump =
+            SassParser::parseSass(readInspectFixture(QStringLiteral("templated.cuobjdump-sass.txt")));
         std::vector<QString> a;
         std::vector<QString> b;
         for (const auto &in : f.instructions)
@@ -75,33 +82,38 @@ private Q_SLOTS:
         for (const auto &in : viaCuobjdump[0].instructions)
             b.push_back(in.opcode);
         QCOMPARE(a, b);
-        QVERIFY(std::any_of(f.instructions.begin(), f.instructions.end(),
-                            [](const SassInstruction &in) { return in.text == QLatin1String("BRA `(.L_x_0)"); }));
+        QVERIFY(std::any_of(f.instructions.begin(), f.instructions.end(), [](const SassInstruction &in) {
+            return in.text == QLatin1String("BRA `(.L_x_0)");
+        }));
     }
 
     void triton()
     {
-        const auto cuobjdump = SassParser::parseSass(readInspectFixture(QStringLiteral("triton-rmsnorm.cuobjdump-sass.txt")));
+        const auto cuobjdump =
+            SassParser::parseSass(readInspectFixture(QStringLiteral("triton-rmsnorm.cuobjdump-sass.txt")));
         QCOMPARE(cuobjdump.size(), size_t(1));
         QCOMPARE(cuobjdump[0].name, QStringLiteral("rmsnorm_kernel"));
         QCOMPARE(cuobjdump[0].demangled, QStringLiteral("rmsnorm_kernel"));
         QCOMPARE(cuobjdump[0].arch, QStringLiteral("sm_90a"));
         QCOMPARE(cuobjdump[0].instructions.size(), size_t(320));
-        const auto nvdisasm = SassParser::parseSass(readInspectFixture(QStringLiteral("triton-rmsnorm.nvdisasm.txt")));
+        const auto nvdisasm =
+            SassParser::parseSass(readInspectFixture(QStringLiteral("triton-rmsnorm.nvdisasm.txt")));
         QCOMPARE(nvdisasm.size(), size_t(1));
         QCOMPARE(nvdisasm[0].instructions.size(), size_t(320 + 2)); // two labels
     }
 
     void tritonPtx()
     {
-        const auto functions = SassParser::parsePtx(readInspectFixture(QStringLiteral("triton-cache-rmsnorm/rmsnorm_kernel.ptx")));
+        const auto functions = SassParser::parsePtx(
+            readInspectFixture(QStringLiteral("triton-cache-rmsnorm/rmsnorm_kernel.ptx")));
         QCOMPARE(functions.size(), size_t(1));
         QCOMPARE(functions[0].name, QStringLiteral("rmsnorm_kernel"));
         QCOMPARE(functions[0].level, QStringLiteral("ptx"));
         QVERIFY(functions[0].arch.startsWith(QStringLiteral("sm_90")));
         QVERIFY(functions[0].instructions.size() > 100);
-        QVERIFY(std::any_of(functions[0].instructions.begin(), functions[0].instructions.end(),
-                            [](const SassInstruction &in) { return in.opcode.startsWith(QLatin1String("ld.global")); }));
+        QVERIFY(std::any_of(
+            functions[0].instructions.begin(), functions[0].instructions.end(),
+            [](const SassInstruction &in) { return in.opcode.startsWith(QLatin1String("ld.global")); }));
     }
 
     // nvcc -ptx of the local fixture: three entries, two of them template instances.
@@ -110,7 +122,8 @@ private Q_SLOTS:
         const auto functions = SassParser::parsePtx(readInspectFixture(QStringLiteral("local/kernels.ptx")));
         QCOMPARE(functions.size(), size_t(3));
         QCOMPARE(functions[0].name, QStringLiteral("copy_rows"));
-        QCOMPARE(functions[1].demangled, QStringLiteral("void scale_add<float, 4>(float*, float const*, float const*, float, int)"));
+        QCOMPARE(functions[1].demangled,
+                 QStringLiteral("void scale_add<float, 4>(float*, float const*, float const*, float, int)"));
         QCOMPARE(functions[2].name, QStringLiteral("_Z9scale_addIdLi2EEvPT_PKS0_S3_S0_i"));
         for (const auto &f : functions) {
             QVERIFY(!f.instructions.empty());
@@ -121,13 +134,16 @@ private Q_SLOTS:
 
     void resourceUsage()
     {
-        const auto usage = DisasmRunner::parseResourceUsage(readInspectFixture(QStringLiteral("templated.res-usage.txt")));
+        const auto usage =
+            DisasmRunner::parseResourceUsage(readInspectFixture(QStringLiteral("templated.res-usage.txt")));
         QCOMPARE(usage.size(), size_t(1));
         QCOMPARE(usage.at(kMangled).at(QStringLiteral("REG")), QStringLiteral("22"));
         QCOMPARE(usage.at(kMangled).at(QStringLiteral("CONSTANT[0]")), QStringLiteral("556"));
-        const auto triton = DisasmRunner::parseResourceUsage(readInspectFixture(QStringLiteral("triton-rmsnorm.res-usage.txt")));
+        const auto triton = DisasmRunner::parseResourceUsage(
+            readInspectFixture(QStringLiteral("triton-rmsnorm.res-usage.txt")));
         QCOMPARE(triton.at(QStringLiteral("rmsnorm_kernel")).at(QStringLiteral("REG")), QStringLiteral("64"));
-        QCOMPARE(triton.at(QStringLiteral("rmsnorm_kernel")).at(QStringLiteral("SHARED")), QStringLiteral("1024"));
+        QCOMPARE(triton.at(QStringLiteral("rmsnorm_kernel")).at(QStringLiteral("SHARED")),
+                 QStringLiteral("1024"));
     }
 };
 

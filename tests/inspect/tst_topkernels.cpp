@@ -19,7 +19,8 @@ private Q_SLOTS:
                                              Json{{"path", "eager.ncu-details.csv"}, {"n", 3}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         const ToolSpec *spec = session.tools().find(QStringLiteral("top_kernels"));
-        QCOMPARE(SchemaValidator::validate(spec->outputSchema, r.structured, QStringLiteral("result")), QString());
+        QCOMPARE(SchemaValidator::validate(spec->outputSchema, r.structured, QStringLiteral("result")),
+                 QString());
         HK_JSON_COMPARE(r.structured["source"], "ncu-details");
         HK_JSON_COMPARE(r.structured["kernel_count"], 9);
         QCOMPARE(r.structured["kernels"].size(), size_t(3));
@@ -34,10 +35,12 @@ private Q_SLOTS:
     void rawAndTemplatedName()
     {
         Session session(inspectSessionOptions(inspectFixturePath(QString())));
-        const ToolResult r = callInspectTool(session, QStringLiteral("top_kernels"), Json{{"path", "templated.ncu-raw.csv"}});
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("top_kernels"), Json{{"path", "templated.ncu-raw.csv"}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         HK_JSON_COMPARE(r.structured["source"], "ncu-raw");
-        HK_JSON_COMPARE(r.structured["kernels"][0]["name"], "void scaled_add<float, 4, 113>(const T1 *, T1 *, Pair<T1, 2>, int)");
+        HK_JSON_COMPARE(r.structured["kernels"][0]["name"],
+                        "void scaled_add<float, 4, 113>(const T1 *, T1 *, Pair<T1, 2>, int)");
         HK_JSON_COMPARE(r.structured["kernels"][0]["hint"], "memory");
         HK_JSON_COMPARE(r.structured["kernels"][0]["calls"], 3);
     }
@@ -45,10 +48,12 @@ private Q_SLOTS:
     void unknownFileIsActionable()
     {
         Session session(inspectSessionOptions(inspectFixturePath(QString())));
-        const ToolResult r = callInspectTool(session, QStringLiteral("top_kernels"), Json{{"path", "nvidia-smi.txt"}});
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("top_kernels"), Json{{"path", "nvidia-smi.txt"}});
         QVERIFY(r.isError);
         QVERIFY(r.text.contains(QStringLiteral("--page details")));
-        const ToolResult missing = callInspectTool(session, QStringLiteral("top_kernels"), Json{{"path", "no-such.csv"}});
+        const ToolResult missing =
+            callInspectTool(session, QStringLiteral("top_kernels"), Json{{"path", "no-such.csv"}});
         QVERIFY(missing.isError);
         QVERIFY(missing.text.contains(QStringLiteral("does not exist")));
     }

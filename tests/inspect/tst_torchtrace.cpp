@@ -30,11 +30,13 @@ private Q_SLOTS:
                      "    c = torch.relu(a @ b).sum(dim=1)\n");
         script.close();
         Session session(inspectSessionOptions(dir.path()));
-        const ToolResult r = callInspectTool(session, QStringLiteral("torch_trace"),
-                                             Json{{"script", "model.py"}, {"args", {"--x", "1"}}, {"save_trace", true}});
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("torch_trace"),
+                            Json{{"script", "model.py"}, {"args", {"--x", "1"}}, {"save_trace", true}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         const ToolSpec *spec = session.tools().find(QStringLiteral("torch_trace"));
-        QCOMPARE(SchemaValidator::validate(spec->outputSchema, r.structured, QStringLiteral("result")), QString());
+        QCOMPARE(SchemaValidator::validate(spec->outputSchema, r.structured, QStringLiteral("result")),
+                 QString());
         HK_JSON_COMPARE(r.structured["device"], "cpu");
         QVERIFY(r.structured["kernels"].empty());
         QVERIFY(r.structured["note"].get<std::string>().find("no GPU kernels") != std::string::npos);
@@ -65,7 +67,8 @@ private Q_SLOTS:
         script.write("import torch\nraise ValueError('shape mismatch in my kernel')\n");
         script.close();
         Session session(inspectSessionOptions(dir.path()));
-        const ToolResult r = callInspectTool(session, QStringLiteral("torch_trace"), Json{{"script", "broken.py"}});
+        const ToolResult r =
+            callInspectTool(session, QStringLiteral("torch_trace"), Json{{"script", "broken.py"}});
         QVERIFY(r.isError);
         QVERIFY(r.text.contains(QStringLiteral("ValueError: shape mismatch in my kernel")));
         QVERIFY(r.text.contains(QStringLiteral("Fix the script")));

@@ -15,16 +15,14 @@
 
 namespace hotkernel::test {
 
-template<typename T>
-struct Captured
+template <typename T> struct Captured
 {
     std::optional<T> value;
     QString error;
     bool done = false;
 };
 
-template<typename T>
-QCoro::Task<void> captureInto(QCoro::Task<T> task, std::shared_ptr<Captured<T>> out)
+template <typename T> QCoro::Task<void> captureInto(QCoro::Task<T> task, std::shared_ptr<Captured<T>> out)
 {
     try {
         out->value = co_await std::move(task);
@@ -37,8 +35,7 @@ QCoro::Task<void> captureInto(QCoro::Task<T> task, std::shared_ptr<Captured<T>> 
 }
 
 // Starts task and returns its (later) outcome; wait with QTRY_VERIFY_WITH_TIMEOUT(c->done, ms).
-template<typename T>
-std::shared_ptr<Captured<T>> capture(QCoro::Task<T> task)
+template <typename T> std::shared_ptr<Captured<T>> capture(QCoro::Task<T> task)
 {
     auto out = std::make_shared<Captured<T>>();
     captureInto(std::move(task), out);

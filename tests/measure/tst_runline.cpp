@@ -9,10 +9,11 @@ namespace {
 // The fields the contract's lines carry; each case below changes one thing.
 QByteArray goodLine(const QByteArray &replace = {}, const QByteArray &with = {})
 {
-    QByteArray line = R"({"protocol": 3, "ok": true, "ms": 0.0351, "timer": "graph", "samples_ms": [0.0351, 0.0352],)"
-                      R"( "run": 2, "target": "rmsnorm", "shape": [4096, 8192], "dtype": "bf16", "seed": 0,)"
-                      R"( "iters": 50, "rotate": ["x"], "rotate_k": 3, "flops": null, "bytes": 134217728,)"
-                      R"( "max_err": 0.0039, "device": "cuda", "target_sha256": "ab", "contract_sha256": "cd"})";
+    QByteArray line =
+        R"({"protocol": 3, "ok": true, "ms": 0.0351, "timer": "graph", "samples_ms": [0.0351, 0.0352],)"
+        R"( "run": 2, "target": "rmsnorm", "shape": [4096, 8192], "dtype": "bf16", "seed": 0,)"
+        R"( "iters": 50, "rotate": ["x"], "rotate_k": 3, "flops": null, "bytes": 134217728,)"
+        R"( "max_err": 0.0039, "device": "cuda", "target_sha256": "ab", "contract_sha256": "cd"})";
     if (!replace.isEmpty())
         line.replace(replace, with);
     return line;
@@ -39,14 +40,16 @@ private Q_SLOTS:
     void okFalseIsALineNotAnError()
     {
         QString error;
-        const auto line = RunLineParser::parseLine(
-            goodLine(R"("ok": true)", R"("ok": false, "mismatch": "NaN in output")"), QStringLiteral("c.py"), 2, &error);
+        const auto line =
+            RunLineParser::parseLine(goodLine(R"("ok": true)", R"("ok": false, "mismatch": "NaN in output")"),
+                                     QStringLiteral("c.py"), 2, &error);
         QVERIFY2(line, qPrintable(error));
         QVERIFY(!line->ok);
         QCOMPARE(line->mismatch, QStringLiteral("NaN in output"));
         // A contract-level error with ms null is also a line that says ok false.
-        const auto err = RunLineParser::parseLine(R"({"protocol": 3, "ok": false, "ms": null, "error": "bad target"})",
-                                                  QStringLiteral("c.py"), 0, &error);
+        const auto err =
+            RunLineParser::parseLine(R"({"protocol": 3, "ok": false, "ms": null, "error": "bad target"})",
+                                     QStringLiteral("c.py"), 0, &error);
         QVERIFY2(err, qPrintable(error));
         QCOMPARE(err->mismatch, QStringLiteral("bad target"));
     }
@@ -59,21 +62,30 @@ private Q_SLOTS:
         QTest::newRow("not json") << QByteArray("Loading kernel...") << QStringLiteral("not JSON");
         QTest::newRow("truncated") << goodLine().left(40) << QStringLiteral("not JSON");
         QTest::newRow("array") << QByteArray("[1, 2]") << QStringLiteral("not an object");
-        QTest::newRow("no protocol") << QByteArray(R"({"ok": true, "ms": 1})") << QStringLiteral("\"protocol\"");
-        QTest::newRow("old protocol") << goodLine(R"("protocol": 3)", R"("protocol": 2)") << QStringLiteral("protocol 2");
+        QTest::newRow("no protocol") << QByteArray(R"({"ok": true, "ms": 1})")
+                                     << QStringLiteral("\"protocol\"");
+        QTest::newRow("old protocol")
+            << goodLine(R"("protocol": 3)", R"("protocol": 2)") << QStringLiteral("protocol 2");
         QTest::newRow("no ok") << goodLine(R"("ok": true, )", "") << QStringLiteral("\"ok\"");
         QTest::newRow("ok not bool") << goodLine(R"("ok": true)", R"("ok": 1)") << QStringLiteral("\"ok\"");
         QTest::newRow("no ms") << goodLine(R"("ms": 0.0351, )", "") << QStringLiteral("no \"ms\"");
-        QTest::newRow("ms string") << goodLine(R"("ms": 0.0351)", R"("ms": "fast")") << QStringLiteral("finite number");
+        QTest::newRow("ms string") << goodLine(R"("ms": 0.0351)", R"("ms": "fast")")
+                                   << QStringLiteral("finite number");
         QTest::newRow("ms zero") << goodLine(R"("ms": 0.0351)", R"("ms": 0)") << QStringLiteral("positive");
-        QTest::newRow("ms negative") << goodLine(R"("ms": 0.0351)", R"("ms": -1.5)") << QStringLiteral("positive");
-        QTest::newRow("wrong run") << goodLine(R"("run": 2)", R"("run": 5)") << QStringLiteral("run 5 instead");
+        QTest::newRow("ms negative") << goodLine(R"("ms": 0.0351)", R"("ms": -1.5)")
+                                     << QStringLiteral("positive");
+        QTest::newRow("wrong run") << goodLine(R"("run": 2)", R"("run": 5)")
+                                   << QStringLiteral("run 5 instead");
         QTest::newRow("run not int") << goodLine(R"("run": 2)", R"("run": "2")") << QStringLiteral("\"run\"");
-        QTest::newRow("samples not list") << goodLine(R"([0.0351, 0.0352])", "3") << QStringLiteral("samples_ms");
-        QTest::newRow("sample negative") << goodLine(R"([0.0351, 0.0352])", "[-1]") << QStringLiteral("samples_ms");
+        QTest::newRow("samples not list")
+            << goodLine(R"([0.0351, 0.0352])", "3") << QStringLiteral("samples_ms");
+        QTest::newRow("sample negative")
+            << goodLine(R"([0.0351, 0.0352])", "[-1]") << QStringLiteral("samples_ms");
         QTest::newRow("shape floats") << goodLine("[4096, 8192]", "[4096.5]") << QStringLiteral("shape");
-        QTest::newRow("bytes string") << goodLine(R"("bytes": 134217728)", R"("bytes": "lots")") << QStringLiteral("bytes");
-        QTest::newRow("ok with error") << goodLine(R"("ok": true)", R"("ok": true, "error": "x")") << QStringLiteral("error");
+        QTest::newRow("bytes string")
+            << goodLine(R"("bytes": 134217728)", R"("bytes": "lots")") << QStringLiteral("bytes");
+        QTest::newRow("ok with error")
+            << goodLine(R"("ok": true)", R"("ok": true, "error": "x")") << QStringLiteral("error");
     }
     void bad()
     {
@@ -90,8 +102,8 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!RunLineParser::parseOutput("\n\n", QStringLiteral("b.py"), 4, &error));
         QVERIFY2(error.contains(QStringLiteral("b.py run 4: printed no JSON line")), qPrintable(error));
-        const auto line = RunLineParser::parseOutput(goodLine(R"("run": 2)", R"("run": 4)") + "\n\n", QStringLiteral("b.py"),
-                                                     4, &error);
+        const auto line = RunLineParser::parseOutput(goodLine(R"("run": 2)", R"("run": 4)") + "\n\n",
+                                                     QStringLiteral("b.py"), 4, &error);
         QVERIFY2(line, qPrintable(error));
         QCOMPARE(line->run, 4);
     }
@@ -99,10 +111,12 @@ private Q_SLOTS:
     void ready()
     {
         QString error;
-        QVERIFY(RunLineParser::parseReady(R"({"event": "ready", "target": "x"})", QStringLiteral("b.py"), &error));
+        QVERIFY(RunLineParser::parseReady(R"({"event": "ready", "target": "x"})", QStringLiteral("b.py"),
+                                          &error));
         QVERIFY(!RunLineParser::parseReady("importing torch", QStringLiteral("b.py"), &error));
         QVERIFY(error.contains(QStringLiteral("b.py --worker")));
-        QVERIFY(!RunLineParser::parseReady(R"({"event": "failed", "error": "no fn"})", QStringLiteral("b.py"), &error));
+        QVERIFY(!RunLineParser::parseReady(R"({"event": "failed", "error": "no fn"})", QStringLiteral("b.py"),
+                                           &error));
         QVERIFY(error.contains(QStringLiteral("no fn")));
     }
 

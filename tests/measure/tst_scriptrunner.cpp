@@ -65,8 +65,9 @@ private Q_SLOTS:
     {
         QVERIFY(m_tmp.isValid());
         // The system interpreter directly: a pyenv shim adds a slow shell start to every run.
-        m_python = QFileInfo::exists(QStringLiteral("/usr/bin/python3")) ? QStringLiteral("/usr/bin/python3")
-                                                                         : QStandardPaths::findExecutable(QStringLiteral("python3"));
+        m_python = QFileInfo::exists(QStringLiteral("/usr/bin/python3"))
+                       ? QStringLiteral("/usr/bin/python3")
+                       : QStandardPaths::findExecutable(QStringLiteral("python3"));
         QVERIFY2(!m_python.isEmpty(), "python3 is needed to run the fake scripts");
         m_pidFile = m_tmp.filePath(QStringLiteral("pid"));
         qputenv("HOTKERNEL_FAKE_PIDFILE", m_pidFile.toUtf8());
@@ -99,7 +100,8 @@ private Q_SLOTS:
         auto r = freshRun(behaviour, 1);
         QTRY_VERIFY_WITH_TIMEOUT(r->done, 20000);
         QVERIFY(!r->value);
-        QVERIFY2(r->error.startsWith(QStringLiteral("fake_%1.py run 1: ").arg(behaviour)), qPrintable(r->error));
+        QVERIFY2(r->error.startsWith(QStringLiteral("fake_%1.py run 1: ").arg(behaviour)),
+                 qPrintable(r->error));
         QVERIFY2(r->error.contains(expected), qPrintable(r->error));
     }
 
@@ -126,7 +128,8 @@ private Q_SLOTS:
         QVERIFY(group > 0);
         QVERIFY(processGroupAlive(group));
         QTRY_VERIFY_WITH_TIMEOUT(r->done, 20000);
-        QVERIFY2(r->error.contains(QStringLiteral("fake_hang.py run 4: no result within 4 s")), qPrintable(r->error));
+        QVERIFY2(r->error.contains(QStringLiteral("fake_hang.py run 4: no result within 4 s")),
+                 qPrintable(r->error));
         QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), 5000);
     }
 
@@ -187,9 +190,11 @@ private Q_SLOTS:
         QTest::addColumn<QString>("expected");
         QTest::newRow("garbage") << QStringLiteral("garbage") << 0 << 20000 << QStringLiteral("not JSON");
         QTest::newRow("malformed") << QStringLiteral("malformed") << 0 << 20000 << QStringLiteral("not JSON");
-        QTest::newRow("exit") << QStringLiteral("exit") << 0 << 20000 << QStringLiteral("exited with code 3 during the run");
+        QTest::newRow("exit") << QStringLiteral("exit") << 0 << 20000
+                              << QStringLiteral("exited with code 3 during the run");
         QTest::newRow("crash mid-run") << QStringLiteral("crash") << 2 << 20000 << QStringLiteral("crashed");
-        QTest::newRow("hang") << QStringLiteral("hang") << 0 << 1500 << QStringLiteral("no answer from the worker within 1.5 s");
+        QTest::newRow("hang") << QStringLiteral("hang") << 0 << 1500
+                              << QStringLiteral("no answer from the worker within 1.5 s");
     }
     void workerFailures()
     {
@@ -242,9 +247,12 @@ private Q_SLOTS:
         QTest::addColumn<QString>("behaviour");
         QTest::addColumn<int>("timeoutMs");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("garbage instead of ready") << QStringLiteral("badready") << 20000 << QStringLiteral("\"ready\"} line was expected");
-        QTest::newRow("hangs while starting") << QStringLiteral("hangstart") << 1500 << QStringLiteral("not ready within 1.5 s");
-        QTest::newRow("exits while starting") << QStringLiteral("startexit") << 20000 << QStringLiteral("exited with code 5 before it was ready");
+        QTest::newRow("garbage instead of ready")
+            << QStringLiteral("badready") << 20000 << QStringLiteral("\"ready\"} line was expected");
+        QTest::newRow("hangs while starting")
+            << QStringLiteral("hangstart") << 1500 << QStringLiteral("not ready within 1.5 s");
+        QTest::newRow("exits while starting") << QStringLiteral("startexit") << 20000
+                                              << QStringLiteral("exited with code 5 before it was ready");
     }
     void workerBadStart()
     {
@@ -256,7 +264,8 @@ private Q_SLOTS:
         auto ready = capture(worker.waitReady());
         QTRY_VERIFY_WITH_TIMEOUT(ready->done, 20000);
         QVERIFY(!ready->value);
-        QVERIFY2(ready->error.startsWith(QStringLiteral("fake_%1.py --worker: ").arg(behaviour)), qPrintable(ready->error));
+        QVERIFY2(ready->error.startsWith(QStringLiteral("fake_%1.py --worker: ").arg(behaviour)),
+                 qPrintable(ready->error));
         QVERIFY2(ready->error.contains(expected), qPrintable(ready->error));
         const long long group = worker.processGroup();
         QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), 5000);

@@ -24,8 +24,8 @@ std::vector<double> draw(std::mt19937_64 &rng, double mean, double relativeStd, 
 }
 
 // One verify as the tool runs it: pairs until the adaptive rule stops (or exactly n when fixedN > 0).
-Comparison simulate(std::mt19937_64 &rng, double meanB, double meanC, double noise, const ComparisonOptions &options,
-                    int fixedN = 0, const AdaptiveOptions &adaptive = {})
+Comparison simulate(std::mt19937_64 &rng, double meanB, double meanC, double noise,
+                    const ComparisonOptions &options, int fixedN = 0, const AdaptiveOptions &adaptive = {})
 {
     std::vector<double> b;
     std::vector<double> c;
@@ -92,7 +92,10 @@ private Q_SLOTS:
         QFETCH(double, expected);
         const double q = Statistics::studentTQuantile(p, df);
         QVERIFY2(std::fabs(q - expected) < 1e-6, qPrintable(QStringLiteral("t(%1, %2) = %3, expected %4")
-                                                                  .arg(p).arg(df).arg(q, 0, 'g', 12).arg(expected, 0, 'g', 12)));
+                                                                .arg(p)
+                                                                .arg(df)
+                                                                .arg(q, 0, 'g', 12)
+                                                                .arg(expected, 0, 'g', 12)));
     }
 
     void quantileInvertsCdf()
@@ -106,7 +109,8 @@ private Q_SLOTS:
         }
         for (double p : {0.6, 0.9, 0.99}) {
             const double a = 2 * p - 1;
-            QVERIFY(std::fabs(Statistics::studentTQuantile(p, 2.0) - a * std::sqrt(2.0 / (1 - a * a))) < 1e-8);
+            QVERIFY(std::fabs(Statistics::studentTQuantile(p, 2.0) - a * std::sqrt(2.0 / (1 - a * a))) <
+                    1e-8);
         }
     }
 
@@ -147,9 +151,11 @@ private Q_SLOTS:
         std::mt19937_64 rng(20261202);
         int wrong = 0;
         for (int i = 0; i < 10000; ++i)
-            wrong += simulate(rng, kMeanMs, kMeanMs, kNoise, {}).verdict != QLatin1String("inconclusive") ? 1 : 0;
+            wrong +=
+                simulate(rng, kMeanMs, kMeanMs, kNoise, {}).verdict != QLatin1String("inconclusive") ? 1 : 0;
         qInfo("default procedure, A/A: %d of 10000 gave a verdict", wrong);
-        QVERIFY2(wrong <= 120, qPrintable(QStringLiteral("%1 of 10000 A/A verifies gave a verdict").arg(wrong)));
+        QVERIFY2(wrong <= 120,
+                 qPrintable(QStringLiteral("%1 of 10000 A/A verifies gave a verdict").arg(wrong)));
     }
 
     void aaFalseVerdictRateWithoutMinimumEffect()
@@ -160,12 +166,15 @@ private Q_SLOTS:
         std::mt19937_64 rng(42);
         int wrong = 0;
         for (int i = 0; i < 10000; ++i)
-            wrong += simulate(rng, kMeanMs, kMeanMs, kNoise, o, 7).verdict != QLatin1String("inconclusive") ? 1 : 0;
+            wrong += simulate(rng, kMeanMs, kMeanMs, kNoise, o, 7).verdict != QLatin1String("inconclusive")
+                         ? 1
+                         : 0;
         qInfo("welch without min effect, fixed n=7, A/A: %d of 10000", wrong);
         QVERIFY2(wrong <= 120, qPrintable(QStringLiteral("fixed n=7: %1 of 10000").arg(wrong)));
         wrong = 0;
         for (int i = 0; i < 10000; ++i)
-            wrong += simulate(rng, kMeanMs, kMeanMs, 0.02, o).verdict != QLatin1String("inconclusive") ? 1 : 0;
+            wrong +=
+                simulate(rng, kMeanMs, kMeanMs, 0.02, o).verdict != QLatin1String("inconclusive") ? 1 : 0;
         qInfo("welch without min effect, adaptive, 2%% noise, A/A: %d of 10000", wrong);
         QVERIFY2(wrong <= 120, qPrintable(QStringLiteral("adaptive, 2% noise: %1 of 10000").arg(wrong)));
     }
@@ -179,7 +188,9 @@ private Q_SLOTS:
         std::mt19937_64 rng(3);
         int wrong = 0;
         for (int i = 0; i < 10000; ++i)
-            wrong += simulate(rng, kMeanMs, kMeanMs, kNoise, o, 7).verdict != QLatin1String("inconclusive") ? 1 : 0;
+            wrong += simulate(rng, kMeanMs, kMeanMs, kNoise, o, 7).verdict != QLatin1String("inconclusive")
+                         ? 1
+                         : 0;
         qInfo("seed rule, n=7, A/A: %d of 10000", wrong);
         QVERIFY2(wrong > 400 && wrong < 900, qPrintable(QString::number(wrong)));
     }
@@ -191,8 +202,10 @@ private Q_SLOTS:
         int faster = 0;
         const int trials = 2000;
         for (int i = 0; i < trials; ++i) {
-            slower += simulate(rng, kMeanMs, kMeanMs * 1.03, kNoise, {}).verdict == QLatin1String("slower") ? 1 : 0;
-            faster += simulate(rng, kMeanMs, kMeanMs / 1.03, kNoise, {}).verdict == QLatin1String("faster") ? 1 : 0;
+            slower +=
+                simulate(rng, kMeanMs, kMeanMs * 1.03, kNoise, {}).verdict == QLatin1String("slower") ? 1 : 0;
+            faster +=
+                simulate(rng, kMeanMs, kMeanMs / 1.03, kNoise, {}).verdict == QLatin1String("faster") ? 1 : 0;
         }
         qInfo("power at 3%%: slower %d, faster %d of %d", slower, faster, trials);
         QVERIFY2(slower >= trials * 9 / 10, qPrintable(QString::number(slower)));
@@ -200,7 +213,9 @@ private Q_SLOTS:
         // Also at fixed n = 7 (what `-n 7` does).
         int fixedSlower = 0;
         for (int i = 0; i < trials; ++i)
-            fixedSlower += simulate(rng, kMeanMs, kMeanMs * 1.03, kNoise, {}, 7).verdict == QLatin1String("slower") ? 1 : 0;
+            fixedSlower +=
+                simulate(rng, kMeanMs, kMeanMs * 1.03, kNoise, {}, 7).verdict == QLatin1String("slower") ? 1
+                                                                                                         : 0;
         QVERIFY(fixedSlower >= trials * 9 / 10);
     }
 
@@ -213,12 +228,16 @@ private Q_SLOTS:
         o.rule = VerdictRule::Seed;
         o.minEffect = 0;
         const auto shifted = [](double gap) { return std::vector<double>{1.0 - gap, 1.2 - gap}; };
-        QVERIFY(!Statistics::seedRuleSeparates(Statistics::describe(b), Statistics::describe(shifted(threshold - 1e-6))));
-        QVERIFY(Statistics::seedRuleSeparates(Statistics::describe(b), Statistics::describe(shifted(threshold + 1e-6))));
-        QCOMPARE(Statistics::compare(b, shifted(threshold - 1e-6), o).verdict, QStringLiteral("inconclusive"));
+        QVERIFY(!Statistics::seedRuleSeparates(Statistics::describe(b),
+                                               Statistics::describe(shifted(threshold - 1e-6))));
+        QVERIFY(Statistics::seedRuleSeparates(Statistics::describe(b),
+                                              Statistics::describe(shifted(threshold + 1e-6))));
+        QCOMPARE(Statistics::compare(b, shifted(threshold - 1e-6), o).verdict,
+                 QStringLiteral("inconclusive"));
         QCOMPARE(Statistics::compare(b, shifted(threshold + 1e-6), o).verdict, QStringLiteral("faster"));
         QCOMPARE(Statistics::compare(b, shifted(-threshold - 1e-6), o).verdict, QStringLiteral("slower"));
-        QCOMPARE(Statistics::compare(b, shifted(-threshold + 1e-6), o).verdict, QStringLiteral("inconclusive"));
+        QCOMPARE(Statistics::compare(b, shifted(-threshold + 1e-6), o).verdict,
+                 QStringLiteral("inconclusive"));
     }
 
     void minimumEffect()

@@ -76,9 +76,11 @@ private Q_SLOTS:
         QTest::addColumn<QString>("shape");
         QTest::addColumn<QString>("name");
         QTest::addColumn<QList<qint64>>("dims");
-        QTest::newRow("matrix") << QStringLiteral("4096x8192") << QStringLiteral("x") << QList<qint64>{4096, 8192};
+        QTest::newRow("matrix") << QStringLiteral("4096x8192") << QStringLiteral("x")
+                                << QList<qint64>{4096, 8192};
         QTest::newRow("vector") << QStringLiteral("8192") << QStringLiteral("x") << QList<qint64>{8192};
-        QTest::newRow("named") << QStringLiteral("w=8192x128") << QStringLiteral("w") << QList<qint64>{8192, 128};
+        QTest::newRow("named") << QStringLiteral("w=8192x128") << QStringLiteral("w")
+                               << QList<qint64>{8192, 128};
     }
     void shapes()
     {
@@ -96,7 +98,8 @@ private Q_SLOTS:
     void badShapes_data()
     {
         QTest::addColumn<QString>("shape");
-        for (const char *bad : {"4096*8192", "4096,8192", "4096x", "x8192", "0x8192", "-8", "abc", "4096 x 8192", "1=8"})
+        for (const char *bad :
+             {"4096*8192", "4096,8192", "4096x", "x8192", "0x8192", "-8", "abc", "4096 x 8192", "1=8"})
             QTest::newRow(bad) << QString::fromUtf8(bad);
     }
     void badShapes()
@@ -106,7 +109,8 @@ private Q_SLOTS:
         r.shape = shape;
         const QString message = planError(r);
         QVERIFY2(!message.isEmpty(), qPrintable(shape));
-        QVERIFY2(message.contains(QLatin1String("4096x8192")) || message.contains(QLatin1String("identifier")),
+        QVERIFY2(message.contains(QLatin1String("4096x8192")) ||
+                     message.contains(QLatin1String("identifier")),
                  qPrintable(message));
     }
 
@@ -129,7 +133,8 @@ private Q_SLOTS:
         QTest::newRow("bad dims") << QStringLiteral("w:abc") << QStringLiteral("does not parse");
         QTest::newRow("bad dtype") << QStringLiteral("w:8:int9") << QStringLiteral("unknown dtype 'int9'");
         QTest::newRow("bad name") << QStringLiteral("1w:8") << QStringLiteral("not a Python identifier");
-        QTest::newRow("keyword name") << QStringLiteral("lambda:8") << QStringLiteral("not a Python identifier");
+        QTest::newRow("keyword name")
+            << QStringLiteral("lambda:8") << QStringLiteral("not a Python identifier");
         QTest::newRow("twice") << QStringLiteral("x:8") << QStringLiteral("given twice");
     }
     void extras()
@@ -153,7 +158,8 @@ private Q_SLOTS:
         QCOMPARE(planError(r), QString());
         r.rotate = QStringList{QStringLiteral("y")};
         const QString message = planError(r);
-        QVERIFY2(message.contains(QLatin1String("--rotate names 'y'")) && message.contains(QLatin1String("x, w")),
+        QVERIFY2(message.contains(QLatin1String("--rotate names 'y'")) &&
+                     message.contains(QLatin1String("x, w")),
                  qPrintable(message));
     }
 
@@ -167,15 +173,18 @@ private Q_SLOTS:
         r.reference = QStringLiteral("kernels:reference");
         r.rotate = QStringList{QStringLiteral("wq")};
         QCOMPARE(planError(r), QString());
-        QCOMPARE(TargetScaffold::plan(r).callInputs, (QStringList{QStringLiteral("x"), QStringLiteral("wq")}));
+        QCOMPARE(TargetScaffold::plan(r).callInputs,
+                 (QStringList{QStringLiteral("x"), QStringLiteral("wq")}));
         r.derive.clear();
-        QVERIFY(planError(r).contains(QLatin1String("--inputs names the inputs a --derive function returns")));
+        QVERIFY(
+            planError(r).contains(QLatin1String("--inputs names the inputs a --derive function returns")));
     }
 
     void badFunctionSpecs()
     {
         TargetRequest r = geluRequest();
-        for (const char *bad : {"torch.nn.functional.gelu", "torch:", ":gelu", "torch nn:gelu", "./k.txt:f"}) {
+        for (const char *bad :
+             {"torch.nn.functional.gelu", "torch:", ":gelu", "torch nn:gelu", "./k.txt:f"}) {
             r.from = QString::fromUtf8(bad);
             QVERIFY2(planError(r).contains(QLatin1String("module:function")), bad);
         }
@@ -192,10 +201,12 @@ private Q_SLOTS:
         const TargetPlan plan = TargetScaffold::plan(r);
         const QString baseline = TargetScaffold::baselineSource(plan);
         QVERIFY(baseline.contains(QLatin1String("from _hotkernel_contract import")));
-        QVERIFY(baseline.indexOf(QLatin1String("_hotkernel_contract")) < baseline.indexOf(QLatin1String("\nfrom torch.nn")));
+        QVERIFY(baseline.indexOf(QLatin1String("_hotkernel_contract")) <
+                baseline.indexOf(QLatin1String("\nfrom torch.nn")));
         QVERIFY(baseline.contains(QLatin1String("from torch.nn.functional import gelu as baseline_impl")));
         QVERIFY(baseline.contains(QLatin1String("def fn(x, w):\n    return baseline_impl(x, w)")));
-        QVERIFY(baseline.contains(QLatin1String("inputs=[Input(\"x\", [256, 512]), Input(\"w\", [512], dtype=\"fp32\")]")));
+        QVERIFY(baseline.contains(
+            QLatin1String("inputs=[Input(\"x\", [256, 512]), Input(\"w\", [512], dtype=\"fp32\")]")));
         QVERIFY(baseline.contains(QLatin1String("flops=262144,")));
         QVERIFY(baseline.contains(QLatin1String("atol=0.0005,")));
         QVERIFY(baseline.contains(QLatin1String("main(TARGET, fn)")));
@@ -206,7 +217,8 @@ private Q_SLOTS:
 
         r.from = QStringLiteral("./kernels.py:rmsnorm");
         QVERIFY(TargetScaffold::baselineSource(TargetScaffold::plan(r))
-                    .contains(QLatin1String("baseline_impl = load_function(\"./kernels.py:rmsnorm\", __file__)")));
+                    .contains(
+                        QLatin1String("baseline_impl = load_function(\"./kernels.py:rmsnorm\", __file__)")));
     }
 
     void contractResourceIsTheShippedFile()
@@ -224,7 +236,8 @@ private Q_SLOTS:
         existing.write("# my edits\n");
         existing.close();
         const QString message = prepareError(geluRequest(), root.path());
-        QVERIFY2(message.contains(QLatin1String("already exists")) && message.contains(QLatin1String("--force")),
+        QVERIFY2(message.contains(QLatin1String("already exists")) &&
+                     message.contains(QLatin1String("--force")),
                  qPrintable(message));
         QVERIFY(!QFile::exists(root.filePath(QStringLiteral("gelu_baseline.py"))));
         QVERIFY(existing.open(QIODevice::ReadOnly));

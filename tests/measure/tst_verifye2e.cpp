@@ -60,10 +60,11 @@ private Q_SLOTS:
         QProcess p;
         p.setWorkingDirectory(m_tmp.path());
         p.start(QStringLiteral(HOTKERNEL_BINARY),
-                {QStringLiteral("new"), QStringLiteral("gelu"), QStringLiteral("--from"), QStringLiteral("torch.nn.functional:gelu"),
-                 QStringLiteral("--shape"), QStringLiteral("256x512"), QStringLiteral("--dtype"), QStringLiteral("fp32"),
-                 QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iters"), QStringLiteral("10"),
-                 QStringLiteral("--out-dir"), QStringLiteral("targets")});
+                {QStringLiteral("new"), QStringLiteral("gelu"), QStringLiteral("--from"),
+                 QStringLiteral("torch.nn.functional:gelu"), QStringLiteral("--shape"),
+                 QStringLiteral("256x512"), QStringLiteral("--dtype"), QStringLiteral("fp32"),
+                 QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iters"),
+                 QStringLiteral("10"), QStringLiteral("--out-dir"), QStringLiteral("targets")});
         QVERIFY(p.waitForFinished(180000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
 
@@ -71,7 +72,8 @@ private Q_SLOTS:
         QByteArray candidate = readFile(target(QStringLiteral("gelu_candidate.py")));
         QVERIFY(candidate.contains("def fn("));
         QByteArray wrong = candidate;
-        wrong.replace("if __name__ ==", "_right = fn\n\n\ndef fn(*args):\n    return _right(*args) * 1.5\n\n\nif __name__ ==");
+        wrong.replace("if __name__ ==",
+                      "_right = fn\n\n\ndef fn(*args):\n    return _right(*args) * 1.5\n\n\nif __name__ ==");
         QVERIFY(writeFile(target(QStringLiteral("gelu_wrong_candidate.py")), wrong));
         // A candidate that changes the contract: its own TARGET with another shape.
         QByteArray shape = readFile(target(QStringLiteral("gelu_baseline.py")));
@@ -86,7 +88,9 @@ private Q_SLOTS:
 
     void bench()
     {
-        const ToolResult r = call(QStringLiteral("bench"), Json{{"script", toStd(target(QStringLiteral("gelu_baseline.py")))}, {"n", 3}});
+        const ToolResult r =
+            call(QStringLiteral("bench"),
+                 Json{{"script", toStd(target(QStringLiteral("gelu_baseline.py")))}, {"n", 3}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         const Json &s = r.structured;
         QCOMPARE(s["n"].get<int>(), 3);
@@ -108,13 +112,15 @@ private Q_SLOTS:
         ticker.start(20);
         QElapsedTimer clock;
         clock.start();
-        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
-                                                                {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
-                                                                {"n", 4}});
+        const ToolResult r = call(QStringLiteral("verify"),
+                                  Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                       {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
+                                       {"n", 4}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         const Json &s = r.structured;
         const QString verdict = toQt(s["verdict"].get<std::string>());
-        QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") || verdict == QLatin1String("inconclusive"),
+        QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
+                     verdict == QLatin1String("inconclusive"),
                  qPrintable(r.text));
         QCOMPARE(s["n"].get<int>(), 4);
         QCOMPARE(s["baseline_stats"]["samples_ms"].size(), size_t(4));
@@ -134,15 +140,17 @@ private Q_SLOTS:
         QCOMPARE(s["baseline_sha256"].get<std::string>().size(), size_t(64));
         QVERIFY(s["contract"]["contract_sha256"] == s["contract"]["shipped_contract_sha256"]);
         // The event loop kept turning: ~one tick per 20 ms of the verify.
-        QVERIFY2(ticks > clock.elapsed() / 20 / 4, qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(clock.elapsed())));
+        QVERIFY2(ticks > clock.elapsed() / 20 / 4,
+                 qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(clock.elapsed())));
     }
 
     void verifyReusesBaselineWorker()
     {
         const QList<long long> before = m_session->workers().processGroups();
-        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
-                                                                {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
-                                                                {"n", 3}});
+        const ToolResult r = call(QStringLiteral("verify"),
+                                  Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                       {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
+                                       {"n", 3}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["workers_reused"]["baseline"].get<bool>(), true);
         QCOMPARE(r.structured["workers_reused"]["candidate"].get<bool>(), true);
@@ -152,9 +160,11 @@ private Q_SLOTS:
 
     void verifyWrongCandidate()
     {
-        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
-                                                                {"candidate", toStd(target(QStringLiteral("gelu_wrong_candidate.py")))},
-                                                                {"n", 3}});
+        const ToolResult r =
+            call(QStringLiteral("verify"),
+                 Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                      {"candidate", toStd(target(QStringLiteral("gelu_wrong_candidate.py")))},
+                      {"n", 3}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("incorrect"));
         QVERIFY(r.structured["speedup"].is_null());
@@ -164,20 +174,26 @@ private Q_SLOTS:
 
     void verifyChangedShape()
     {
-        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
-                                                                {"candidate", toStd(target(QStringLiteral("gelu_shape_candidate.py")))},
-                                                                {"n", 3}});
+        const ToolResult r =
+            call(QStringLiteral("verify"),
+                 Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                      {"candidate", toStd(target(QStringLiteral("gelu_shape_candidate.py")))},
+                      {"n", 3}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("invalid"));
-        QVERIFY2(toQt(r.structured["mismatches"].dump()).contains(QStringLiteral("shape")), qPrintable(r.text));
+        QVERIFY2(toQt(r.structured["mismatches"].dump()).contains(QStringLiteral("shape")),
+                 qPrintable(r.text));
         QVERIFY(r.structured["speedup"].is_null());
     }
 
     void verifyFresh()
     {
-        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
-                                                                {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
-                                                                {"n", 2}, {"warmup", 0}, {"fresh", true}});
+        const ToolResult r = call(QStringLiteral("verify"),
+                                  Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                       {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
+                                       {"n", 2},
+                                       {"warmup", 0},
+                                       {"fresh", true}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["mode"].get<std::string>(), std::string("fresh"));
         QCOMPARE(r.structured["n"].get<int>(), 2);
@@ -186,8 +202,9 @@ private Q_SLOTS:
 
     void missingScript()
     {
-        const ToolResult r = call(QStringLiteral("verify"), Json{{"baseline", "targets/nope_baseline.py"},
-                                                                {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))}});
+        const ToolResult r = call(QStringLiteral("verify"),
+                                  Json{{"baseline", "targets/nope_baseline.py"},
+                                       {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))}});
         QVERIFY(r.isError);
         QVERIFY2(r.text.contains(QStringLiteral("does not exist")), qPrintable(r.text));
     }

@@ -57,10 +57,12 @@ private Q_SLOTS:
 
     void slowerAdaptive()
     {
-        Job *job = m_session->start(QStringLiteral("verify"), Json{{"baseline", fake("ok")}, {"candidate", fake("slow")}},
+        Job *job = m_session->start(QStringLiteral("verify"),
+                                    Json{{"baseline", fake("ok")}, {"candidate", fake("slow")}},
                                     QStringLiteral("test"));
         QList<double> progress;
-        connect(job, &Job::progressChanged, this, [&progress](double done, std::optional<double>, const QString &) { progress.append(done); });
+        connect(job, &Job::progressChanged, this,
+                [&progress](double done, std::optional<double>, const QString &) { progress.append(done); });
         QTRY_VERIFY_WITH_TIMEOUT(job->state() != Job::State::Running, 60000);
         const ToolResult &r = job->result();
         QVERIFY2(!r.isError, qPrintable(r.text));
@@ -68,7 +70,9 @@ private Q_SLOTS:
         QCOMPARE(s["verdict"].get<std::string>(), std::string("slower"));
         QVERIFY(s["speedup"].is_null());
         QVERIFY(s["speedup_ci99"][1].get<double>() < 1.0);
-        QVERIFY(std::fabs(s["candidate_stats"]["mean_ms"].get<double>() / s["baseline_stats"]["mean_ms"].get<double>() - 1.10) < 0.01);
+        QVERIFY(std::fabs(s["candidate_stats"]["mean_ms"].get<double>() /
+                              s["baseline_stats"]["mean_ms"].get<double>() -
+                          1.10) < 0.01);
         // 0.3% noise: the 99% interval is within +-1% at the 5-pair minimum.
         QCOMPARE(s["n"].get<int>(), 5);
         QCOMPARE(s["adaptive"].get<bool>(), true);
@@ -111,7 +115,8 @@ private Q_SLOTS:
 
         const ToolResult invalid = verify("ok", "shape", Json{{"n", 3}});
         QCOMPARE(invalid.structured["verdict"].get<std::string>(), std::string("invalid"));
-        QVERIFY(toQt(invalid.structured["mismatches"][0].get<std::string>()).startsWith(QStringLiteral("shape: baseline [4,8], candidate [4,16]")));
+        QVERIFY(toQt(invalid.structured["mismatches"][0].get<std::string>())
+                    .startsWith(QStringLiteral("shape: baseline [4,8], candidate [4,16]")));
 
         const ToolResult baselineFails = verify("okfalse", "ok", Json{{"n", 3}});
         QCOMPARE(baselineFails.structured["verdict"].get<std::string>(), std::string("invalid"));
@@ -127,14 +132,16 @@ private Q_SLOTS:
         m_session->workers().clear();
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("invalid"));
-        QVERIFY(toQt(r.structured["mismatches"].dump()).contains(QStringLiteral("differs from the one this hotkernel ships")));
+        QVERIFY(toQt(r.structured["mismatches"].dump())
+                    .contains(QStringLiteral("differs from the one this hotkernel ships")));
     }
 
     void crashMidRunIsAnErrorNamingTheRun()
     {
         const ToolResult r = verify("ok", "crash", Json{{"n", 5}});
         QVERIFY(r.isError);
-        QVERIFY2(r.text.contains(QStringLiteral("fake_crash.py run 2: the worker crashed")), qPrintable(r.text));
+        QVERIFY2(r.text.contains(QStringLiteral("fake_crash.py run 2: the worker crashed")),
+                 qPrintable(r.text));
         QCOMPARE(m_session->workers().size(), 1); // the dead candidate left the pool, the baseline stays
     }
 
@@ -148,14 +155,17 @@ private Q_SLOTS:
 
     void benchFake()
     {
-        const ToolResult r = call(QStringLiteral("bench"), Json{{"script", fake("ok")}, {"n", 4}, {"warmup", 2}});
+        const ToolResult r =
+            call(QStringLiteral("bench"), Json{{"script", fake("ok")}, {"n", 4}, {"warmup", 2}});
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["stats"]["samples_ms"].size(), size_t(4));
         QCOMPARE(r.structured["runs"][0]["run"].get<int>(), 2); // warm-up runs 0 and 1 dropped
-        QVERIFY(std::fabs(r.structured["achieved"]["gbps"].get<double>() - 256 / (r.structured["stats"]["mean_ms"].get<double>() * 1e-3) / 1e9) < 1e-9);
+        QVERIFY(std::fabs(r.structured["achieved"]["gbps"].get<double>() -
+                          256 / (r.structured["stats"]["mean_ms"].get<double>() * 1e-3) / 1e9) < 1e-9);
         const ToolResult bad = call(QStringLiteral("bench"), Json{{"script", fake("okfalse")}, {"n", 2}});
         QVERIFY(bad.isError);
-        QVERIFY2(bad.text.contains(QStringLiteral("fake_okfalse.py run 0: the output check failed")), qPrintable(bad.text));
+        QVERIFY2(bad.text.contains(QStringLiteral("fake_okfalse.py run 0: the output check failed")),
+                 qPrintable(bad.text));
     }
 
     void cleanupTestCase()

@@ -55,8 +55,9 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
-        m_python = QFileInfo::exists(QStringLiteral("/usr/bin/python3")) ? QStringLiteral("/usr/bin/python3")
-                                                                         : QStandardPaths::findExecutable(QStringLiteral("python3"));
+        m_python = QFileInfo::exists(QStringLiteral("/usr/bin/python3"))
+                       ? QStringLiteral("/usr/bin/python3")
+                       : QStandardPaths::findExecutable(QStringLiteral("python3"));
         QVERIFY(!m_python.isEmpty());
         qputenv("HOTKERNEL_LOCK_DIR", m_tmp.path().toUtf8());
     }
@@ -67,8 +68,10 @@ private Q_SLOTS:
         QVERIFY(!script.isEmpty());
         const QByteArray k1 = WorkerPool::contentKey(script, m_python, QStringLiteral("2.11"));
         QCOMPARE(WorkerPool::contentKey(script, m_python, QStringLiteral("2.11")), k1);
-        QVERIFY(WorkerPool::contentKey(script, m_python, QStringLiteral("2.10")) != k1); // interpreter identity
-        QVERIFY(WorkerPool::contentKey(script, QStringLiteral("/other/python"), QStringLiteral("2.11")) != k1);
+        QVERIFY(WorkerPool::contentKey(script, m_python, QStringLiteral("2.10")) !=
+                k1); // interpreter identity
+        QVERIFY(WorkerPool::contentKey(script, QStringLiteral("/other/python"), QStringLiteral("2.11")) !=
+                k1);
         // The module it imports (fakecontract, as a candidate imports its baseline) is part of the key.
         QFile f(m_tmp.filePath(QStringLiteral("fakecontract.py")));
         QVERIFY(f.open(QIODevice::Append));
@@ -146,7 +149,8 @@ private Q_SLOTS:
 
         Job job(1, QStringLiteral("verify"), Json::object(), QStringLiteral("test"));
         QStringList waits;
-        auto got = capture(b.acquire(3, &job, [&waits](const QString &m) { waits.append(m); }, std::chrono::milliseconds(20)));
+        auto got = capture(b.acquire(
+            3, &job, [&waits](const QString &m) { waits.append(m); }, std::chrono::milliseconds(20)));
         int ticks = 0;
         QTimer ticker;
         connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });

@@ -58,13 +58,14 @@ inline void installFakeVerify(Session &session)
     verify.name = QStringLiteral("verify");
     verify.title = QStringLiteral("verify (test double)");
     verify.description = QStringLiteral("Test double of verify.");
-    verify.inputSchema = Json{{"type", "object"},
-                              {"properties",
-                               {{"baseline", {{"type", "string"}, {"description", "baseline script"}}},
-                                {"candidate", {{"type", "string"}, {"description", "candidate script"}}},
-                                {"n", {{"type", "integer"}, {"minimum", 1}, {"default", 3}, {"description", "pairs"}}},
-                                {"warmup", {{"type", "integer"}, {"minimum", 0}, {"default", 1}, {"description", "warm-up pairs"}}},
-                                {"pause_ms", {{"type", "integer"}, {"default", 60}, {"description", "pause per pair"}}}}}};
+    verify.inputSchema = Json{
+        {"type", "object"},
+        {"properties",
+         {{"baseline", {{"type", "string"}, {"description", "baseline script"}}},
+          {"candidate", {{"type", "string"}, {"description", "candidate script"}}},
+          {"n", {{"type", "integer"}, {"minimum", 1}, {"default", 3}, {"description", "pairs"}}},
+          {"warmup", {{"type", "integer"}, {"minimum", 0}, {"default", 1}, {"description", "warm-up pairs"}}},
+          {"pause_ms", {{"type", "integer"}, {"default", 60}, {"description", "pause per pair"}}}}}};
     verify.outputSchema = Json{{"type", "object"}};
     verify.cliVerb = QStringLiteral("verify");
     verify.handler = fakeVerify;

@@ -25,8 +25,8 @@
 #include <QPushButton>
 #include <QSet>
 #include <QSignalSpy>
-#include <QTableView>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -102,7 +102,8 @@ private Q_SLOTS:
         window.addRooflinePoints({RooflinePoint{k.name, QStringLiteral("kernel"), 2.0, 1e12, k.name},
                                   RooflinePoint{other.name, QStringLiteral("kernel"), 4.0, 2e12, other.name},
                                   // Qt Charts would blank the whole series for this one.
-                                  RooflinePoint{QStringLiteral("bad"), QStringLiteral("kernel"), 0.0, 1e12, QStringLiteral("bad")}});
+                                  RooflinePoint{QStringLiteral("bad"), QStringLiteral("kernel"), 0.0, 1e12,
+                                                QStringLiteral("bad")}});
         QCOMPARE(window.rooflineView()->rejected().size(), 1);
 
         QVERIFY(window.kernelView()->selectKernel(other.name));
@@ -161,8 +162,9 @@ private Q_SLOTS:
         window.kernelView()->showReports(1);
         for (const RooflinePoint &p : window.rooflineView()->data().points)
             QVERIFY(p.kind != QLatin1String("kernel"));
-        QVERIFY2(window.rooflineView()->statusText().contains(QLatin1String("9 of 9 kernels without a point")),
-                 qPrintable(window.rooflineView()->statusText()));
+        QVERIFY2(
+            window.rooflineView()->statusText().contains(QLatin1String("9 of 9 kernels without a point")),
+            qPrintable(window.rooflineView()->statusText()));
     }
 
     void sassViewSearchJumpDiffTheme()
@@ -228,11 +230,15 @@ private Q_SLOTS:
         AgentFeedModel *feed = window.feedModel();
         const int row = feed->rowForJob(job->id());
         QVERIFY(row >= 0);
-        QTRY_VERIFY_WITH_TIMEOUT(feed->index(row, 0).data(AgentFeedModel::ProgressRole).toDouble() > 0.2, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(feed->index(row, 0).data(AgentFeedModel::ProgressRole).toDouble() > 0.2,
+                                 5000);
         QVERIFY(feed->index(row, 0).data(AgentFeedModel::RunningRole).toBool());
         QVERIFY(window.jobsLabel()->text().contains(QLatin1String("verify")));
         QTRY_COMPARE_WITH_TIMEOUT(window.historyModel()->rowCount(), 1, 5000);
-        QCOMPARE(window.historyModel()->index(0, VerifyHistoryModel::VerdictColumn).data(VerifyHistoryModel::VerdictRole).toString(),
+        QCOMPARE(window.historyModel()
+                     ->index(0, VerifyHistoryModel::VerdictColumn)
+                     .data(VerifyHistoryModel::VerdictRole)
+                     .toString(),
                  QStringLiteral("faster"));
         QVERIFY(!feed->index(row, 0).data(AgentFeedModel::RunningRole).toBool());
         QVERIFY(window.historyView()->seriesCount() >= 3);
@@ -246,17 +252,21 @@ private Q_SLOTS:
         test::installFakeVerify(session);
         MainWindow window(&session);
         window.show();
-        Job *job = session.start(QStringLiteral("verify"), Json{{"n", 100}, {"pause_ms", 50}}, QStringLiteral("agent"));
+        Job *job = session.start(QStringLiteral("verify"), Json{{"n", 100}, {"pause_ms", 50}},
+                                 QStringLiteral("agent"));
         const int row = window.feedModel()->rowForJob(job->id());
         QVERIFY(row >= 0);
-        QCOMPARE(window.feedModel()->index(row, 0).data(AgentFeedModel::ClientRole).toString(), QStringLiteral("agent"));
+        QCOMPARE(window.feedModel()->index(row, 0).data(AgentFeedModel::ClientRole).toString(),
+                 QStringLiteral("agent"));
         QTableView *table = window.feedView()->table();
         table->selectionModel()->setCurrentIndex(window.feedModel()->index(row, 0),
-                                                 QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                                                 QItemSelectionModel::ClearAndSelect |
+                                                     QItemSelectionModel::Rows);
         QVERIFY(window.feedView()->cancelButton()->isEnabled());
         QTest::mouseClick(window.feedView()->cancelButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(job->state(), Job::State::Cancelled, 5000);
-        QTRY_COMPARE(window.feedModel()->index(row, 0).data(AgentFeedModel::StateRole).toString(), QStringLiteral("cancelled"));
+        QTRY_COMPARE(window.feedModel()->index(row, 0).data(AgentFeedModel::StateRole).toString(),
+                     QStringLiteral("cancelled"));
         QVERIFY(!window.feedView()->cancelButton()->isEnabled());
     }
 
@@ -276,8 +286,10 @@ private Q_SLOTS:
         window.agentDetached(QStringLiteral("claude-code"), 2);
         QCOMPARE(window.agentsLabel()->text(), QStringLiteral("Agents: codex"));
         QCOMPARE(window.feedModel()->rowCount(), before + 3);
-        const QString last = window.feedModel()->index(before + 2, AgentFeedModel::ResultColumn).data().toString();
-        QVERIFY2(last.contains(QLatin1String("claude-code disconnected")) && last.contains(QLatin1String("2 job")),
+        const QString last =
+            window.feedModel()->index(before + 2, AgentFeedModel::ResultColumn).data().toString();
+        QVERIFY2(last.contains(QLatin1String("claude-code disconnected")) &&
+                     last.contains(QLatin1String("2 job")),
                  qPrintable(last));
     }
 
@@ -289,7 +301,8 @@ private Q_SLOTS:
             test::installFakeVerify(session);
             SessionStore store(session);
             QVERIFY(store.load());
-            Job *job = session.start(QStringLiteral("verify"), Json{{"n", 1}, {"pause_ms", 1}}, QStringLiteral("agent"));
+            Job *job = session.start(QStringLiteral("verify"), Json{{"n", 1}, {"pause_ms", 1}},
+                                     QStringLiteral("agent"));
             QTRY_VERIFY(job->state() != Job::State::Running);
             QTRY_COMPARE(store.runs().size(), 1);
         }
@@ -300,7 +313,8 @@ private Q_SLOTS:
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
         QVERIFY(loaded.wait(5000));
         QCOMPARE(window.feedModel()->rowCount(), 1);
-        QCOMPARE(window.feedModel()->index(0, AgentFeedModel::ToolColumn).data().toString(), QStringLiteral("verify"));
+        QCOMPARE(window.feedModel()->index(0, AgentFeedModel::ToolColumn).data().toString(),
+                 QStringLiteral("verify"));
         window.historyModel()->setTarget({});
         QCOMPARE(window.historyModel()->rowCount(), 1); // the unrecorded verify of the earlier session
     }

@@ -22,7 +22,8 @@ private Q_SLOTS:
             SessionStore store(session);
             QVERIFY(store.load()); // no file yet: an empty session
             QVERIFY(store.runs().isEmpty());
-            Job *job = session.start(QStringLiteral("verify"), Json{{"n", 2}, {"pause_ms", 1}}, QStringLiteral("window"));
+            Job *job = session.start(QStringLiteral("verify"), Json{{"n", 2}, {"pause_ms", 1}},
+                                     QStringLiteral("window"));
             QTRY_VERIFY(job->state() != Job::State::Running);
             QTRY_COMPARE(store.runs().size(), 1);
             QCOMPARE(store.history().size(), 1u);
@@ -59,7 +60,8 @@ private Q_SLOTS:
 
     void summaries()
     {
-        QCOMPARE(SessionStore::summarizeArguments(Json{{"n", 7}, {"baseline", "a.py"}}), QStringLiteral("n=7 baseline=a.py"));
+        QCOMPARE(SessionStore::summarizeArguments(Json{{"n", 7}, {"baseline", "a.py"}}),
+                 QStringLiteral("n=7 baseline=a.py"));
         ToolResult r = ToolResult::success(Json::object(), QStringLiteral("first line\nsecond"));
         QCOMPARE(SessionStore::summarizeResult(r), QStringLiteral("first line"));
     }

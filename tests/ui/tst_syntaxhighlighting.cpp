@@ -30,8 +30,8 @@ QString render(const QStringList &lines, const KSyntaxHighlighting::Definition &
         for (const auto &span : spans[i]) {
             out += lines[i].mid(at, span.offset - at);
             const QString name = styleName(span.format);
-            out += QLatin1Char('<') + name + QLatin1Char('>') + lines[i].mid(span.offset, span.length)
-                + QLatin1String("</") + name + QLatin1Char('>');
+            out += QLatin1Char('<') + name + QLatin1Char('>') + lines[i].mid(span.offset, span.length) +
+                   QLatin1String("</") + name + QLatin1Char('>');
             at = span.offset + span.length;
         }
         out += lines[i].mid(at) + QLatin1Char('\n');
@@ -71,8 +71,10 @@ private Q_SLOTS:
     {
         QVERIFY(Highlighting::sassDefinition().isValid());
         QVERIFY(Highlighting::ptxDefinition().isValid());
-        QCOMPARE(Highlighting::definitionForFileName(QStringLiteral("k.sass")).name(), QStringLiteral("NVIDIA SASS"));
-        QCOMPARE(Highlighting::definitionForFileName(QStringLiteral("k.ptx")).name(), QStringLiteral("NVIDIA PTX"));
+        QCOMPARE(Highlighting::definitionForFileName(QStringLiteral("k.sass")).name(),
+                 QStringLiteral("NVIDIA SASS"));
+        QCOMPARE(Highlighting::definitionForFileName(QStringLiteral("k.ptx")).name(),
+                 QStringLiteral("NVIDIA PTX"));
         // The framework's own "SASS" (the CSS preprocessor) stays what it was.
         QVERIFY(Highlighting::repository().definitionForName(QStringLiteral("SASS")).isValid());
     }
@@ -89,25 +91,41 @@ private Q_SLOTS:
         QTest::newRow("guard") << sass << line1 << QStringLiteral("@!P0") << QStringLiteral("dsControlFlow");
         QTest::newRow("opcode") << sass << line1 << QStringLiteral("S2R") << QStringLiteral("dsKeyword");
         QTest::newRow("register") << sass << line1 << QStringLiteral("R9") << QStringLiteral("dsVariable");
-        QTest::newRow("special") << sass << line1 << QStringLiteral("SR_CgaCtaId") << QStringLiteral("dsExtension");
-        const QString line2 = QStringLiteral("        /*0050*/                   USHF.R.S32.HI UR5, URZ, 0x1f, UR7 ;");
-        QTest::newRow("dotted opcode") << sass << line2 << QStringLiteral("USHF.R.S32.HI") << QStringLiteral("dsKeyword");
+        QTest::newRow("special") << sass << line1 << QStringLiteral("SR_CgaCtaId")
+                                 << QStringLiteral("dsExtension");
+        const QString line2 =
+            QStringLiteral("        /*0050*/                   USHF.R.S32.HI UR5, URZ, 0x1f, UR7 ;");
+        QTest::newRow("dotted opcode")
+            << sass << line2 << QStringLiteral("USHF.R.S32.HI") << QStringLiteral("dsKeyword");
         QTest::newRow("uniform") << sass << line2 << QStringLiteral("URZ") << QStringLiteral("dsBuiltIn");
         QTest::newRow("immediate") << sass << line2 << QStringLiteral("0x1f") << QStringLiteral("dsBaseN");
-        const QString line3 = QStringLiteral("        /*0000*/                   LDC R1, c[0x0][0x28] ;   /* 0x00000a00ff017b82 */");
-        QTest::newRow("constant") << sass << line3 << QStringLiteral("c[0x0][0x28]") << QStringLiteral("dsConstant");
-        QTest::newRow("encoding") << sass << line3 << QStringLiteral("/* 0x00000a00ff017b82 */") << QStringLiteral("dsComment");
-        const QString line4 = QStringLiteral("        /*00c0*/                   ISETP.GE.AND P2, PT, R2, UR7, PT ;");
-        QTest::newRow("predicate reg") << sass << line4 << QStringLiteral("P2") << QStringLiteral("dsAttribute");
-        QTest::newRow("label") << sass << QStringLiteral(".L_x_0:") << QStringLiteral(".L_x_0:") << QStringLiteral("dsFunction");
+        const QString line3 = QStringLiteral(
+            "        /*0000*/                   LDC R1, c[0x0][0x28] ;   /* 0x00000a00ff017b82 */");
+        QTest::newRow("constant") << sass << line3 << QStringLiteral("c[0x0][0x28]")
+                                  << QStringLiteral("dsConstant");
+        QTest::newRow("encoding") << sass << line3 << QStringLiteral("/* 0x00000a00ff017b82 */")
+                                  << QStringLiteral("dsComment");
+        const QString line4 =
+            QStringLiteral("        /*00c0*/                   ISETP.GE.AND P2, PT, R2, UR7, PT ;");
+        QTest::newRow("predicate reg")
+            << sass << line4 << QStringLiteral("P2") << QStringLiteral("dsAttribute");
+        QTest::newRow("label") << sass << QStringLiteral(".L_x_0:") << QStringLiteral(".L_x_0:")
+                               << QStringLiteral("dsFunction");
         const QString ptx = QStringLiteral("NVIDIA PTX");
-        QTest::newRow("ptx guard") << ptx << QStringLiteral("\t@%p1 bra \t$L__BB0_3;") << QStringLiteral("@%p1") << QStringLiteral("dsControlFlow");
-        QTest::newRow("ptx opcode") << ptx << QStringLiteral("\t@%p1 bra \t$L__BB0_3;") << QStringLiteral("bra") << QStringLiteral("dsKeyword");
-        QTest::newRow("ptx label ref") << ptx << QStringLiteral("\t@%p1 bra \t$L__BB0_3;") << QStringLiteral("$L__BB0_3") << QStringLiteral("dsFunction");
-        QTest::newRow("ptx special") << ptx << QStringLiteral("\tmov.u32 \t%r55, %tid.x;") << QStringLiteral("%tid.x") << QStringLiteral("dsBuiltIn");
-        QTest::newRow("ptx register") << ptx << QStringLiteral("\tmov.u32 \t%r55, %tid.x;") << QStringLiteral("%r55") << QStringLiteral("dsVariable");
-        QTest::newRow("ptx type") << ptx << QStringLiteral("\t.reg .b32 \t%r<56>;") << QStringLiteral(".b32") << QStringLiteral("dsDataType");
-        QTest::newRow("ptx float") << ptx << QStringLiteral("\tmov.f32 \t%f41, 0f00000000;") << QStringLiteral("0f00000000") << QStringLiteral("dsFloat");
+        QTest::newRow("ptx guard") << ptx << QStringLiteral("\t@%p1 bra \t$L__BB0_3;")
+                                   << QStringLiteral("@%p1") << QStringLiteral("dsControlFlow");
+        QTest::newRow("ptx opcode") << ptx << QStringLiteral("\t@%p1 bra \t$L__BB0_3;")
+                                    << QStringLiteral("bra") << QStringLiteral("dsKeyword");
+        QTest::newRow("ptx label ref") << ptx << QStringLiteral("\t@%p1 bra \t$L__BB0_3;")
+                                       << QStringLiteral("$L__BB0_3") << QStringLiteral("dsFunction");
+        QTest::newRow("ptx special") << ptx << QStringLiteral("\tmov.u32 \t%r55, %tid.x;")
+                                     << QStringLiteral("%tid.x") << QStringLiteral("dsBuiltIn");
+        QTest::newRow("ptx register") << ptx << QStringLiteral("\tmov.u32 \t%r55, %tid.x;")
+                                      << QStringLiteral("%r55") << QStringLiteral("dsVariable");
+        QTest::newRow("ptx type") << ptx << QStringLiteral("\t.reg .b32 \t%r<56>;") << QStringLiteral(".b32")
+                                  << QStringLiteral("dsDataType");
+        QTest::newRow("ptx float") << ptx << QStringLiteral("\tmov.f32 \t%f41, 0f00000000;")
+                                   << QStringLiteral("0f00000000") << QStringLiteral("dsFloat");
     }
 
     void tokens()
@@ -117,7 +135,8 @@ private Q_SLOTS:
         QFETCH(QString, token);
         QFETCH(QString, style);
         const QString rendered = render({line}, Highlighting::repository().definitionForName(definition));
-        const QString expected = QLatin1Char('<') + style + QLatin1Char('>') + token + QLatin1String("</") + style + QLatin1Char('>');
+        const QString expected = QLatin1Char('<') + style + QLatin1Char('>') + token + QLatin1String("</") +
+                                 style + QLatin1Char('>');
         QVERIFY2(rendered.contains(expected), qPrintable(rendered));
     }
 
@@ -147,7 +166,9 @@ private Q_SLOTS:
             QSKIP("reference written");
         }
         const QString expected = readText(refPath);
-        QVERIFY2(!expected.isEmpty(), qPrintable(QStringLiteral("no reference %1; run with HOTKERNEL_UPDATE_REFERENCES=1").arg(refPath)));
+        QVERIFY2(!expected.isEmpty(),
+                 qPrintable(
+                     QStringLiteral("no reference %1; run with HOTKERNEL_UPDATE_REFERENCES=1").arg(refPath)));
         QVERIFY2(actual == expected, qPrintable(lineDiff(expected, actual)));
     }
 };

@@ -74,13 +74,16 @@ private Q_SLOTS:
         KernelTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         KernelTable before;
-        before.kernels = {kernel(QStringLiteral("a"), 1000, 10, 0.6), kernel(QStringLiteral("gone"), 500, 1, 0.4)};
+        before.kernels = {kernel(QStringLiteral("a"), 1000, 10, 0.6),
+                          kernel(QStringLiteral("gone"), 500, 1, 0.4)};
         KernelTable after;
-        after.kernels = {kernel(QStringLiteral("a"), 500, 10, 0.7), kernel(QStringLiteral("new"), 200, 2, 0.3)};
+        after.kernels = {kernel(QStringLiteral("a"), 500, 10, 0.7),
+                         kernel(QStringLiteral("new"), 200, 2, 0.3)};
         model.setTable(after);
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.columnCount(), int(KernelTableModel::ColumnCount));
-        QCOMPARE(model.index(0, KernelTableModel::NameColumn).data(Qt::ToolTipRole).toString(), QStringLiteral("a"));
+        QCOMPARE(model.index(0, KernelTableModel::NameColumn).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("a"));
         model.setDelta(before, after);
         QCOMPARE(model.rowCount(), 3); // a, new, gone
         QCOMPARE(model.index(0, 0).data(KernelTableModel::DeltaRole).toDouble(), -0.5);
@@ -97,11 +100,12 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         KernelTable t;
         // 9 < 10 as numbers but "9" > "10" as text: the proxy must compare numbers.
-        t.kernels = {kernel(QStringLiteral("k_small"), 9, 1, 0.1), kernel(QStringLiteral("k_big"), 10, 1, 0.9),
-                     kernel(QStringLiteral("other"), 5, 1, 0.0)};
+        t.kernels = {kernel(QStringLiteral("k_small"), 9, 1, 0.1),
+                     kernel(QStringLiteral("k_big"), 10, 1, 0.9), kernel(QStringLiteral("other"), 5, 1, 0.0)};
         model.setTable(t);
         proxy.sort(KernelTableModel::AverageColumn, Qt::DescendingOrder);
-        QCOMPARE(proxy.index(0, 0).data(KernelTableModel::KernelNameRole).toString(), QStringLiteral("k_big"));
+        QCOMPARE(proxy.index(0, 0).data(KernelTableModel::KernelNameRole).toString(),
+                 QStringLiteral("k_big"));
         proxy.setNameFilter(QStringLiteral("K_"));
         QCOMPARE(proxy.rowCount(), 2);
     }
@@ -114,8 +118,9 @@ private Q_SLOTS:
         QAbstractItemModelTester modelTester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         KernelTable t; // report order: heaviest first
-        t.kernels = {kernel(QStringLiteral("beta_k"), 100, 10, 0.4), kernel(QStringLiteral("Alpha_k"), 30, 20, 0.3),
-                     kernel(QStringLiteral("Gamma"), 9, 50, 0.2), kernel(QStringLiteral("delta_k"), 1000, 1, 0.1)};
+        t.kernels = {
+            kernel(QStringLiteral("beta_k"), 100, 10, 0.4), kernel(QStringLiteral("Alpha_k"), 30, 20, 0.3),
+            kernel(QStringLiteral("Gamma"), 9, 50, 0.2), kernel(QStringLiteral("delta_k"), 1000, 1, 0.1)};
         t.kernels[1].grid = QStringLiteral("(4096, 1, 1)");
         t.kernels[2].grid = QStringLiteral("(512, 2, 1)");
         t.kernels[3].grid = QStringLiteral("(96, 1, 1)");
@@ -188,7 +193,12 @@ private Q_SLOTS:
         // The selection follows its kernel through every sort (persistent indexes moved).
         QCOMPARE(view.selectedKernel(), QStringLiteral("b"));
         QCOMPARE(view.table()->selectionModel()->selectedRows().size(), 1);
-        QCOMPARE(view.table()->selectionModel()->selectedRows().first().data(KernelTableModel::KernelNameRole).toString(),
+        QCOMPARE(view.table()
+                     ->selectionModel()
+                     ->selectedRows()
+                     .first()
+                     .data(KernelTableModel::KernelNameRole)
+                     .toString(),
                  QStringLiteral("b"));
         view.table()->sortByColumn(KernelTableModel::NameColumn, Qt::DescendingOrder);
         QCOMPARE(namesInOrder(*view.proxy()), names({"new", "c", "b", "a"}));
@@ -262,7 +272,8 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 2);
         model.setTarget(QStringLiteral("t"));
         QCOMPARE(model.rowCount(), 1);
-        QCOMPARE(model.index(0, VerifyHistoryModel::SpeedupColumn).data().toString(), QStringLiteral("2.000x"));
+        QCOMPARE(model.index(0, VerifyHistoryModel::SpeedupColumn).data().toString(),
+                 QStringLiteral("2.000x"));
         QCOMPARE(model.index(0, VerifyHistoryModel::VerdictColumn).data(Qt::ForegroundRole).value<QColor>(),
                  VerifyHistoryModel::verdictColor(QStringLiteral("faster")));
         model.addRecord(other); // another target: not shown
@@ -274,7 +285,11 @@ private Q_SLOTS:
     void agentFeed()
     {
         QTemporaryDir dir;
-        Session session([&] { SessionOptions o; o.workDir = dir.path(); return o; }());
+        Session session([&] {
+            SessionOptions o;
+            o.workDir = dir.path();
+            return o;
+        }());
         AgentFeedModel model(&session);
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         RunSummary old;
@@ -288,7 +303,10 @@ private Q_SLOTS:
         QVERIFY(model.index(1, 0).data(AgentFeedModel::RunningRole).toBool());
         QTRY_COMPARE(job->state(), Job::State::Failed);
         QTRY_VERIFY(!model.index(1, 0).data(AgentFeedModel::RunningRole).toBool());
-        QVERIFY(model.index(1, AgentFeedModel::ResultColumn).data().toString().contains(QLatin1String("no_such_tool")));
+        QVERIFY(model.index(1, AgentFeedModel::ResultColumn)
+                    .data()
+                    .toString()
+                    .contains(QLatin1String("no_such_tool")));
         QCOMPARE(model.index(0, AgentFeedModel::JobIdRole).data().toULongLong(), 0u);
 
         // An agent leaving is a line of its own, after the jobs, and never mistaken for a job.
@@ -307,7 +325,8 @@ private Q_SLOTS:
     void targets()
     {
         QTemporaryDir dir;
-        for (const char *name : {"rmsnorm_baseline.py", "rmsnorm_candidate.py", "solo_baseline.py", "notes.py"}) {
+        for (const char *name :
+             {"rmsnorm_baseline.py", "rmsnorm_candidate.py", "solo_baseline.py", "notes.py"}) {
             QFile f(dir.filePath(QString::fromLatin1(name)));
             QVERIFY(f.open(QIODevice::WriteOnly));
         }
@@ -325,7 +344,8 @@ private Q_SLOTS:
         model.refresh(dir.path(), {bench}, {r});
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.index(0, TargetsModel::NameColumn).data().toString(), QStringLiteral("rmsnorm"));
-        QCOMPARE(model.index(0, TargetsModel::LatestBenchColumn).data().toString(), QStringLiteral("mean 1.0 ms"));
+        QCOMPARE(model.index(0, TargetsModel::LatestBenchColumn).data().toString(),
+                 QStringLiteral("mean 1.0 ms"));
         QCOMPARE(model.index(0, TargetsModel::RecordsColumn).data().toInt(), 1);
         QCOMPARE(model.index(1, TargetsModel::CandidateColumn).data().toString(), QStringLiteral("missing"));
     }

@@ -105,9 +105,9 @@ private Q_SLOTS:
         // The bytes agree with ncu's own rate for the launch (dram__bytes.sum.per_second 3.444449 TB/s).
         QVERIFY(near(bytes / 31.936e-6, 3.444449e12, 1e-5));
         // FP-pipe FLOPs are drawn against the FP32 roof as well as the bf16 one.
-        const auto fp32 = std::find_if(data.ceilings.begin(), data.ceilings.end(), [](const RooflineCeiling &c) {
-            return c.label.startsWith(QLatin1String("fp32"));
-        });
+        const auto fp32 =
+            std::find_if(data.ceilings.begin(), data.ceilings.end(),
+                         [](const RooflineCeiling &c) { return c.label.startsWith(QLatin1String("fp32")); });
         QVERIFY(fp32 != data.ceilings.end());
         QCOMPARE(fp32->value, 67e12);
         QVERIFY(data.notes.filter(QStringLiteral("without a point")).isEmpty());
@@ -119,10 +119,11 @@ private Q_SLOTS:
         const KernelTable table = parseFixture(QStringLiteral("templated.ncu-raw.csv"));
         QCOMPARE(table.kernels.size(), size_t(1));
         QCOMPARE(table.kernels.front().calls, 3);
-        const double flops = (4 * 150.118930 * 447037.984848 + 4 * 150.199358 * 446798.606061
-                              + 4 * 148.695871 * 451316.257576)
-            / 3;
-        const double bytes = ((536.897536 + 249.331712) + (536.918016 + 249.509120) + (536.935680 + 249.462528)) * 1e6 / 3;
+        const double flops = (4 * 150.118930 * 447037.984848 + 4 * 150.199358 * 446798.606061 +
+                              4 * 148.695871 * 451316.257576) /
+                             3;
+        const double bytes =
+            ((536.897536 + 249.331712) + (536.918016 + 249.509120) + (536.935680 + 249.462528)) * 1e6 / 3;
         const double seconds = (228.160 + 227.968 + 229.856) * 1e-6 / 3;
         RooflineData data;
         QCOMPARE(Roofline::addKernelPoints(data, table), 1);
@@ -139,7 +140,8 @@ private Q_SLOTS:
         QCOMPARE(Roofline::addKernelPoints(data, eager), 0);
         QVERIFY(data.points.empty());
         QCOMPARE(data.notes.size(), 1);
-        QVERIFY2(data.notes.front().startsWith(QLatin1String("9 of 9 kernels without a point")), qPrintable(data.notes.front()));
+        QVERIFY2(data.notes.front().startsWith(QLatin1String("9 of 9 kernels without a point")),
+                 qPrintable(data.notes.front()));
         QVERIFY(data.notes.front().contains(QLatin1String("--set full")));
 
         // The details page has no FLOP count at all, even under --set full.
@@ -149,11 +151,14 @@ private Q_SLOTS:
         w.card = QStringLiteral("NVIDIA H200");
         const RooflineData fromDetails = w.roofline({}, &details);
         QVERIFY(fromDetails.points.empty());
-        QVERIFY(!fromDetails.notes.filter(QStringLiteral("1 of 1 kernel without a point: the ncu-details report")).isEmpty());
+        QVERIFY(
+            !fromDetails.notes.filter(QStringLiteral("1 of 1 kernel without a point: the ncu-details report"))
+                 .isEmpty());
         // The chart says so under the plot.
         RooflineChartView view;
         view.setData(fromDetails);
-        QVERIFY2(view.statusText().contains(QLatin1String("1 of 1 kernel without a point")), qPrintable(view.statusText()));
+        QVERIFY2(view.statusText().contains(QLatin1String("1 of 1 kernel without a point")),
+                 qPrintable(view.statusText()));
     }
 
     void invalidKernelFiguresAreDroppedAndReported()
@@ -181,19 +186,22 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("results/calibration")));
-        QVERIFY(QFile::copy(fixturePath(QStringLiteral("calibrate.json")),
-                            dir.filePath(QStringLiteral("results/calibration/h200-sxm-20261202-104800.json"))));
+        QVERIFY(
+            QFile::copy(fixturePath(QStringLiteral("calibrate.json")),
+                        dir.filePath(QStringLiteral("results/calibration/h200-sxm-20261202-104800.json"))));
         // No verify records: the calibration names the card.
         const Workspace w = Workspace::load(dir.path());
         QVERIFY(w.measured.has_value());
         QCOMPARE(w.card, QStringLiteral("NVIDIA H200"));
         const RooflineData data = w.roofline({});
         QCOMPARE(data.card, QStringLiteral("NVIDIA H200 SXM"));
-        const RooflineCeiling *copy = findCeiling(data, QStringLiteral("measured"), QStringLiteral("bandwidth"));
+        const RooflineCeiling *copy =
+            findCeiling(data, QStringLiteral("measured"), QStringLiteral("bandwidth"));
         QVERIFY(copy);
         QCOMPARE(copy->value, 4169.9e9);
         QVERIFY(copy->label.contains(QLatin1String("(measured)")));
-        const RooflineCeiling *gemm = findCeiling(data, QStringLiteral("measured"), QStringLiteral("compute"));
+        const RooflineCeiling *gemm =
+            findCeiling(data, QStringLiteral("measured"), QStringLiteral("compute"));
         QVERIFY(gemm);
         QCOMPARE(gemm->value, 700.5e12);
         const RooflineCeiling *spec = findCeiling(data, QStringLiteral("spec"), QStringLiteral("bandwidth"));
