@@ -21,7 +21,7 @@ fi
 
 # --- Debian packages ------------------------------------------------------------------
 packages=(
-    build-essential cmake pkg-config ninja-build git ca-certificates xz-utils
+    build-essential cmake pkg-config ninja-build git ca-certificates xz-utils clang-format
     qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev qt6-qpa-plugins libgl1-mesa-dev
     qcoro-qt6-dev nlohmann-json3-dev extra-cmake-modules
     xvfb xauth fonts-dejavu-core

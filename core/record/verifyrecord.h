@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// One verify as the history shows it, read from a verify result (docs/verify-result.md) or a
+// recorded log under results/<target>/ (the same plus note, who, recorded_at). Plain values.
+#pragma once
+
+#include "base/json.h"
+
+#include <QDateTime>
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+namespace hotkernel {
+
+struct VerifyRecord
+{
+    QDateTime time;
+    QString target;
+    QString card;
+    int n = 0;
+    double baselineMeanMs = 0;
+    double baselineStdMs = 0;
+    double candidateMeanMs = 0;
+    double candidateStdMs = 0;
+    QString verdict;
+    std::optional<double> speedup;
+    QString who;
+    QString note;
+    bool recorded = false;       // false for a verify of this session that no record has written yet
+    QString path;                // the log, when recorded
+    QString verifiedAt;          // the verify's finished_at: the same verify recorded or not
+    std::optional<double> flops; // per call, from the contract
+    std::optional<double> bytes;
+
+    // nullopt when json is not a verify result (no verdict or no stats).
+    static std::optional<VerifyRecord> fromJson(const Json &json);
+    // Every result log under <root>/results/ (core/record's ResultLog), oldest first; what could
+    // not be read goes to *problems.
+    static std::vector<VerifyRecord> readResults(const QString &root, QStringList *problems = nullptr);
+};
+
+} // namespace hotkernel
