@@ -5,7 +5,7 @@
 #pragma once
 
 #include "base/json.h"
-#include "workspace.h"
+#include "session/workspace.h"
 
 #include <QFutureWatcher>
 #include <QMainWindow>

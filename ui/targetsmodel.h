@@ -3,8 +3,8 @@
 // its latest bench and its leaderboard standing. GUI thread.
 #pragma once
 
+#include "record/verifyrecord.h"
 #include "session/sessionstore.h"
-#include "verifyrecord.h"
 
 #include <QAbstractTableModel>
 

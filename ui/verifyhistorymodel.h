@@ -2,7 +2,7 @@
 // Every verify and record of the selected target, oldest first. GUI thread.
 #pragma once
 
-#include "verifyrecord.h"
+#include "record/verifyrecord.h"
 
 #include <QAbstractTableModel>
 

@@ -7,7 +7,7 @@
 #include "inspect/ncudetailsparser.h"
 #include "inspect/ncurawparser.h"
 #include "rooflinechartview.h"
-#include "workspace.h"
+#include "session/workspace.h"
 
 #include <QChart>
 #include <QDir>
