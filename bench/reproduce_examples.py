@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Verifies each example's kept candidate three times at n=7 against its baseline, through the
+hotkernel CLI, and prints the README's before/after rows from those verifies. Run from the
+repository root on a GPU machine with `hotkernel` on PATH (bench/reproduce_examples.sh sets that up
+on the lent GPU machine):
+    python3 bench/reproduce_examples.py [TARGET ...] [--record WHY] [--calibration FILE]
+--record WHY records every verify with `hotkernel record` (note "kept candidate, reproduction i of 3
+(n=7) after WHY", author: that of the target's last recorded reproduction), as the README's logs
+were made. Without it nothing is written. The share of measured bandwidth divides the contract's
+bytes per call by the candidate's mean time and by the calibrated device-copy rate (the newest
+results/calibration/*.json unless --calibration names one).
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGETS = ["rmsnorm", "softmax", "gemv", "decode_attention", "int4_gemv"]
+REPRODUCTION_NOTES = ("final candidate, reproduction", "kept candidate, reproduction")
+
+
+def hotkernel(*args):
+    """The JSON result of `hotkernel --json ARGS`, or None (with the reason printed)."""
+    proc = subprocess.run(["hotkernel", "--json", *args], cwd=ROOT, capture_output=True, text=True)
+    try:
+        result = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        result = None
+    if result is None or "error" in result:
+        print(f"!! hotkernel {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-800:]}\n{proc.stderr[-2000:]}",
+              file=sys.stderr, flush=True)
+        return None
+    return result
+
+
+def kept_who(target):
+    """Who made the kept candidate: the author of its last recorded reproduction."""
+    for path in sorted(glob.glob(os.path.join(ROOT, "results", target, "*.json")), reverse=True):
+        with open(path) as fh:
+            log = json.load(fh)
+        if log.get("note", "").startswith(REPRODUCTION_NOTES):
+            return log["who"]
+    raise SystemExit(f"reproduce_examples: no recorded reproduction in results/{target}/ to take the author from")
+
+
+def reproduce(target, record_why=None):
+    """The three verifies of n=7 of the kept candidate (each recorded when record_why is given)."""
+    results = []
+    who = kept_who(target) if record_why else None
+    for i in range(1, 4):
+        result = hotkernel("verify", f"examples/{target}_baseline.py", f"examples/{target}_candidate.py", "-n", "7")
+        if result is None:
+            continue
+        results.append(result)
+        b, c = result["baseline_stats"]["mean_ms"] * 1000, result["candidate_stats"]["mean_ms"] * 1000
+        print(f"{target:17s} {i}/3 {result['verdict']:8s} baseline {b:8.2f} us  candidate {c:8.2f} us  "
+              f"speedup {result['speedup']:.3f}", flush=True)
+        if record_why:
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
+                json.dump(result, fh)
+            note = f"kept candidate, reproduction {i} of 3 (n=7) after {record_why}"
+            hotkernel("record", target, fh.name, "--note", note, "--who", who)
+            os.unlink(fh.name)
+    return results
+
+
+def copy_rate_gbs(path):
+    if path is None:
+        found = sorted(glob.glob(os.path.join(ROOT, "results", "calibration", "*.json")))
+        if not found:
+            return None
+        path = found[-1]
+    with open(path) as fh:
+        return json.load(fh)["figures"]["copy_gbs"]["value"]
+
+
+def span(values, fmt):
+    return (fmt % min(values)) + "-" + (fmt % max(values)) if values else "-"
+
+
+def row(target, results, rate):
+    """One row of the README's table: target | baseline mean | candidate mean | speedup | share."""
+    base = [r["baseline_stats"]["mean_ms"] * 1000 for r in results]
+    cand = [r["candidate_stats"]["mean_ms"] * 1000 for r in results]
+    speed = [r["speedup"] for r in results]
+    share = "-"
+    if rate and results:
+        nbytes = results[0]["contract"]["bytes"]
+        shares = [nbytes / (c * 1e-6) / 1e9 / rate * 100 for c in cand]
+        share = span(shares, "%.0f") + "%"
+    return f"| {target} | {span(base, '%.2f')} us | {span(cand, '%.2f')} us | {span(speed, '%.3f')}x | {share} |"
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("targets", nargs="*", metavar="TARGET", help="default: " + " ".join(TARGETS))
+    parser.add_argument("--record", metavar="WHY")
+    parser.add_argument("--calibration", metavar="FILE")
+    args = parser.parse_args()
+    unknown = [t for t in args.targets if t not in TARGETS]
+    if unknown:
+        parser.error("unknown target %s: the examples are %s" % (", ".join(unknown), " ".join(TARGETS)))
+    rate = copy_rate_gbs(args.calibration)
+    rows = [row(t, reproduce(t, args.record), rate) for t in args.targets or TARGETS]
+    print(f"\n| target | baseline mean | candidate mean | speedup | share of measured bandwidth ({rate} GB/s) |")
+    print("|---|---|---|---|---|")
+    print("\n".join(rows))
