@@ -3,43 +3,30 @@
 // query heads per KV head, head dim 128, bf16:
 //   out[h] = softmax(q[h] . K[h / 4]^T / sqrt(128)) V[h / 4]
 //   q [Hq, 128], K and V [Hkv, S, 128] (contiguous), out [Hq, 128].
-// Built by examples/cuda_launch.py with nvcc into a cubin and launched through the driver API.
+// Built by examples/cuda_launch.py with nvcc into a cubin and launched through the driver API by
+// examples/decode_attention_cuda.py. What was tried on the way here, and what each measured:
+// docs/examples.md.
 //
-// Why it is shaped this way (the H200 streams the 128 MiB of K and V in ~32 us; cuDNN takes ~38 us
-// and the two-launch Triton kernel ~36.4 us, so the kernel boundary, the access order and the tail
-// matter, not the arithmetic):
-// - One launch. Grid (chunks, Hkv): a block owns 1/chunks of the keys of one KV head and all 4 of
-//   its query heads, so K and V are read exactly once. The block that finishes a KV head's chunks
-//   last (a per-head ticket counter, reset by that block) combines their partials, issuing all of
-//   its loads in one round trip; there is no second kernel and no gap between launches inside a
-//   CUDA graph. The tagged combine (combine = 1) takes the fence and the ticket off that tail:
-//   every published value carries the call's epoch in its 64-bit word, and the head's last block
-//   polls until it has them all. On the H200 it measured slower (38.5 against 37.3 us,
-//   bench/gpu/results/decode-probe-2026-12-02-2258.txt), as did the even layout at the end of
-//   this file (43.2 us); both are kept as measured alternatives, not used by any candidate.
-// - The kept candidate's combine ("cluster", with the direct copy below) is not one launch: a KV
-//   head's 16 blocks form a thread block cluster and merge their partials over distributed shared
-//   memory, which takes the tail off global memory (34.1 against 35.2 us for the ticket), and the
-//   heads whose clusters do not fit at once go to a second kernel (see "Combine cluster"). Its
-//   cluster warps also have the L2 prefetch the last keys for the warps still streaming once their
-//   own stream has ended (see "Tail prefetch": 33.7-33.9 against 34.1-34.7 us).
-// - Every warp runs its own pipeline over its own keys (STAGES tiles of 16 keys of K and of V in
-//   flight), synchronised with __syncwarp only: no block barrier in the streaming loop. Three ways
-//   to fill a tile are kept, because the H200 measured them equal (bench/gpu/results/decode-cuda-*):
-//   cp.async per thread, the same with a 256-byte L2 prefetch, and cp.async.bulk (TMA) per row.
-//   Shared-memory rows are padded to 272 bytes so that the 8 rows an ldmatrix reads fall in
-//   different banks.
-// - Key order: "interleaved" (step j of every warp of a KV head reads one contiguous window) ran
-//   5% faster than each block walking its own run of keys (thousands of scattered streams).
-//   "staggered" also starts KV head h h/Hkv of the way along its keys, so that the heads' windows
-//   sit at different offsets of their regions (measured within 1% of interleaved).
-// - Tensor cores do both products with the flash-attention fragment trick: S = Q K^T with the 4
-//   query heads as the rows of a 16-row mma (rows 4..15 are zero), and the score fragment is,
-//   element for element, the A fragment of P V, so the probabilities never leave registers.
-//   V's B fragment comes from ldmatrix.trans. The wasted rows cost tensor-core time, of which
-//   there is plenty; they cost no memory traffic.
-// - Online softmax in base 2 (the 1/sqrt(d) scale folded into log2(e)), fp32 throughout, P
-//   rounded to bf16 only as an mma operand.
+// The call is a stream of K and V (128 MiB at the target's shape, ~32 us at the H200's copy rate);
+// the arithmetic hides behind it, so the design is about the access order and the tail:
+// - Grid (chunks, Hkv): a block owns 1/chunks of one KV head's keys for all 4 of its query heads, so
+//   K and V are read exactly once. Keys are dealt "interleaved": step j of every warp of a KV head
+//   reads one contiguous window, so the grid streams through a few narrow address windows.
+// - Copy "direct": each lane loads 16-byte pieces of K and V straight into the registers where its
+//   mma fragments need them (head dims and keys permuted alike in Q, K, V, P and the output), with
+//   no shared memory in the streaming loop and one tile in flight per warp beside the one in use.
+// - Both products on tensor cores (mma.sync m16n8k16): S = Q K^T with the 4 query heads as rows of
+//   a 16-row mma (rows 4..15 zero), and O^T = V^T P^T, so the accumulator has no padding rows.
+//   Online softmax in base 2 (1/sqrt(d) folded into log2(e)), fp32 throughout, P rounded to bf16
+//   only as an mma operand.
+// - Combine "cluster": a KV head's 16 blocks are one thread block cluster and send their partials
+//   into the first block's shared memory (st.async counted on an mbarrier): no global memory, fence
+//   or ticket on the tail. One block per SM and one cluster per GPC fit only 7 such clusters on the
+//   H200, so the heads left over go to a second kernel (the "secondary") on the SMs the clusters
+//   leave, whose blocks publish partials to global memory and the last to take a ticket combines.
+// - Tail prefetch: warps whose stream has ended have the L2 prefetch the last keys of every head,
+//   so that the warps still streaming find their last tiles in L2.
+// Two entry points are built (end of file); decode_attention_cuda.py launches both per call.
 #include <cuda_bf16.h>
 #include <stdint.h>
 
@@ -49,41 +36,13 @@ constexpr int kDim = 128;                         // head dimension
 constexpr int kGroup = 4;                         // query heads per KV head
 constexpr int kTileKeys = 16;                     // keys per pipeline stage and warp
 constexpr int kRowBytes = kDim * 2;               // one key row of K or V in global memory
-constexpr int kRowStride = kRowBytes + 16;        // its padded row in shared memory
-constexpr int kTileBytes = kTileKeys * kRowStride;
-constexpr int kStageBytes = 2 * kTileBytes;       // K tile, then V tile
-constexpr int kChunksPerLane = kTileKeys * kRowBytes / 16 / 32;  // 16-byte copies per lane and tile
 
 __device__ __forceinline__ uint32_t shared_address(const void *p)
 {
     return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
-__device__ __forceinline__ void copy_async_16(uint32_t dst, const void *src)
-{
-    // .cg: straight to L2, not L1; K and V are read once.
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void copy_async_16_prefetch(uint32_t dst, const void *src)
-{
-    // The same, asking L2 to fetch the whole 256-byte block from DRAM (larger DRAM requests).
-    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void copy_async_commit()
-{
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-template <int PENDING>
-__device__ __forceinline__ void copy_async_wait()
-{
-    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
-}
-
-// The bulk-copy path (the Hopper TMA engine): one instruction per lane copies a whole 256-byte row,
-// and completion is counted in bytes on a per-slot mbarrier instead of per-thread copy groups.
+// The cluster's inbox barrier: one arrival, plus the bytes the other blocks will send.
 __device__ __forceinline__ void barrier_init(uint32_t bar)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
@@ -92,40 +51,6 @@ __device__ __forceinline__ void barrier_init(uint32_t bar)
 __device__ __forceinline__ void barrier_expect_bytes(uint32_t bar, uint32_t bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void barrier_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done = 0;
-    while (!done) {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    }
-}
-
-__device__ __forceinline__ void copy_bulk(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
-}
-
-__device__ __forceinline__ void load_matrix_x4(uint32_t r[4], uint32_t address)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address)
-                 : "memory");
-}
-
-__device__ __forceinline__ void load_matrix_x4_transposed(uint32_t r[4], uint32_t address)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address)
-                 : "memory");
 }
 
 // c += A (16x16, row-major fragment a) * B (16x8, column fragment b0 b1), fp32 accumulate.
@@ -160,10 +85,9 @@ struct Partial {
     uint64_t *tagged;
 };
 
-// The tagged combine (combine = 1) replaces write, fence, ticket and read (three L2 round trips on
-// the tail that no streaming hides) with one store and a poll: every value a block publishes
-// carries the call's epoch in the same 64-bit word, so the combining block knows each one is this
-// call's without any fence or counter, and the epoch, kept beside the values, moves on once per call.
+// The tagged combine (combine = kCombineTagged, a runtime choice of the secondary's arguments that
+// the launcher does not make): every value a block publishes carries the call's epoch in the same
+// 64-bit word, so the combining block polls for them without a fence or a counter.
 constexpr int kTaggedRow = 130, kEpochWords = 32;
 constexpr unsigned kMaxPolls = 1u << 24;  // ~seconds of polling: far beyond any real wait
 
@@ -180,23 +104,17 @@ __device__ __forceinline__ uint64_t load_tagged(const uint64_t *p)
     return word;
 }
 
-// cp.async 16 bytes per thread (optionally with a 256-byte L2 prefetch), or cp.async.bulk per row.
-enum class Copy { per_thread, per_thread_prefetch, bulk };
-
-// stop_after values other than 0 (run to the end) are for measuring the phases only
-// (bench/gpu/check_decode_cuda.py); candidates always run to the end.
+// stop_after values other than 0 (run to the end) stop the kernel early, to time its phases; the
+// launcher always passes 0.
 constexpr int kStopBeforeCombine = 1, kStopAfterStreaming = 2, kStreamOnly = 3;
 
-// How a KV head's chunks are combined (decode_attention_cuda.py names them): the last block to take
-// a ticket, after a fence per thread (ticket) or one acq_rel atomic (ticket-release); the last
-// block dispatched, polling for tagged values (tagged); the first block of the head's thread block
-// cluster, which the others send their partials to through distributed shared memory (cluster,
-// the direct copy only: finish_cluster). (2 was "dedicated": a row of blocks that did
-// no streaming merged the partials as they were published; 2.3 us slower than the ticket on the
-// H200 in two versions, bench/gpu/results/decode_direct_sweep-2026-12-03-{0754,0813}.txt.)
-constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineTicketRelease = 3;  // "cluster": the _cluster entries
+// How the secondary's chunks are combined (the `combine` argument; the launcher passes
+// ticket-release): the last block to take a ticket, after a fence per thread (ticket) or one
+// acq_rel atomic (ticket-release), or the last block dispatched, polling for tagged values.
+constexpr int kCombineTicket = 0, kCombineTagged = 1, kCombineTicketRelease = 3;
 
-// How a KV head's keys are dealt to its blocks and warps (decode_attention_cuda.py names them).
+// How a KV head's keys are dealt to its blocks and warps (the `order` argument; the launcher passes
+// interleaved).
 constexpr int kOrderChunk = 0, kOrderInterleaved = 1, kOrderStaggered = 2;
 
 // Which keys tile j of a warp holds. In chunk order a block owns seq / chunks consecutive keys;
@@ -224,50 +142,7 @@ struct TileOrder {
     }
 };
 
-// One warp's share of a tile: copies 16 keys of K and of V (byte offset src in their rows) into a
-// pipeline slot of padded rows, 16 bytes per lane and copy.
-template <Copy COPY>
-__device__ __forceinline__ void copy_tile_per_thread(uint32_t k_dst, const char *k_rows, const char *v_rows, size_t src,
-                                                     int lane)
-{
-    const uint32_t v_dst = k_dst + kTileBytes;
-#pragma unroll
-    for (int i = 0; i < kChunksPerLane; ++i) {
-        const int c = i * 32 + lane, row = c / 16, col = c % 16;  // a warp copies two whole rows
-        const uint32_t dst = row * kRowStride + col * 16;
-        const size_t from = src + row * kRowBytes + col * 16;
-        if constexpr (COPY == Copy::per_thread_prefetch) {
-            copy_async_16_prefetch(k_dst + dst, k_rows + from);
-            copy_async_16_prefetch(v_dst + dst, v_rows + from);
-        } else {
-            copy_async_16(k_dst + dst, k_rows + from);
-            copy_async_16(v_dst + dst, v_rows + from);
-        }
-    }
-}
-
-// Q as the A fragment of S = Q K^T, one pair of registers per 16-dim step: row g is query head
-// g of this KV head (rows 4..15 are zero, as are the a1/a3 registers of rows g + 8).
-__device__ __forceinline__ void load_q_fragment(uint32_t q_frag[kDim / 16][2], const __nv_bfloat16 *q, int kv_head,
-                                                int g, int t)
-{
-    const uint32_t *q_pairs = reinterpret_cast<const uint32_t *>(q + (kv_head * kGroup + min(g, kGroup - 1)) * kDim);
-#pragma unroll
-    for (int s = 0; s < kDim / 16; ++s) {
-        q_frag[s][0] = g < kGroup ? q_pairs[(s * 16 + 2 * t) / 2] : 0u;
-        q_frag[s][1] = g < kGroup ? q_pairs[(s * 16 + 2 * t + 8) / 2] : 0u;
-    }
-}
-
-// A warp's online softmax over its keys for the 4 query heads. o[n] holds head g's dims 8n + 2t and
-// 8n + 2t + 1 in [0] and [1] ([2], [3] are the unused rows g + 8); l is this lane's share of the
-// sum until summed over the group's four lanes.
-struct WarpState {
-    float m = -INFINITY, l = 0.f;
-    float o[kDim / 8][4] = {};
-};
-
-// One tile's online-softmax step, whichever way the tile was read: s_lo and s_hi are the score
+// One tile's online-softmax step: s_lo and s_hi are the score
 // fragments of Q K^T for the tile's two 8-key halves (head g's scores for keys 2t, 2t + 1 of each in
 // [0] and [1]). Rescales the warp's state and leaves the probabilities in p_frag as the A fragment of
 // P V, keys as its columns (2t, 2t + 1 of the low half, then of the high half), and returns the
@@ -294,63 +169,9 @@ __device__ __forceinline__ float softmax_step(const float s_lo[4], const float s
     return alpha;
 }
 
-// ldmatrix row addresses of this lane inside a tile: K for the B fragment of Q K^T (matrices:
-// keys 0-7 dims +0, keys 0-7 dims +8, keys 8-15 dims +0, keys 8-15 dims +8), V transposed for
-// the B fragment of P V (keys 0-7 dims +0, keys 8-15 dims +0, keys 0-7 dims +8, keys 8-15 dims +8).
-__device__ __forceinline__ uint32_t k_lane_offset(int lane)
-{
-    return ((lane >> 4) * 8 + (lane & 7)) * kRowStride + ((lane >> 3) & 1) * 16;
-}
-
-__device__ __forceinline__ uint32_t v_lane_offset(int lane)
-{
-    return kTileBytes + (((lane >> 3) & 1) * 8 + (lane & 7)) * kRowStride + (lane >> 4) * 16;
-}
-
-// Folds one 16-key tile (K and V in the slot at shared address `slot`) into the warp's state.
-__device__ __forceinline__ void attend_tile(uint32_t slot, uint32_t k_lane, uint32_t v_lane,
-                                            const uint32_t q_frag[kDim / 16][2], float scale_log2, WarpState &st)
-{
-    float s_lo[4] = {0.f, 0.f, 0.f, 0.f}, s_hi[4] = {0.f, 0.f, 0.f, 0.f};  // keys 0-7, keys 8-15
-#pragma unroll
-    for (int s = 0; s < kDim / 16; ++s) {
-        uint32_t b[4];
-        load_matrix_x4(b, slot + k_lane + s * 32);
-        const uint32_t a[4] = {q_frag[s][0], 0u, q_frag[s][1], 0u};
-        mma_16x8x16(s_lo, a, b[0], b[1]);
-        mma_16x8x16(s_hi, a, b[2], b[3]);
-    }
-    uint32_t p_frag[4];
-    const float alpha = softmax_step(s_lo, s_hi, scale_log2, st.m, st.l, p_frag);
-#pragma unroll
-    for (int n = 0; n < kDim / 8; ++n) {
-        st.o[n][0] *= alpha;
-        st.o[n][1] *= alpha;
-    }
-#pragma unroll
-    for (int j = 0; j < kDim / 16; ++j) {
-        uint32_t b[4];
-        load_matrix_x4_transposed(b, slot + v_lane + j * 32);
-        mma_16x8x16(st.o[2 * j], p_frag, b[0], b[1]);
-        mma_16x8x16(st.o[2 * j + 1], p_frag, b[2], b[3]);
-    }
-}
-
 // A warp's result in shared memory: acc [4][128] floats, then (m, l) per query head. l must be the
 // group's sum already.
 constexpr int kWarpResultBytes = kGroup * kDim * 4 + kGroup * 8;
-
-__device__ __forceinline__ void store_warp_result(unsigned char *area, const WarpState &st, int g, int t)
-{
-    float *acc = reinterpret_cast<float *>(area);
-    if (g < kGroup) {
-#pragma unroll
-        for (int n = 0; n < kDim / 8; ++n)
-            *reinterpret_cast<float2 *>(acc + g * kDim + 8 * n + 2 * t) = make_float2(st.o[n][0], st.o[n][1]);
-        if (t == 0)
-            reinterpret_cast<float2 *>(acc + kGroup * kDim)[g] = make_float2(st.m, st.l);
-    }
-}
 
 // The warps' results (WARPS areas, `stride` bytes apart) merged for query head h, dims d..d+3.
 template <int WARPS>
@@ -508,28 +329,6 @@ __device__ __forceinline__ void combine_partials(int n, Load load, __nv_bfloat16
     }
 }
 
-// A warp's STAGES-deep copy pipeline over its `tiles` tiles: issue(j, slot) starts tile j's copies
-// into slot j % STAGES, wait(i) makes tile i visible to the whole warp, use(i, slot) consumes it.
-template <int STAGES, typename Issue, typename Wait, typename Use>
-__device__ __forceinline__ void run_pipeline(int tiles, Issue issue, Wait wait, Use use)
-{
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < tiles)
-            issue(s, s);
-        copy_async_commit();
-    }
-    for (int i = 0; i < tiles; ++i) {
-        const int next = i + STAGES - 1;
-        if (next < tiles)
-            issue(next, next % STAGES);  // the slot tile i - 1 used; freed by the last __syncwarp
-        wait(i);
-        use(i, i % STAGES);
-        __syncwarp();  // the slot is free for the copy issued next iteration
-    }
-    copy_async_wait<0>();
-}
-
 // One KV head's tagged partials combined into its outputs by the whole block, polling for `tag` on
 // every value read (the caller moves the epoch on once all threads have read).
 template <int WARPS>
@@ -635,106 +434,11 @@ __device__ __forceinline__ void finish_block(const unsigned char *warp_results, 
         tickets[kv_head] = 0;  // ready for the next call on this stream
 }
 
-template <int WARPS, int STAGES, Copy COPY>
-__device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__restrict__ q,
-                                                      const __nv_bfloat16 *__restrict__ k,
-                                                      const __nv_bfloat16 *__restrict__ v, Partial partial,
-                                                      int *__restrict__ tickets, __nv_bfloat16 *__restrict__ out,
-                                                      int seq, float scale_log2, int order, int combine,
-                                                      int stop_after)
-{
-    extern __shared__ __align__(16) unsigned char shared[];
-    __shared__ __align__(8) uint64_t slot_full[COPY == Copy::bulk ? WARPS * STAGES : 1];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4;  // fragment row group and thread-in-group
-    const int chunk = blockIdx.x, chunks = gridDim.x, kv_head = blockIdx.y;
-    const int keys_per_warp = seq / chunks / WARPS;
-    const int tiles = keys_per_warp / kTileKeys;
-    const TileOrder tile_order(order, chunk, chunks, warp, WARPS, tiles, seq, kv_head, gridDim.y);
-    // This call's tag for the tagged combine; read now, used after the stream.
-    const uint32_t tag = combine == kCombineTagged ? uint32_t(load_tagged(partial.tagged + kv_head)) + 1u : 0u;
-    const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
-    const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
-    unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
-    const uint32_t warp_base = shared_address(warp_shared);
-
-    const uint32_t full_base = shared_address(slot_full) + warp * STAGES * 8;
-    if constexpr (COPY == Copy::bulk) {
-        if (lane == 0)
-            for (int s = 0; s < STAGES; ++s)
-                barrier_init(full_base + s * 8);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");  // visible to the copy engine
-        __syncwarp();
-    }
-
-    auto issue_tile = [&](int tile, int slot) {
-        const uint32_t k_dst = warp_base + slot * kStageBytes, v_dst = k_dst + kTileBytes;
-        const size_t src = tile_order.first_key(tile) * kRowBytes;
-        if constexpr (COPY == Copy::bulk) {
-            const uint32_t bar = full_base + slot * 8;
-            if (lane == 0)
-                barrier_expect_bytes(bar, 2 * kTileKeys * kRowBytes);
-            __syncwarp();
-            // Lanes 0-15 copy the K rows, lanes 16-31 the V rows, into the padded layout.
-            const int row = lane % kTileKeys;
-            const char *rows = lane < kTileKeys ? k_rows : v_rows;
-            copy_bulk((lane < kTileKeys ? k_dst : v_dst) + row * kRowStride, rows + src + row * kRowBytes, kRowBytes, bar);
-        } else {
-            copy_tile_per_thread<COPY>(k_dst, k_rows, v_rows, src, lane);
-        }
-    };
-
-    uint32_t q_frag[kDim / 16][2];
-    load_q_fragment(q_frag, q, kv_head, g, t);
-    WarpState st;
-    const uint32_t k_lane = k_lane_offset(lane), v_lane = v_lane_offset(lane);
-
-    run_pipeline<STAGES>(
-        tiles,
-        [&](int j, int slot) {
-            if constexpr (COPY == Copy::bulk)  // the slot was last read through the generic proxy (ldmatrix)
-                if (j >= STAGES - 1)
-                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            issue_tile(j, slot);
-        },
-        [&](int i) {
-            if constexpr (COPY == Copy::bulk) {
-                barrier_wait(full_base + (i % STAGES) * 8, (i / STAGES) & 1);
-            } else {
-                copy_async_commit();
-                copy_async_wait<STAGES - 1>();
-                __syncwarp();  // every lane's copies of tile i are visible to the whole warp
-            }
-        },
-        [&](int, int slot) {
-            if (stop_after == kStreamOnly)  // the copies alone: how fast this shape can stream at all
-                st.l += float(warp_shared[slot * kStageBytes + lane]);
-            else
-                attend_tile(warp_base + slot * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
-        });
-    st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
-    st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
-    if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
-        if (st.l < 0.f)  // never: keeps the loop's results alive for the measurement
-            out[threadIdx.x] = __float2bfloat16(st.o[0][0]);
-        return;
-    }
-
-    // Each warp leaves its (m, l, acc) in its own pipeline space, which only it has used.
-    __syncwarp();
-    store_warp_result(warp_shared, st, g, t);
-    __syncthreads();
-
-    finish_block<WARPS>(shared, STAGES * kStageBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
-                        stop_after);
-}
-
 // ---- Copy "direct": tiles read straight into registers --------------------------------------
-// Every copy path above goes through shared memory: cp.async into a slot, ldmatrix out of it, with
-// per-warp group bookkeeping. The H200's fastest pure stream (bench/gpu/decode_stream_probe.py)
-// loads 16 bytes per lane into registers, and the dot products do not care in which order the head
-// dims or the keys of a tile are summed. So each lane loads exactly the bytes its mma fragments
-// hold, permuting dims and keys consistently in Q, K, V, P and the output:
+// The fastest pure stream of K and V loads 16 bytes per lane into registers, and the dot products
+// do not care in which order the head dims or the keys of a tile are summed. So each lane loads
+// exactly the bytes its mma fragments hold, permuting dims and keys consistently in Q, K, V, P and
+// the output, and no tile passes through shared memory:
 // - K: lane (g, t) loads 64 contiguous bytes per key, dims 8t + 32i .. + 7 for i = 0..3, of key
 //   2g - (g & 1) (low half of the tile; the high half is that + 2). Register word p of load i is
 //   then the B fragment of Q K^T for the 16-dim step s = 2i + p / 2, once Q's A fragment is loaded
@@ -748,23 +452,20 @@ __device__ __forceinline__ void decode_attention_body(const __nv_bfloat16 *__res
 //   in a register: the A fragment of V^T. Per instruction the warp reads 4 runs of 128 bytes.
 // - The accumulator of step J then holds heads 2t, 2t + 1 (lanes t < 2) at dims 8g + J and
 //   64 + 8g + J, so the rescale factor of those heads comes from lanes 8t and 8t + 4.
-// AHEAD tiles are in flight per warp, in registers, while it works on one. One measured best on the
-// H200: two tiles of keys ahead (with Q's fragment moved to shared memory to make room) streamed at
-// 35.3-38.5 us against 33.8 (bench/gpu/results/decode_direct_sweep-2026-12-03-0403.txt).
+// AHEAD tiles are in flight per warp, in registers, while it works on one (the kernels: one).
 struct DirectTile {
     uint4 k[2][4];  // keys: [low/high half][i]
     uint4 v[4][2];  // values: [key 4t + c][dims 8g.. / 64 + 8g..]
 };
 
-// A warp's state: the running max and sum of head g (as in WarpState), and o[J] the accumulator of
+// A warp's state: the running max m and sum l of head g, and o[J] the accumulator of
 // output step J (c0, c1: heads 2t, 2t + 1 at dim 8g + J; c2, c3: the same at 64 + 8g + J).
 struct DirectWarpState {
     float m = -INFINITY, l = 0.f;
     float o[kDim / 16][4] = {};
 };
 
-// 16 bytes read once: no L1 allocation. (A 256-byte L2 prefetch on top measured slower on the H200:
-// streaming 34.1-34.4 against 33.2-33.5 us, bench/gpu/results/decode_direct_sweep-2026-12-03-0348.txt.)
+// 16 bytes read once: no L1 allocation.
 __device__ __forceinline__ uint4 load_streaming_16(const char *p)
 {
     uint4 r;
@@ -858,8 +559,7 @@ __device__ __forceinline__ void attend_direct_tile(const DirectTile &tile, const
     }
 }
 
-// The warp's result in shared memory in the layout of store_warp_result: acc [4][128] floats, then
-// (m, l) per query head. l must be the group's sum already.
+// The warp's result in shared memory: acc [4][128] floats, then (m, l) per query head. l must be the group's sum already.
 __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, const DirectWarpState &st, int g, int t)
 {
     float *acc = reinterpret_cast<float *>(area);
@@ -881,14 +581,13 @@ __device__ __forceinline__ void store_direct_warp_result(unsigned char *area, co
 
 // ---- Combine "cluster": a KV head's chunks are one thread block cluster ----------------------
 // The ticket's tail is three round trips to L2 that no streaming hides: the block's partial out,
-// the acq_rel ticket, and the last block's reads of every partial (bench: the block epilogue and the
-// combine cost 1.2 and 1.0 us of a 34.9 us call). In a cluster the 16 blocks of a KV head run on one
+// the acq_rel ticket, and the last block's reads of every partial. In a cluster the 16 blocks of a KV head run on one
 // GPC at once, so each can write its partial straight into the shared memory of the cluster's
 // first block (st.async, which counts the bytes on that block's mbarrier): no global memory, no
 // fence, no counter, nothing left behind between calls. The first block waits for the 15 partials
 // and merges them in a fixed order, so the result is the same bit for bit on every call.
 // A cluster lives in one GPC, and with one block per SM the H200's GPCs hold only 7 clusters of 16
-// (bench/gpu/results/decode_direct_sweep-2026-12-03-1110.txt): so the launcher gives the clusters
+// (cuOccupancyMaxActiveClusters): so the launcher gives the clusters
 // the heads that fit and the rest to a second, ordinary kernel over the SMs left over (the
 // "secondary": 20 blocks for one head on the H200, so that it finishes early despite the ticket's
 // longer tail). The secondary is a programmatic dependent of the cluster kernel, which lets it
@@ -944,17 +643,11 @@ __device__ __forceinline__ void barrier_wait_cluster(uint32_t bar, uint32_t pari
 // Before the stream: the first block readies its mbarrier for the others' bytes (its inbox holds
 // one partial, acc [4][128] floats and (m, l) per head, from every other block), and every thread
 // arrives on the cluster barrier that finish_cluster waits on, so that no block sends before the
-// mbarrier exists. Arriving costs nothing; the wait comes after the stream. With the dynamic deal
-// (below) the first block also zeroes the counter the others will ask for tiles, and they wait on
-// the cluster barrier before their first ask.
-template <int CLUSTER, bool DYNAMIC>
-__device__ __forceinline__ void start_cluster(uint32_t bar, int *tiles_dealt, int chunk)
+// mbarrier exists. Arriving costs nothing; the wait comes after the stream.
+template <int CLUSTER>
+__device__ __forceinline__ void start_cluster(uint32_t bar, int chunk)
 {
     if (chunk == 0 && threadIdx.x == 0) {
-        if constexpr (DYNAMIC) {
-            *tiles_dealt = 0;
-            asm volatile("fence.acq_rel.cluster;" ::: "memory");  // released by the relaxed arrive below
-        }
         barrier_init(bar);
         barrier_expect_bytes(bar, (CLUSTER - 1) * kWarpResultBytes);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -966,7 +659,7 @@ __device__ __forceinline__ void start_cluster(uint32_t bar, int *tiles_dealt, in
 // results merged) goes to the first block's inbox (its chunk's slot, in the layout of a warp
 // result); the first block, having merged its own in registers, waits for the rest and writes the
 // KV head's 4 outputs. One thread per four dims of one head (128 threads).
-template <int WARPS, int CLUSTER, bool WAITED>
+template <int WARPS, int CLUSTER>
 __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results, unsigned char *inbox, uint32_t bar,
                                                __nv_bfloat16 *__restrict__ out, int kv_head, int chunk,
                                                int stop_after)
@@ -978,8 +671,7 @@ __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results
     float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
     if (merges)
         merge_warp_results<WARPS>(warp_results, kWarpResultBytes, h, d, m, l, acc);
-    if constexpr (!WAITED)
-        cluster_wait();  // the first block's mbarrier is ready (every block arrived before its stream)
+    cluster_wait();  // the first block's mbarrier is ready (every block arrived before its stream)
     if (chunk != 0) {
         if (merges) {
             const uint32_t slot = shared_address(inbox) + (chunk - 1) * kWarpResultBytes;
@@ -993,10 +685,8 @@ __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results
     barrier_wait_cluster(bar, 0);
     if (!merges || stop_after == kStopBeforeCombine)
         return;
-    // Chunk order, as the ticket's combine: the same bits on every call. (Two lanes per output, each
-    // merging every other warp and then every other partial, folded by shuffles, measured 0.27 us
-    // slower: 35.11-35.13 us against 34.84-34.85, alternating in one sweep,
-    // bench/gpu/results/decode_direct_sweep-2026-12-03-1159.txt.)
+    // One lane per output, partials in chunk order, as the ticket's combine: the same bits on every
+    // call.
     float m_all = m;
 #pragma unroll
     for (int c = 0; c < CLUSTER - 1; ++c)
@@ -1019,46 +709,14 @@ __device__ __forceinline__ void finish_cluster(const unsigned char *warp_results
     *reinterpret_cast<__nv_bfloat162 *>(dst + 2) = __floats2bfloat162_rn(acc.z * inv, acc.w * inv);
 }
 
-// ---- Deal "dynamic" (cluster combine only): a KV head's later tiles go to whichever warp is ready --
-// In the static deal every warp takes its tiles in advance (16 of them at the target's shape), so
-// the stream ends when the warp whose loads were served slowest ends. Dynamically, each warp takes
-// its first tiles in advance (kFixedTiles, interleaved as before) and then one at a time from a
-// counter in the shared memory of its cluster's first block (an atomic over distributed shared
-// memory, asked for a tile ahead so that the reply is in before it is needed), so that the warps
-// of a KV head end together. The tiles still go out in address order: one window per KV head
-// as in the interleaved order. The cost: which warp sums which keys changes from call to call, so
-// the result is no longer the same bit for bit on every call (within the tolerance).
-// Measured slower on the H200, and used by no candidate: 34.73-34.91 us against 34.32-34.74 for the
-// static deal, alternating in one sweep (bench/gpu/results/decode_direct_sweep-2026-12-03-1405.txt),
-// 1.067x in its verify. Its warps did end closer together (a head's first and last stream end 2.3
-// us apart, not 3.4, decode_timeline-eager-2026-12-03-1405.txt), but the heads ended no earlier:
-// what a head's warps read per microsecond together is set by the memory, not by how they share it.
-constexpr int kFixedTiles = 8;
-
-__device__ __forceinline__ int deal_tile(uint32_t counter)
-{
-    int tile;
-    asm volatile("atom.relaxed.cluster.shared::cluster.add.u32 %0, [%1], 1;" : "=r"(tile) : "r"(counter) : "memory");
-    return tile;
-}
-
-// ---- Tail prefetch (cluster combine only) ------------------------------------------------------
-// The warps of a call do not end their streams together (the first warp of a KV head ends its
-// stream ~3 us before the last, bench/gpu/results/decode_timeline-2026-12-03-1413.txt), and as they
-// end, fewer bytes are in flight than the memory could serve. So each warp, once its
-// stream has ended, asks the GPU's L2 to prefetch one 16 KiB piece of the last kTailKeys keys of
+// ---- Tail prefetch (cluster kernel) ------------------------------------------------------------
+// The warps of a call do not end their streams together (a KV head's first warp ends ~3 us before
+// its last), and as they end, fewer bytes are in flight than the memory could serve. So each warp,
+// once its stream has ended, asks the L2 to prefetch one 16 KiB piece of the last kTailKeys keys of
 // some KV head (K or V; cp.async.bulk.prefetch: nothing comes back to the SM), the pieces taken in
-// the order the warps reached their last tile (a global counter, asked one tile early), in key order
-// across all heads. The warps still streaming then find their last tiles in L2. No byte is read
-// twice from memory unless the L2 evicts it first (16 MiB of 50).
-// On the H200, alternating in one sweep (bench/gpu/results/decode_direct_sweep-2026-12-03-1431.txt):
-// 33.73-33.94 us with it, 34.10-34.68 without (2 or 4 score chains), cuDNN 37.29-37.61; its verifies
-// 1.104-1.115x (five, of n=5 to 9). The timeline of 4 calls back to back per graph replay, as the
-// sweep and verify run them (decode_timeline-back-to-back-2026-12-03-1437.txt), shows where: the
-// last warps end their streams ~0.5 us earlier, the call's last block 31.58-31.66 us after its first
-// warp starts against 32.03-32.10. With one call per replay and the GPU idle before it
-// (decode_timeline-2026-12-03-1413.txt) it made no difference (32.50 us either way); I have not
-// found why the two differ.
+// the order the warps reached their last tile (a global counter, asked one tile early), in key
+// order across all heads. The warps still streaming then find their last tiles in L2. No byte is
+// read twice from memory unless the L2 evicts it first (16 MiB of 50).
 constexpr int kTailKeys = 4096, kTailPieceBytes = 16384;
 
 // tail_state: [0] a counter that only grows (each call adds one per warp, so its value modulo the
@@ -1078,41 +736,12 @@ __device__ __forceinline__ void prefetch_tail_piece(const char *k, const char *v
     asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(piece), "r"(kTailPieceBytes) : "memory");
 }
 
-// Timestamps for bench/gpu/decode_timeline.py only (built with -DHOTKERNEL_DECODE_TRACE, which
-// passes a buffer of 4 words per warp in place of the tagged partials): the warp's start, the end
-// of its stream, its block's end (ns, %globaltimer), and its SM with the tiles it streamed.
-#ifdef HOTKERNEL_DECODE_TRACE
-__device__ __forceinline__ uint64_t global_ns()
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-__device__ __forceinline__ uint64_t sm_id()
-{
-    uint32_t id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    return id;
-}
-#define HOTKERNEL_TRACE(slot, value)                                                                  \
-    do {                                                                                              \
-        if (lane == 0)                                                                                \
-            partial.tagged[((size_t(blockIdx.y) * gridDim.x + blockIdx.x) * WARPS + warp) * 4 + (slot)] = \
-                (value);                                                                              \
-    } while (0)
-#else
-#define HOTKERNEL_TRACE(slot, value) \
-    do {                             \
-    } while (0)
-#endif
-
-// Grid (chunks, Hkv) like decode_attention_body, the same orders, partials and combines; dynamic
-// shared memory WARPS * kWarpResultBytes, and the inbox after them when CLUSTER (launched in
-// clusters of CLUSTER = chunks blocks along x, combine "cluster"; 0: not). DYNAMIC: the dynamic
-// deal above (CLUSTER, the interleaved order and one tile ahead only). TAIL: the tail prefetch above
-// (CLUSTER only; `tickets` is then its tail_state).
-template <int WARPS, int AHEAD, int CHAINS, int CLUSTER, bool DYNAMIC = false, bool TAIL = false>
+// ---- The kernel body ---------------------------------------------------------------------------
+// Grid (chunks, Hkv): block (chunk, h) streams its share of KV head h's keys for the head's 4 query
+// heads. Dynamic shared memory: WARPS * kWarpResultBytes, and the inbox after them when CLUSTER
+// (launched in clusters of CLUSTER = chunks blocks along x; 0: no cluster, the ticket combines).
+// TAIL: the tail prefetch (CLUSTER only; `tickets` is then its tail_state).
+template <int WARPS, int AHEAD, int CHAINS, int CLUSTER, bool TAIL = false>
 __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16 *__restrict__ q,
                                                              const __nv_bfloat16 *__restrict__ k,
                                                              const __nv_bfloat16 *__restrict__ v, Partial partial,
@@ -1134,19 +763,16 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const char *k_rows = reinterpret_cast<const char *>(k + size_t(kv_head) * seq * kDim);
     const char *v_rows = reinterpret_cast<const char *>(v + size_t(kv_head) * seq * kDim);
 
-    HOTKERNEL_TRACE(0, global_ns());
     __shared__ __align__(8) uint64_t inbox_bar;  // CLUSTER only
-    __shared__ int tiles_dealt;  // DYNAMIC only: the first block's count of the tiles dealt
-    static_assert(!DYNAMIC || (CLUSTER > 0 && AHEAD == 1), "the dynamic deal: cluster combine, one tile ahead");
     if constexpr (CLUSTER > 0) {
-        start_cluster<CLUSTER, DYNAMIC>(shared_address(&inbox_bar), &tiles_dealt, chunk);
+        start_cluster<CLUSTER>(shared_address(&inbox_bar), chunk);
         asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // the secondary may start: this block is resident
     }
 
     uint32_t q_frag[kDim / 16][2];
     load_q_fragment_permuted(q_frag, q, kv_head, g, t);
     DirectWarpState st;
-    uint32_t checksum = 0;  // the loads' bits, for _stop_after 3 only
+    uint32_t checksum = 0;  // the loads' bits, for stop_after kStreamOnly only
 
     // A ring of AHEAD + 1 tiles in registers, indexed by constants only (the loop is unrolled by the
     // ring's length): tile i + AHEAD is loaded into the slot that tile i - 1 has just freed.
@@ -1155,79 +781,31 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     const auto load = [&](int slot, int j) {
         load_direct_tile(ring[slot], k_rows, v_rows, tile_order.first_key(j), g, t);
     };
-#ifdef HOTKERNEL_DECODE_TRACE
-    int traced_tiles = tiles;
-#endif
-    static_assert(!TAIL || (CLUSTER > 0 && !DYNAMIC), "the tail prefetch: cluster combine, static deal");
+    static_assert(!TAIL || CLUSTER > 0, "the tail prefetch: cluster kernel only");
     unsigned tail_rank = 0;  // TAIL: lane 0's place in the order of the warps' last tiles
-    if constexpr (DYNAMIC) {
-        // Tiles 0 .. fixed - 1 of the warp are its interleaved ones; then it asks the counter, one
-        // tile ahead (lane 0 asks, the warp reads the reply by shuffle a tile later). The cluster
-        // wait (the counter is set) comes before the first ask, by which time every block has long
-        // arrived. Returns the tile's first key, or -1 when the KV head's tiles are all dealt.
-        const int total = seq / kTileKeys, fixed = min(kFixedTiles, total / warps_all);
-        const uint32_t counter = map_to_block(shared_address(&tiles_dealt), 0);
-        int reply = 0;
-        const auto tile_key = [&](int n) -> long long {
-            if (n < fixed) {
-                if (n == fixed - 1) {
-                    cluster_wait();
-                    if (lane == 0)
-                        reply = deal_tile(counter);
-                }
-                return (long long)(n * warps_all + warp_all) * kTileKeys;
-            }
-            const int tile = fixed * warps_all + __shfl_sync(0xffffffffu, reply, 0);
-            if (tile >= total)
-                return -1;
-            if (lane == 0)
-                reply = deal_tile(counter);
-            return (long long)tile * kTileKeys;
-        };
-        // The ring of two, by constant indices: tile i + r is in ring[r], the next goes to the other.
-        load_direct_tile(ring[0], k_rows, v_rows, tile_key(0), g, t);
-        bool more = true;
-        for (int i = 0; more; i += 2)
 #pragma unroll
-            for (int r = 0; r < 2; ++r) {
-                if (!more)
-                    break;
-                const long long next = tile_key(i + r + 1);
-                if (next >= 0)
-                    load_direct_tile(ring[1 - r], k_rows, v_rows, next, g, t);
-                attend_direct_tile<CHAINS>(ring[r], q_frag, scale_log2, st, t);
-                if (next < 0) {
-                    more = false;
-#ifdef HOTKERNEL_DECODE_TRACE
-                    traced_tiles = i + r + 1;
-#endif
-                }
-            }
-    } else {
+    for (int j = 0; j < AHEAD; ++j)
+        if (j < tiles)
+            load(j, j);
+    for (int i0 = 0; i0 < tiles; i0 += kRing) {
 #pragma unroll
-        for (int j = 0; j < AHEAD; ++j)
-            if (j < tiles)
-                load(j, j);
-        for (int i0 = 0; i0 < tiles; i0 += kRing) {
+        for (int r = 0; r < kRing; ++r) {
+            const int i = i0 + r;
+            if (i + AHEAD < tiles)
+                load((r + AHEAD) % kRing, i + AHEAD);
+            if (i < tiles) {
+                if constexpr (TAIL)
+                    if (i == tiles - 1 && lane == 0)  // the reply comes back while the last tile is worked on
+                        tail_rank = atomicAdd(reinterpret_cast<unsigned *>(tickets), 1u);
+                const DirectTile &tile = ring[r];
+                if (stop_after == kStreamOnly)  // every word, or ptxas drops (or narrows) the loads not used
 #pragma unroll
-            for (int r = 0; r < kRing; ++r) {
-                const int i = i0 + r;
-                if (i + AHEAD < tiles)
-                    load((r + AHEAD) % kRing, i + AHEAD);
-                if (i < tiles) {
-                    if constexpr (TAIL)
-                        if (i == tiles - 1 && lane == 0)  // the reply comes back while the last tile is worked on
-                            tail_rank = atomicAdd(reinterpret_cast<unsigned *>(tickets), 1u);
-                    const DirectTile &tile = ring[r];
-                    if (stop_after == kStreamOnly)  // every word, or ptxas drops (or narrows) the loads not used
-#pragma unroll
-                        for (int x = 0; x < 8; ++x) {
-                            const uint4 kw = tile.k[x / 4][x % 4], vw = tile.v[x / 2][x % 2];
-                            checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
-                        }
-                    else
-                        attend_direct_tile<CHAINS>(tile, q_frag, scale_log2, st, t);
-                }
+                    for (int x = 0; x < 8; ++x) {
+                        const uint4 kw = tile.k[x / 4][x % 4], vw = tile.v[x / 2][x % 2];
+                        checksum ^= kw.x ^ kw.y ^ kw.z ^ kw.w ^ vw.x ^ vw.y ^ vw.z ^ vw.w;
+                    }
+                else
+                    attend_direct_tile<CHAINS>(tile, q_frag, scale_log2, st, t);
             }
         }
     }
@@ -1235,10 +813,6 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
         if (lane == 0 && tiles > 0)
             prefetch_tail_piece(reinterpret_cast<const char *>(k), reinterpret_cast<const char *>(v), seq, tickets,
                                 tail_rank % (gridDim.x * gridDim.y * WARPS));
-    HOTKERNEL_TRACE(1, global_ns());
-#ifdef HOTKERNEL_DECODE_TRACE
-    HOTKERNEL_TRACE(3, sm_id() | uint64_t(traced_tiles) << 32);
-#endif
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
     st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
     if (stop_after == kStopAfterStreaming || stop_after == kStreamOnly) {
@@ -1249,241 +823,46 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
     store_direct_warp_result(shared + warp * kWarpResultBytes, st, g, t);
     __syncthreads();
     if constexpr (CLUSTER > 0)
-        finish_cluster<WARPS, CLUSTER, DYNAMIC>(shared, shared + WARPS * kWarpResultBytes, shared_address(&inbox_bar),
-                                                out, kv_head, chunk, stop_after);
+        finish_cluster<WARPS, CLUSTER>(shared, shared + WARPS * kWarpResultBytes, shared_address(&inbox_bar), out,
+                                       kv_head, chunk, stop_after);
     else
         finish_block<WARPS>(shared, kWarpResultBytes, partial, tickets, out, kv_head, chunk, chunks, tag, combine,
                             stop_after);
-    HOTKERNEL_TRACE(2, global_ns());
-}
-
-// The even split (layout "even"): the grid is one block per SM (or two), and the Hkv * seq / 16
-// tiles of all KV heads, head after head, are cut into gridDim.x equal runs, so that no SM idles
-// (a grid of 16 blocks per KV head leaves 4 of the H200's 132 SMs without work). A block's warps
-// take the tiles of its run in turn, so each step of a block reads one contiguous window. A run is
-// shorter than a KV head, so it holds one or two heads' segments; each segment is published as a
-// tagged partial (row (block * 2 + segment) * 4 + query head), and the block holding a head's last
-// tile, the last block of that head to be dispatched, combines the head.
-template <int WARPS, int STAGES>
-__device__ __forceinline__ void decode_attention_even_body(const __nv_bfloat16 *__restrict__ q,
-                                                           const __nv_bfloat16 *__restrict__ k,
-                                                           const __nv_bfloat16 *__restrict__ v, uint64_t *tagged,
-                                                           __nv_bfloat16 *__restrict__ out, int seq, int kv_heads,
-                                                           float scale_log2, int stop_after)
-{
-    extern __shared__ __align__(16) unsigned char shared[];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int g = lane / 4, t = lane % 4;  // fragment row group and thread-in-group
-    const int64_t tiles_per_head = seq / kTileKeys, total = tiles_per_head * kv_heads;
-    const int blocks = gridDim.x, block = blockIdx.x;
-    const auto run_start = [&](int64_t b) { return b * total / blocks; };
-    const int64_t first = run_start(block), last = run_start(block + 1);  // this block's tiles [first, last)
-    const int head0 = int(first / tiles_per_head);
-    const bool two_heads = (last - 1) / tiles_per_head != head0;
-    const int64_t boundary = int64_t(head0 + 1) * tiles_per_head;  // the first tile of head0 + 1
-    // This call's tags of the (one or two) heads this block touches; read now, used after the stream.
-    const uint32_t tag0 = uint32_t(load_tagged(tagged + head0)) + 1u;
-    const uint32_t tag1 = two_heads ? uint32_t(load_tagged(tagged + head0 + 1)) + 1u : 0u;
-
-    const int tiles = last - first > warp ? int((last - first - warp + WARPS - 1) / WARPS) : 0;
-    const auto tile_of = [&](int i) { return first + warp + int64_t(i) * WARPS; };
-    unsigned char *warp_shared = shared + warp * STAGES * kStageBytes;
-    const uint32_t warp_base = shared_address(warp_shared);
-    unsigned char *const first_segment_results = shared + WARPS * STAGES * kStageBytes;
-    const char *k_rows = reinterpret_cast<const char *>(k), *v_rows = reinterpret_cast<const char *>(v);
-    auto issue_tile = [&](int i, int slot) {
-        // Head after head, tile x starts x * 16 rows into K and V.
-        copy_tile_per_thread<Copy::per_thread>(warp_base + slot * kStageBytes, k_rows, v_rows,
-                                               size_t(tile_of(i)) * kTileKeys * kRowBytes, lane);
-    };
-
-    // The warp starts in head0 unless its first tile is already in head0 + 1.
-    const bool starts_in_first = tiles > 0 && tile_of(0) < boundary;
-    uint32_t q_frag[kDim / 16][2], q_next[kDim / 16][2];
-    load_q_fragment(q_frag, q, starts_in_first || !two_heads ? head0 : head0 + 1, g, t);
-    if (two_heads)
-        load_q_fragment(q_next, q, head0 + 1, g, t);
-    bool in_first = starts_in_first || !two_heads;
-    WarpState st;
-    const uint32_t k_lane = k_lane_offset(lane), v_lane = v_lane_offset(lane);
-    unsigned char *const my_first_result = first_segment_results + warp * kWarpResultBytes;
-
-    run_pipeline<STAGES>(
-        tiles, issue_tile,
-        [&](int) {
-            copy_async_commit();
-            copy_async_wait<STAGES - 1>();
-            __syncwarp();  // every lane's copies of tile i are visible to the whole warp
-        },
-        [&](int i, int slot) {
-            if (in_first && tile_of(i) >= boundary) {  // into head0 + 1: park head0's state, start afresh
-                st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
-                st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
-                store_warp_result(my_first_result, st, g, t);
-                st = WarpState();
-#pragma unroll
-                for (int s = 0; s < kDim / 16; ++s) {
-                    q_frag[s][0] = q_next[s][0];
-                    q_frag[s][1] = q_next[s][1];
-                }
-                in_first = false;
-            }
-            attend_tile(warp_base + slot * kStageBytes, k_lane, v_lane, q_frag, scale_log2, st);
-        });
-    st.l += __shfl_xor_sync(0xffffffffu, st.l, 1);
-    st.l += __shfl_xor_sync(0xffffffffu, st.l, 2);
-    if (stop_after == kStopAfterStreaming) {
-        if (st.l < 0.f)  // never: keeps the loop's results alive for the measurement
-            out[threadIdx.x] = __float2bfloat16(st.o[0][0]);
-        return;
-    }
-
-    // Segment 0's results go to their own area, segment 1's to the warp's pipeline space; a warp
-    // with no keys in a segment leaves an empty result there (m = -inf weighs nothing).
-    __syncwarp();
-    if (in_first) {
-        store_warp_result(my_first_result, st, g, t);
-        if (two_heads)
-            store_warp_result(warp_shared, WarpState(), g, t);
-    } else {
-        store_warp_result(warp_shared, st, g, t);
-        if (!starts_in_first)
-            store_warp_result(my_first_result, WarpState(), g, t);
-    }
-    __syncthreads();
-
-    uint64_t *const rows = tagged + kEpochWords;
-    for (int idx = threadIdx.x; idx < kGroup * kDim / 4; idx += WARPS * 32) {
-        const int h = idx / (kDim / 4), d = (idx % (kDim / 4)) * 4;
-        float m, l;
-        float4 acc;
-        merge_warp_results<WARPS>(first_segment_results, kWarpResultBytes, h, d, m, l, acc);
-        store_tagged_partial(rows + ((size_t(block) * 2) * kGroup + h) * kTaggedRow, tag0, d, m, l, acc);
-        if (two_heads) {
-            merge_warp_results<WARPS>(shared, STAGES * kStageBytes, h, d, m, l, acc);
-            store_tagged_partial(rows + ((size_t(block) * 2 + 1) * kGroup + h) * kTaggedRow, tag1, d, m, l, acc);
-        }
-    }
-
-    // The block holding head0's last tile combines head0 (a run is shorter than a head, so it cannot
-    // also hold the last tile of head0 + 1).
-    if (last < boundary)
-        return;
-    // The block holding tile x: the largest b with run_start(b) <= x.
-    const auto block_of = [&](int64_t x) { return int(((x + 1) * blocks + total - 1) / total - 1); };
-    const int first_block = block_of(int64_t(head0) * tiles_per_head);
-    combine_partials<WARPS>(
-        block - first_block + 1,
-        [&](const int(&index)[kCombineBatch], int h, int d, float2 *ml, float4 *a) {
-            const uint64_t *batch[kCombineBatch];
-#pragma unroll
-            for (int j = 0; j < kCombineBatch; ++j) {
-                const int b = first_block + index[j];
-                const int segment = head0 - int(run_start(b) / tiles_per_head);
-                batch[j] = rows + ((size_t(b) * 2 + segment) * kGroup + h) * kTaggedRow;
-            }
-            load_tagged_batch<kCombineBatch>(batch, tag0, d, ml, a);
-        },
-        out + size_t(head0) * kGroup * kDim);
-    __syncthreads();  // every thread has read this call's values
-    if (threadIdx.x == 0)
-        store_tagged(tagged + head0, 0u, __uint_as_float(tag0));  // the next call's tag is tag0 + 1
 }
 
 }  // namespace
 
-// One entry point per copy path, warps per block and pipeline stages; extern "C" keeps the names the
-// launcher looks up. Dynamic shared memory: WARPS * STAGES * 8704 bytes.
-#define HOTKERNEL_DECODE_ATTENTION(NAME, COPY, WARPS, STAGES)                                               \
-    extern "C" __global__ void __launch_bounds__(WARPS * 32)                                                 \
-        NAME##_w##WARPS##_s##STAGES(const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k, \
-                                    const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml,     \
-                                    uint64_t *tagged, int *tickets, __nv_bfloat16 *out, int seq,             \
-                                    float scale_log2, int order, int combine, int stop_after)                \
-    {                                                                                                        \
-        decode_attention_body<WARPS, STAGES, COPY>(q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, \
-                                                   seq, scale_log2, order, combine, stop_after);             \
-    }
+// ---- Entry points (extern "C": the names decode_attention_cuda.py looks up) ---------------------
+// 8 warps, one tile ahead, 4 score chains, one block per SM (the register cap: 232 per thread).
+// Both take the same arguments; part_acc, part_ml and tagged are the ticket combine's buffers (the
+// cluster kernel passes q for them: its partials never leave the cluster).
 
-#define HOTKERNEL_DECODE_ATTENTION_ALL(WARPS, STAGES)                                                      \
-    HOTKERNEL_DECODE_ATTENTION(decode_attention, Copy::per_thread, WARPS, STAGES)                           \
-    HOTKERNEL_DECODE_ATTENTION(decode_attention_prefetch, Copy::per_thread_prefetch, WARPS, STAGES)         \
-    HOTKERNEL_DECODE_ATTENTION(decode_attention_bulk, Copy::bulk, WARPS, STAGES)
+// The cluster kernel: grid (16, heads that fit), one 16-block cluster per KV head, tail prefetch;
+// `tickets` is the tail prefetch's state. Dynamic shared memory (8 + 15) * kWarpResultBytes.
+extern "C" __global__ void __cluster_dims__(16, 1, 1) __launch_bounds__(8 * 32, 1)
+    decode_attention_direct_cluster16_tail_w8_a1_c4_b1(const __nv_bfloat16 *__restrict__ q,
+                                                       const __nv_bfloat16 *__restrict__ k,
+                                                       const __nv_bfloat16 *__restrict__ v, float *part_acc,
+                                                       float2 *part_ml, uint64_t *tagged, int *tickets,
+                                                       __nv_bfloat16 *out, int seq, float scale_log2, int order,
+                                                       int combine, int stop_after)
+{
+    decode_attention_direct_body<8, 1, 4, 16, true>(q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq,
+                                                    scale_log2, order, combine, stop_after);
+}
 
-HOTKERNEL_DECODE_ATTENTION_ALL(1, 3)
-HOTKERNEL_DECODE_ATTENTION_ALL(1, 4)
-HOTKERNEL_DECODE_ATTENTION_ALL(2, 3)
-HOTKERNEL_DECODE_ATTENTION_ALL(2, 4)
-HOTKERNEL_DECODE_ATTENTION_ALL(2, 6)
-HOTKERNEL_DECODE_ATTENTION_ALL(4, 2)
-HOTKERNEL_DECODE_ATTENTION_ALL(4, 3)
-HOTKERNEL_DECODE_ATTENTION_ALL(4, 4)
-HOTKERNEL_DECODE_ATTENTION_ALL(4, 6)
-HOTKERNEL_DECODE_ATTENTION_ALL(8, 2)
-HOTKERNEL_DECODE_ATTENTION_ALL(8, 3)
-
-// The even split: one entry per (warps, stages); dynamic shared memory WARPS * (STAGES * 8704 + 2080) bytes.
-#define HOTKERNEL_DECODE_ATTENTION_EVEN(WARPS, STAGES)                                                       \
-    extern "C" __global__ void __launch_bounds__(WARPS * 32)                                                 \
-        decode_attention_even_w##WARPS##_s##STAGES(const __nv_bfloat16 *__restrict__ q,                      \
-                                                   const __nv_bfloat16 *__restrict__ k,                      \
-                                                   const __nv_bfloat16 *__restrict__ v, uint64_t *tagged,    \
-                                                   __nv_bfloat16 *out, int seq, int kv_heads, float scale_log2, \
-                                                   int stop_after)                                           \
-    {                                                                                                        \
-        decode_attention_even_body<WARPS, STAGES>(q, k, v, tagged, out, seq, kv_heads, scale_log2, stop_after); \
-    }
-
-HOTKERNEL_DECODE_ATTENTION_EVEN(8, 2)
-HOTKERNEL_DECODE_ATTENTION_EVEN(8, 3)
-HOTKERNEL_DECODE_ATTENTION_EVEN(4, 3)
-HOTKERNEL_DECODE_ATTENTION_EVEN(4, 4)
-
-// The direct copy: one entry per (warps, tiles ahead, score chains, blocks per SM); dynamic shared
-// memory WARPS * 2080 bytes. MIN_BLOCKS caps the registers so that that many blocks fit on an SM.
-// The _clusterN entries are launched in clusters of N blocks (combine "cluster"); dynamic shared
-// memory (WARPS + N - 1) * 2080 bytes; _clusterN_dynamic deals the later tiles dynamically, and
-// _clusterN_tail prefetches the tail into L2 as its warps end their streams. The
-// _secondaryN entries are the direct kernel that waits for the cluster kernel it was launched after
-// before it exits.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(NAME, CLUSTER, DYNAMIC, TAIL, SECONDARY, ATTRIBUTES, WARPS, AHEAD,   \
-                                                CHAINS, MIN_BLOCKS)                                                 \
-    extern "C" __global__ void ATTRIBUTES __launch_bounds__(WARPS * 32, MIN_BLOCKS)                          \
-        NAME##_w##WARPS##_a##AHEAD##_c##CHAINS##_b##MIN_BLOCKS(                                               \
-            const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                         \
-            const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged,         \
-            int *tickets, __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine,              \
-            int stop_after)                                                                                  \
-    {                                                                                                        \
-        decode_attention_direct_body<WARPS, AHEAD, CHAINS, CLUSTER, DYNAMIC, TAIL>(                           \
-            q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq, scale_log2, order, combine,       \
-            stop_after);                                                                                     \
-        if constexpr (SECONDARY)                                                                             \
-            asm volatile("griddepcontrol.wait;" ::: "memory"); /* done only once the cluster kernel is */    \
-    }
-
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT(WARPS, AHEAD, CHAINS, MIN_BLOCKS)                                   \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct, 0, false, false, false, , WARPS, AHEAD,   \
-                                            CHAINS, MIN_BLOCKS)
-// The cluster combine: the cluster kernel (the static deal, the dynamic deal, the static deal with
-// the tail prefetch), and the secondary for the KV heads left over.
-#define HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(SIZE, WARPS, AHEAD, CHAINS, MIN_BLOCKS)                     \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE, SIZE, false, false, false,  \
-                                            __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS, MIN_BLOCKS)  \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE##_dynamic, SIZE, true, false,  \
-                                            false, __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS,         \
-                                            MIN_BLOCKS)                                                       \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_cluster##SIZE##_tail, SIZE, false, true,     \
-                                            false, __cluster_dims__(SIZE, 1, 1), WARPS, AHEAD, CHAINS,         \
-                                            MIN_BLOCKS)                                                       \
-    HOTKERNEL_DECODE_ATTENTION_DIRECT_ENTRY(decode_attention_direct_secondary##SIZE, 0, false, false, true, ,  \
-                                            WARPS, AHEAD, CHAINS, MIN_BLOCKS)
-
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 1, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 1, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(2, 1, 1, 4)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 2, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(4, 1, 2, 2)
-HOTKERNEL_DECODE_ATTENTION_DIRECT(8, 1, 4, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(16, 8, 1, 2, 1)
-HOTKERNEL_DECODE_ATTENTION_DIRECT_CLUSTER(16, 8, 1, 4, 1)
+// The secondary: the KV heads left over, on the SMs the clusters leave, the ticket combine. A
+// programmatic dependent of the cluster kernel: it waits for that kernel before it exits, so that
+// the call is over only when both are. Dynamic shared memory 8 * kWarpResultBytes.
+extern "C" __global__ void __launch_bounds__(8 * 32, 1)
+    decode_attention_direct_secondary16_w8_a1_c4_b1(const __nv_bfloat16 *__restrict__ q,
+                                                    const __nv_bfloat16 *__restrict__ k,
+                                                    const __nv_bfloat16 *__restrict__ v, float *part_acc,
+                                                    float2 *part_ml, uint64_t *tagged, int *tickets,
+                                                    __nv_bfloat16 *out, int seq, float scale_log2, int order,
+                                                    int combine, int stop_after)
+{
+    decode_attention_direct_body<8, 1, 4, 0>(q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq,
+                                             scale_log2, order, combine, stop_after);
+    asm volatile("griddepcontrol.wait;" ::: "memory");  // done only once the cluster kernel is
+}

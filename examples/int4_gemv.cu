@@ -181,17 +181,11 @@ __device__ __forceinline__ void int4_gemv_body(const __nv_bfloat16 *__restrict__
     }
 }
 
-// One entry point per rows-per-warp choice; extern "C" keeps the names the launcher looks up.
-#define HOTKERNEL_INT4_GEMV(ROWS)                                                                            \
-    extern "C" __global__ void int4_gemv_r##ROWS(const __nv_bfloat16 *__restrict__ x,                        \
-                                                 const uint8_t *__restrict__ w,                              \
-                                                 const __nv_bfloat16 *__restrict__ sz,                       \
-                                                 __nv_bfloat16 *__restrict__ y, int n, int k)                \
-    {                                                                                                        \
-        int4_gemv_body<ROWS>(x, w, sz, y, n, k);                                                             \
-    }
-
-HOTKERNEL_INT4_GEMV(1)
-HOTKERNEL_INT4_GEMV(2)
-HOTKERNEL_INT4_GEMV(4)
-HOTKERNEL_INT4_GEMV(8)
+// The kernel: 2 rows per warp (launched with 16 warps per block); extern "C" keeps the name the
+// launcher looks up.
+extern "C" __global__ void int4_gemv_r2(const __nv_bfloat16 *__restrict__ x, const uint8_t *__restrict__ w,
+                                        const __nv_bfloat16 *__restrict__ sz, __nv_bfloat16 *__restrict__ y, int n,
+                                        int k)
+{
+    int4_gemv_body<2>(x, w, sz, y, n, k);
+}

@@ -9,9 +9,10 @@ import cuda_launch
 _SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "int4_gemv.cu")
 _modules = {}
 
-# Rows per warp and warps per block: the H200 sweep (bench/gpu/results/sweep-2026-12-02-1322.json) measured
-# 11.05 us for 2 x 16, against 12.95 us for 4 x 8 and 14.3 us for 1 x 16.
+# Rows per warp and warps per block: int4_gemv.cu is built for 2 rows per warp (the other choices
+# measured slower; docs/examples.md).
 INT4_CUDA_CONFIG = dict(rows=2, warps=16)
+_BUILT_ROWS = 2
 
 
 def _module():
@@ -35,6 +36,9 @@ def int4_gemv_cuda(x, w_nibbles, scales_zeros, group_size=128, config=None):
     if not (x.is_contiguous() and w_nibbles.is_contiguous() and scales_zeros.is_contiguous()):
         raise ValueError("int4_gemv_cuda wants contiguous inputs")
     rows, warps = cfg["rows"], cfg["warps"]
+    if rows != _BUILT_ROWS:
+        raise ValueError("int4_gemv.cu is built for %d rows per warp, not %r (docs/examples.md names the commit that "
+                         "has the others)" % (_BUILT_ROWS, rows))
     y = torch.empty(n, device=x.device, dtype=torch.bfloat16)
     chunks = k // 32
     per_block = rows * warps

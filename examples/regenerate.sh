@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Makes the five example targets again with `hotkernel new` (the exact commands README.md lists).
-# usage: examples/regenerate.sh [path/to/hotkernel]   (default: build/dev/app/hotkernel)
+# usage: examples/regenerate.sh [path/to/hotkernel]   (default: build/release/app/hotkernel)
 # The import check needs a Python with torch: HOTKERNEL_PYTHON, else the first one on PATH. CPU
 # torch is enough to write the scripts; running them needs the H200 (torch 2.11 CUDA).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-hotkernel=$(realpath "${1:-$here/../build/dev/app/hotkernel}")
+hotkernel=$(realpath "${1:-$here/../build/release/app/hotkernel}")
 cd "$here"
 
 # rmsnorm 4096x8192 bf16, eager baseline of our own (kernels.py).
