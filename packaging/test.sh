@@ -6,6 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/packaging/setup-deps.sh"
 bash "$root/packaging/check-format.sh"
+python3 "$root/packaging/check-links.py" "$root"
 bash "$root/packaging/build.sh"
 cd "$root/build/release"
 ctest --output-on-failure -j"${HOTKERNEL_JOBS:-$(nproc)}" --timeout 900
