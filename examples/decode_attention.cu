@@ -833,19 +833,18 @@ __device__ __forceinline__ void decode_attention_direct_body(const __nv_bfloat16
 }  // namespace
 
 // ---- Entry points (extern "C": the names decode_attention_cuda.py looks up) ---------------------
-// 8 warps, one tile ahead, 4 score chains, one block per SM (the register cap: 232 per thread).
+// 8 warps, one tile ahead, 4 score chains, one block per SM (248 and 250 registers per thread).
 // Both take the same arguments; part_acc, part_ml and tagged are the ticket combine's buffers (the
 // cluster kernel passes q for them: its partials never leave the cluster).
+#define HOTKERNEL_DECODE_ARGUMENTS                                                                           \
+    const __nv_bfloat16 *__restrict__ q, const __nv_bfloat16 *__restrict__ k,                                \
+        const __nv_bfloat16 *__restrict__ v, float *part_acc, float2 *part_ml, uint64_t *tagged, int *tickets, \
+        __nv_bfloat16 *out, int seq, float scale_log2, int order, int combine, int stop_after
 
 // The cluster kernel: grid (16, heads that fit), one 16-block cluster per KV head, tail prefetch;
 // `tickets` is the tail prefetch's state. Dynamic shared memory (8 + 15) * kWarpResultBytes.
 extern "C" __global__ void __cluster_dims__(16, 1, 1) __launch_bounds__(8 * 32, 1)
-    decode_attention_direct_cluster16_tail_w8_a1_c4_b1(const __nv_bfloat16 *__restrict__ q,
-                                                       const __nv_bfloat16 *__restrict__ k,
-                                                       const __nv_bfloat16 *__restrict__ v, float *part_acc,
-                                                       float2 *part_ml, uint64_t *tagged, int *tickets,
-                                                       __nv_bfloat16 *out, int seq, float scale_log2, int order,
-                                                       int combine, int stop_after)
+    decode_attention_direct_cluster16_tail_w8_a1_c4_b1(HOTKERNEL_DECODE_ARGUMENTS)
 {
     decode_attention_direct_body<8, 1, 4, 16, true>(q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq,
                                                     scale_log2, order, combine, stop_after);
@@ -855,12 +854,7 @@ extern "C" __global__ void __cluster_dims__(16, 1, 1) __launch_bounds__(8 * 32, 
 // programmatic dependent of the cluster kernel: it waits for that kernel before it exits, so that
 // the call is over only when both are. Dynamic shared memory 8 * kWarpResultBytes.
 extern "C" __global__ void __launch_bounds__(8 * 32, 1)
-    decode_attention_direct_secondary16_w8_a1_c4_b1(const __nv_bfloat16 *__restrict__ q,
-                                                    const __nv_bfloat16 *__restrict__ k,
-                                                    const __nv_bfloat16 *__restrict__ v, float *part_acc,
-                                                    float2 *part_ml, uint64_t *tagged, int *tickets,
-                                                    __nv_bfloat16 *out, int seq, float scale_log2, int order,
-                                                    int combine, int stop_after)
+    decode_attention_direct_secondary16_w8_a1_c4_b1(HOTKERNEL_DECODE_ARGUMENTS)
 {
     decode_attention_direct_body<8, 1, 4, 0>(q, k, v, Partial{part_acc, part_ml, tagged}, tickets, out, seq,
                                              scale_log2, order, combine, stop_after);
