@@ -37,7 +37,7 @@ rep=$(ls -t profiles/*.ncu-rep | head -1)
 timeout 60 ncu --import "$rep" --page raw --csv > "${rep%.ncu-rep}.raw.csv"
 timeout 90 hotkernel profile --tool ncu --launch-count 6 python3 rmsnorm_baseline.py
 timeout 60 hotkernel torch-trace rmsnorm_baseline.py > "$out/torch-trace.txt"
-timeout 60 hotkernel --json disasm /tmp/triton-cache --function rmsnorm > "$out/disasm.json"
+timeout 60 hotkernel --json disasm triton-cache --function rmsnorm > "$out/disasm.json"
 log "SASS of the candidate's Triton cubin, and the ncu source page with stall samples"
 cubin=$(find /tmp/triton-cache -name '_rmsnorm_kernel.cubin' | head -1)
 cuobjdump -sass "$cubin" > "$out/sass/rmsnorm_candidate.sass"
