@@ -77,7 +77,8 @@ int openBeneath(int rootFd, const QByteArray &relative)
         throw UserError(
             QStringLiteral(
                 "%1 is (or passes through) a symbolic link that leads out of the working directory "
-                "%2, or on a kernel before Linux 5.6 any symbolic link: hotkernel writes only "
+                "%2 (an absolute link counts as leading out, and so does any link on kernels before "
+                "Linux 5.6): hotkernel writes only "
                 "inside the working directory and never through such a link. Replace the link "
                 "with a real folder (or remove it) and try again.")
                 .arg(path, root));
