@@ -7,8 +7,8 @@ namespace hotkernel {
 
 QString TargetName::rule()
 {
-    return QStringLiteral("a name is 1 to %1 characters without '/', '\\', '..', control or invisible "
-                          "formatting characters, and does not start with '.'")
+    return QStringLiteral("1 to %1 characters, without '/', '\\', '..', control or invisible formatting "
+                          "characters, and not starting with '.'")
         .arg(MaxLength);
 }
 
@@ -36,9 +36,10 @@ QString TargetName::problem(const QString &name)
 void TargetName::require(const QString &name, const QString &what)
 {
     if (const QString why = problem(name); !why.isEmpty())
-        throw UserError(QStringLiteral("%1 is not usable: %2. It becomes a file or folder name under the "
-                                       "working directory, so %3; give a plain name such as rmsnorm.")
-                            .arg(what, why, rule()));
+        throw UserError(
+            QStringLiteral("%1 is not usable: %2. It becomes a file or folder name under the "
+                           "working directory, so it must be %3; give a plain name such as rmsnorm.")
+                .arg(what, why, rule()));
 }
 
 } // namespace hotkernel

@@ -106,8 +106,9 @@ RecordOutcome Recorder::record(const RecordRequest &request)
 {
     if (const QString problem = ResultLog::targetNameProblem(request.target); !problem.isEmpty()) {
         throw UserError(
-            QStringLiteral("%1: a target name becomes a folder under results/, so %2; use the name "
-                           "you gave `new`, such as rmsnorm.")
+            QStringLiteral(
+                "%1: a target name becomes a folder under results/, so it must be %2; use the name "
+                "you gave `new`, such as rmsnorm.")
                 .arg(problem, TargetName::rule()));
     }
     if (const QString problem = ResultLog::verifyResultProblem(request.verify); !problem.isEmpty()) {
