@@ -208,8 +208,9 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
         throw UserError(
             QStringLiteral("nsys wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
 
-    // Published before stats runs: stats writes a .sqlite beside the report it reads.
-    out.report = files.publish(QStringLiteral(".nsys-rep"));
+    // stats reads the report where nsys left it: it writes a .sqlite export beside the report,
+    // which stays in the scratch folder and goes with it.
+    const QString scratchReport = files.scratch(QStringLiteral(".nsys-rep"));
     if (job)
         job->setProgress(1, 2, QStringLiteral("summarising kernels"));
     // cuda_gpu_kern_sum since nsys 2023; gpukernsum before.
@@ -226,13 +227,14 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
                                       QStringLiteral("csv"),
                                       QStringLiteral("--output"),
                                       QStringLiteral("-"),
-                                      out.report};
+                                      scratchReport};
         s = co_await ProcessRunner::run(stats, job);
         if (!job || job->isCancelled() || (s.succeeded() && s.standardOutput.contains("Total Time")))
             break;
     }
     if (!job || job->isCancelled())
         co_return out;
+    out.report = files.publish(QStringLiteral(".nsys-rep"));
     if (s.succeeded() && s.standardOutput.contains("Total Time")) {
         out.commands << stats.commandLine();
         csv = s.standardOutput;

@@ -502,8 +502,6 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     QStringList created;
     for (QString dir = outDir; !QFileInfo::exists(dir); dir = QFileInfo(dir).absolutePath())
         created.append(dir);
-    // Opened without leaving the working directory: no '..', no symlink that leads out of it.
-    const ConfinedDir out = ConfinedDir::open(workDir.root(), workDir.relative(outDir));
     // The scripts are staged beside their destination (same file system, so the final move is a
     // rename). The staging folder is owned here: it goes on every exit, cancellation and a job
     // ended by a signal included, and the folders this call created go with it unless it succeeds.
@@ -516,6 +514,8 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
                 QDir().rmdir(dir);
         }
     });
+    // Opened without leaving the working directory: no '..', no symlink that leads out of it.
+    const ConfinedDir out = ConfinedDir::open(workDir.root(), workDir.relative(outDir));
     staging.emplace(out, QStringLiteral("new"));
     for (const auto &[name, bytes] : files)
         staging->dir().write(name, bytes);
