@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/calibrationstore.h"
 
+#include "base/confinedwrite.h"
+#include "base/usererror.h"
 #include "inspect/cardtable.h"
 
 #include <QDateTime>
@@ -140,12 +142,21 @@ QString CalibrationStore::saveRecord(const Json &calibration, const QString &wor
     const CardSpec *row = CardTable::builtin().find(cardName);
     const QString stem = row ? row->id : safeFileStem(CardTable::normalizedName(cardName));
     const QString time = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    // Never overwrite an earlier record (two calibrations within one second).
-    const QString base = recordDirectory(workDir) + QLatin1Char('/') + stem + QLatin1Char('-') + time;
-    QString path = base + QStringLiteral(".json");
-    for (int n = 2; QFileInfo::exists(path); ++n)
-        path = base + QLatin1Char('-') + QString::number(n) + QStringLiteral(".json");
-    return writeJson(path, calibration, error);
+    const QByteArray bytes = QByteArray::fromStdString(calibration.dump(2)) + '\n';
+    try {
+        // Inside the working directory, never through a symlink out of it; Existing::Keep never
+        // overwrites an earlier record (two calibrations within one second).
+        const ConfinedDir dir = ConfinedDir::open(workDir, QStringLiteral("results/calibration"));
+        const QString base = stem + QLatin1Char('-') + time;
+        QString name = base + QStringLiteral(".json");
+        for (int n = 2; !dir.write(name, bytes, ConfinedDir::Existing::Keep); ++n)
+            name = base + QLatin1Char('-') + QString::number(n) + QStringLiteral(".json");
+        return dir.filePath(name);
+    } catch (const UserError &e) {
+        if (error)
+            *error = e.message();
+        return {};
+    }
 }
 
 std::optional<StoredCalibration> CalibrationStore::load(const QString &uuid, const QString &workDir)

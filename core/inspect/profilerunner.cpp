@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/profilerunner.h"
 
+#include "base/confinedwrite.h"
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "inspect/ncudetailsparser.h"
@@ -10,6 +11,7 @@
 #include "session/job.h"
 
 #include <QCoroFuture>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QtConcurrent>
@@ -50,12 +52,38 @@ QCoro::Task<KernelTable> parseOffThread(QByteArray data, QString path, Parser pa
     co_return r.table;
 }
 
-void saveFile(const QString &path, const QByteArray &data)
+// Every file a profile leaves goes through ConfinedWrite: never outside the working directory,
+// never through a symlink, replaced atomically.
+void saveFile(const QString &root, const QString &path, const QByteArray &data)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(data) != data.size())
-        throw UserError(QStringLiteral("Cannot write %1: %2.").arg(path, file.errorString()));
+    ConfinedWrite::writeFile(root, QDir(root).relativeFilePath(path), data);
 }
+
+// The profilers write their files themselves (ncu, nsys and the tracer open what they are
+// given, following symlinks), so they get a private scratch folder inside the report's folder;
+// publish() moves each finished file into place by rename, replacing whatever is at the name. The
+// scratch folder and whatever a tool left in it (nsys stats' .sqlite) go when this is destroyed.
+class ReportFiles
+{
+public:
+    explicit ReportFiles(const ProfileRequest &request)
+        : m_dir(ConfinedDir::open(request.workingDirectory, QFileInfo(request.reportBase).path())),
+          m_scratch(m_dir, QStringLiteral("profile")), m_name(QFileInfo(request.reportBase).fileName())
+    {}
+    // Where the tool writes the file with this suffix.
+    QString scratch(const QString &suffix = {}) const { return m_scratch.filePath(m_name + suffix); }
+    bool produced(const QString &suffix) const { return m_scratch.dir().hasFile(m_name + suffix); }
+    QString publish(const QString &suffix) const
+    {
+        m_dir.moveFrom(m_scratch.dir(), m_name + suffix, m_name + suffix);
+        return m_dir.filePath(m_name + suffix);
+    }
+
+private:
+    ConfinedDir m_dir;
+    ConfinedTempDir m_scratch;
+    QString m_name;
+};
 
 // Common failure handling for the profiler process itself.
 void checkProfilerRun(const ProcessResult &r, const ProcessSpec &spec, int timeoutSeconds)
@@ -105,6 +133,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     ProfileOutcome out;
     out.tool = QStringLiteral("ncu");
     const QString ncu = CudaTools::require(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU"));
+    const ReportFiles files(request);
     ProcessSpec spec = specFor(ncu, request);
     spec.arguments << QStringLiteral("--clock-control") << request.clockControl;
     if (!request.kernelRegex.isEmpty())
@@ -119,15 +148,14 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
         spec.arguments << QStringLiteral("--section") << section;
     if (request.importSource)
         spec.arguments << QStringLiteral("--import-source") << QStringLiteral("yes");
-    spec.arguments << QStringLiteral("-o") << request.reportBase << QStringLiteral("-f");
+    spec.arguments << QStringLiteral("-o") << files.scratch() << QStringLiteral("-f");
     spec.arguments << request.command;
     out.commands << spec.commandLine();
     const QString profiling = QStringLiteral("profiling with ncu (each kernel is replayed; this is slow)");
     const std::optional<ProcessResult> r = co_await runProfiled(spec, request, profiling, 2, &out, job);
     if (!r)
         co_return out;
-    out.report = request.reportBase + QStringLiteral(".ncu-rep");
-    if (!QFileInfo::exists(out.report)) {
+    if (!files.produced(QStringLiteral(".ncu-rep"))) {
         const QByteArray all = r->standardOutput + r->standardError;
         if (all.contains("No kernels were profiled"))
             throw UserError(
@@ -141,6 +169,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
         throw UserError(
             QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
     }
+    out.report = files.publish(QStringLiteral(".ncu-rep"));
 
     if (job)
         job->setProgress(1, 2, QStringLiteral("exporting the details page"));
@@ -155,7 +184,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     if (!e.succeeded())
         throw UserError(QStringLiteral("`%1` failed: %2").arg(exportSpec.commandLine(), e.stderrTail(6)));
     out.summaryCsv = request.reportBase + QStringLiteral(".details.csv");
-    saveFile(out.summaryCsv, e.standardOutput);
+    saveFile(request.workingDirectory, out.summaryCsv, e.standardOutput);
     out.table = co_await parseOffThread(e.standardOutput, out.summaryCsv, &NcuDetailsParser::parse);
     co_return out;
 }
@@ -165,20 +194,23 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
     ProfileOutcome out;
     out.tool = QStringLiteral("nsys");
     const QString nsys = CudaTools::require(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS"));
+    const ReportFiles files(request);
     ProcessSpec spec = specFor(nsys, request);
     spec.arguments << QStringLiteral("profile") << QStringLiteral("--trace") << QStringLiteral("cuda")
                    << QStringLiteral("--force-overwrite") << QStringLiteral("true") << QStringLiteral("-o")
-                   << request.reportBase << request.command;
+                   << files.scratch() << request.command;
     out.commands << spec.commandLine();
     const QString tracing = QStringLiteral("tracing with nsys");
     const std::optional<ProcessResult> r = co_await runProfiled(spec, request, tracing, 2, &out, job);
     if (!r)
         co_return out;
-    out.report = request.reportBase + QStringLiteral(".nsys-rep");
-    if (!QFileInfo::exists(out.report))
+    if (!files.produced(QStringLiteral(".nsys-rep")))
         throw UserError(
             QStringLiteral("nsys wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
 
+    // stats reads the report where nsys left it: it writes a .sqlite export beside the report,
+    // which stays in the scratch folder and goes with it.
+    const QString scratchReport = files.scratch(QStringLiteral(".nsys-rep"));
     if (job)
         job->setProgress(1, 2, QStringLiteral("summarising kernels"));
     // cuda_gpu_kern_sum since nsys 2023; gpukernsum before.
@@ -195,13 +227,14 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
                                       QStringLiteral("csv"),
                                       QStringLiteral("--output"),
                                       QStringLiteral("-"),
-                                      out.report};
+                                      scratchReport};
         s = co_await ProcessRunner::run(stats, job);
         if (!job || job->isCancelled() || (s.succeeded() && s.standardOutput.contains("Total Time")))
             break;
     }
     if (!job || job->isCancelled())
         co_return out;
+    out.report = files.publish(QStringLiteral(".nsys-rep"));
     if (s.succeeded() && s.standardOutput.contains("Total Time")) {
         out.commands << stats.commandLine();
         csv = s.standardOutput;
@@ -212,7 +245,7 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
                            "launch any CUDA kernel?")
                 .arg(out.report));
     out.summaryCsv = request.reportBase + QStringLiteral(".kernsum.csv");
-    saveFile(out.summaryCsv, csv);
+    saveFile(request.workingDirectory, out.summaryCsv, csv);
     out.table = co_await parseOffThread(csv, out.summaryCsv, &NsysKernSumParser::parse);
     co_return out;
 }
@@ -230,25 +263,30 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
                            "rebuild hotkernel with the toolkit installed, set HOTKERNEL_TRACER to a built "
                            "library, or use tool \"ncu\".")
                 .arg(tried.join(QStringLiteral(", "))));
-    out.report = request.reportBase + QStringLiteral(".trace.jsonl");
-    QFile::remove(out.report); // the tracer appends (several processes share one file)
+    // A fresh scratch folder: the tracer appends (several processes share one file), so it never
+    // finds an old trace there.
+    const ReportFiles files(request);
+    const QString scratchTrace = files.scratch(QStringLiteral(".trace.jsonl"));
     ProcessSpec spec = specFor(request.command.value(0), request);
     spec.arguments = request.command.mid(1);
     spec.extraEnvironment.insert(QStringLiteral("CUDA_INJECTION64_PATH"), library);
-    spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), out.report);
+    spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), scratchTrace);
     out.commands << QStringLiteral("CUDA_INJECTION64_PATH=%1 HOTKERNEL_TRACE_FILE=%2 %3")
-                        .arg(shellQuote(library), shellQuote(out.report), spec.commandLine());
+                        .arg(shellQuote(library), shellQuote(scratchTrace), spec.commandLine());
     const QString tracing = QStringLiteral("running under the kernel tracer");
     const std::optional<ProcessResult> r = co_await runProfiled(spec, request, tracing, 1, &out, job);
     if (!r)
         co_return out;
-    QFile file(out.report);
-    if (!file.open(QIODevice::ReadOnly))
+    if (!files.produced(QStringLiteral(".trace.jsonl")))
         throw UserError(
             QStringLiteral("The tracer wrote no trace (exit %1). Either the command never initialised CUDA, "
                            "or the driver did not load %2 (CUDA_INJECTION64_PATH).\n%3")
                 .arg(r->exitCode)
                 .arg(library, out.stderrTail));
+    out.report = files.publish(QStringLiteral(".trace.jsonl"));
+    QFile file(out.report);
+    if (!file.open(QIODevice::ReadOnly))
+        throw UserError(QStringLiteral("Cannot read the trace %1: %2.").arg(out.report, file.errorString()));
     out.table = co_await parseOffThread(file.readAll(), out.report, &TraceParser::parse);
     co_return out;
 }

@@ -19,7 +19,7 @@ struct ProfileRequest
     QString tool;        // "ncu", "nsys" or "trace"
     QStringList command; // argv of the program to profile
     QString workingDirectory;
-    QString reportBase;   // absolute path without extension, inside profiles/
+    QString reportBase;   // absolute path without extension, inside the working directory (profiles/)
     QString kernelRegex;  // ncu: -k regex:...
     int launchCount = 1;  // ncu: -c
     int launchSkip = 0;   // ncu: -s

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/torchtracerunner.h"
 
+#include "base/confinedwrite.h"
 #include "base/usererror.h"
 #include "process/processrunner.h"
 #include "session/job.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 #include <memory>
+#include <optional>
 
 namespace hotkernel {
 
@@ -27,7 +30,9 @@ std::optional<Json> TorchTraceRunner::lastJsonObject(const QByteArray &output)
 
 QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
 {
-    // The wrapper ships inside the binary; the interpreter needs it as a file.
+    // The wrapper ships inside the binary; the interpreter needs it as a file. Both temporary
+    // folders are owned by this coroutine's frame, so they go on every exit: return, throw,
+    // cancellation, or the frame destroyed with its job.
     auto dir = std::make_unique<QTemporaryDir>();
     if (!dir->isValid())
         throw UserError(QStringLiteral("Cannot create a temporary directory: %1.").arg(dir->errorString()));
@@ -39,8 +44,17 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
     ProcessSpec spec;
     spec.program = request.python;
     spec.arguments << wrapper << QStringLiteral("--top") << QString::number(request.top);
-    if (!request.chromeTrace.isEmpty())
-        spec.arguments << QStringLiteral("--chrome-trace") << request.chromeTrace;
+    // torch writes the chrome trace itself (following symlinks), so it writes into a private
+    // folder beside the destination, and the finished file is moved into place.
+    std::optional<ConfinedDir> traceDir;
+    std::unique_ptr<ConfinedTempDir> traceScratch;
+    const QString traceName = QFileInfo(request.chromeTrace).fileName();
+    if (!request.chromeTrace.isEmpty()) {
+        ConfinedWrite::requireName(traceName, QStringLiteral("the chrome trace's name"));
+        traceDir.emplace(ConfinedDir::open(request.workingDirectory, QFileInfo(request.chromeTrace).path()));
+        traceScratch = std::make_unique<ConfinedTempDir>(*traceDir, QStringLiteral("torch-trace"));
+        spec.arguments << QStringLiteral("--chrome-trace") << traceScratch->filePath(traceName);
+    }
     spec.arguments << request.script << request.arguments;
     spec.workingDirectory = request.workingDirectory;
     spec.timeout = std::chrono::seconds(request.timeoutSeconds);
@@ -78,6 +92,15 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
             message +
             QStringLiteral("\nFix the script so it runs on its own (`python %1`), then trace it again.")
                 .arg(request.script));
+    }
+    if (traceScratch && document->contains("chrome_trace")) {
+        if (traceScratch->dir().hasFile(traceName)) {
+            traceDir->moveFrom(traceScratch->dir(), traceName, traceName);
+            (*document)["chrome_trace"] = toStd(traceDir->filePath(traceName));
+        } else {
+            document->erase("chrome_trace");
+            (*document)["chrome_trace_error"] = "torch wrote no chrome trace";
+        }
     }
     co_return *document;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/targetscaffold.h"
 
+#include "base/confinedwrite.h"
+#include "base/targetname.h"
 #include "base/usererror.h"
 #include "process/processrunner.h"
 
@@ -8,10 +10,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QTemporaryDir>
+#include <QScopeGuard>
 
 #include <cmath>
-#include <filesystem>
+#include <optional>
 
 namespace hotkernel {
 
@@ -248,6 +250,9 @@ TargetPlan TargetScaffold::plan(const TargetRequest &request)
     TargetPlan p;
     p.request = request;
     const TargetRequest &r = request;
+    // The rule record applies too (so every name new accepts can be recorded), then the scripts'
+    // own need: they import each other by this name.
+    TargetName::require(r.name, QStringLiteral("the target name"));
     requireIdentifier(r.name, QStringLiteral("target name"));
     if (r.from.isEmpty())
         throw UserError(QStringLiteral(
@@ -491,37 +496,29 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
 {
     const Prepared prepared = prepare(request, workDir);
     const QString outDir = prepared.outDir;
-    const QDir out(outDir);
     const auto &files = prepared.files;
 
     // Folders this call creates, removed again when it fails.
     QStringList created;
     for (QString dir = outDir; !QFileInfo::exists(dir); dir = QFileInfo(dir).absolutePath())
         created.append(dir);
-    if (!QDir().mkpath(outDir))
-        throw UserError(QStringLiteral("cannot create out_dir %1: check its permissions.").arg(outDir));
-    const auto removeCreated = [&created]() {
-        for (const QString &dir : std::as_const(created))
-            QDir().rmdir(dir);
-    };
-
-    // Written beside their destination (same file system, so the final move is a rename).
-    QTemporaryDir staging(out.filePath(QStringLiteral(".hotkernel-new-XXXXXX")));
-    if (!staging.isValid()) {
-        removeCreated();
-        throw UserError(QStringLiteral("cannot write in %1 (%2): check its permissions.")
-                            .arg(outDir, staging.errorString()));
-    }
-    for (const auto &[name, bytes] : files) {
-        QFile f(staging.filePath(name));
-        if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.flush()) {
-            const QString why = f.errorString();
-            staging.remove();
-            removeCreated();
-            throw UserError(QStringLiteral("cannot write %1 (%2): check the disk and permissions.")
-                                .arg(f.fileName(), why));
+    // The scripts are staged beside their destination (same file system, so the final move is a
+    // rename). The staging folder is owned here: it goes on every exit, cancellation and a job
+    // ended by a signal included, and the folders this call created go with it unless it succeeds.
+    std::optional<ConfinedTempDir> staging;
+    bool succeeded = false;
+    const auto cleanup = qScopeGuard([&] {
+        staging.reset();
+        if (!succeeded) {
+            for (const QString &dir : std::as_const(created))
+                QDir().rmdir(dir);
         }
-    }
+    });
+    // Opened without leaving the working directory: no '..', no symlink that leads out of it.
+    const ConfinedDir out = ConfinedDir::open(workDir.root(), workDir.relative(outDir));
+    staging.emplace(out, QStringLiteral("new"));
+    for (const auto &[name, bytes] : files)
+        staging->dir().write(name, bytes);
 
     // Import check: the baseline imports --from (and resolves --reference/--derive) in the user's
     // interpreter. The staged scripts resolve ./file.py paths and local modules against the out dir, where
@@ -529,7 +526,7 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     ProcessSpec spec;
     spec.program = python;
     spec.arguments =
-        QStringList{staging.filePath(baselineFileName(request.name)), QStringLiteral("--check-import")};
+        QStringList{staging->filePath(baselineFileName(request.name)), QStringLiteral("--check-import")};
     spec.workingDirectory = outDir;
     const QString pythonPath = qEnvironmentVariable("PYTHONPATH");
     spec.extraEnvironment.insert(QStringLiteral("PYTHONPATH"),
@@ -539,8 +536,6 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     spec.timeout = std::chrono::seconds(180);
     const ProcessResult check = co_await ProcessRunner::run(spec, job);
     if (!check.succeeded()) {
-        staging.remove();
-        removeCreated();
         if (check.status == ProcessResult::Status::Cancelled)
             throw UserError(QStringLiteral("cancelled; nothing was written."));
         if (check.status == ProcessResult::Status::FailedToStart)
@@ -572,15 +567,10 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     result.python = python;
     result.checkOutput = QString::fromUtf8(check.standardOutput).trimmed();
     for (const auto &[name, bytes] : files) {
-        std::error_code error;
-        std::filesystem::rename(staging.filePath(name).toStdString(), out.filePath(name).toStdString(),
-                                error);
-        if (error) {
-            throw UserError(QStringLiteral("cannot move %1 into %2 (%3): check permissions.")
-                                .arg(name, outDir, QString::fromStdString(error.message())));
-        }
+        out.moveFrom(staging->dir(), name, name);
         result.files.append(out.filePath(name));
     }
+    succeeded = true;
     co_return result;
 }
 

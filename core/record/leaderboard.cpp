@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "record/leaderboard.h"
 
+#include "base/visibletext.h"
+
 #include <QUrl>
 
 #include <algorithm>
@@ -8,12 +10,46 @@
 namespace hotkernel {
 
 namespace {
-// A table cell: one line, pipes escaped, so a note cannot break the table.
-QString cell(QString text)
+// A table cell: one line of inert Markdown, so a note can neither break the table nor hide,
+// link or reorder anything. Backslash escapes cover Markdown's syntax; '<', '>' and '&' become
+// entities, so no HTML (a "<!--" that would hide every later row) and no entity survives;
+// controls and bidi overrides are dropped. The committed notes use none of these characters,
+// so the board regenerated from them is unchanged.
+QString cell(const QString &raw)
 {
-    text.replace(QLatin1Char('\r'), QLatin1Char(' '));
-    text.replace(QLatin1Char('\n'), QLatin1Char(' '));
-    text.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+    QString text;
+    text.reserve(raw.size());
+    for (const QChar c : raw) {
+        switch (c.unicode()) {
+        case u'\\':
+        case u'|':
+        case u'`':
+        case u'*':
+        case u'[':
+        case u']':
+            text += QLatin1Char('\\');
+            text += c;
+            break;
+        case u'<':
+            text += QStringLiteral("&lt;");
+            break;
+        case u'>':
+            text += QStringLiteral("&gt;");
+            break;
+        case u'&':
+            text += QStringLiteral("&amp;");
+            break;
+        case u'\r':
+        case u'\n':
+            text += QLatin1Char(' ');
+            break;
+        default:
+            if (!VisibleText::isInvisibleControl(c))
+                text += c;
+            else if (c == QLatin1Char('\t'))
+                text += QLatin1Char(' ');
+        }
+    }
     text = text.trimmed();
     return text.isEmpty() ? QStringLiteral("-") : text;
 }

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "record/recorder.h"
 
+#include "base/confinedwrite.h"
+#include "base/targetname.h"
 #include "base/usererror.h"
-#include "base/workdir.h"
+#include "base/visibletext.h"
 #include "record/leaderboard.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QRandomGenerator>
-#include <QSaveFile>
-#include <QTemporaryFile>
-
-#include <unistd.h>
 
 namespace hotkernel {
 
@@ -29,9 +27,14 @@ QString firstLine(const QString &text)
 }
 } // namespace
 
+QString Recorder::leaderboardName()
+{
+    return QStringLiteral("LEADERBOARD.md");
+}
+
 QString Recorder::leaderboardPath(const QString &root)
 {
-    return QDir(root).filePath(QStringLiteral("LEADERBOARD.md"));
+    return QDir(root).filePath(leaderboardName());
 }
 
 QString Recorder::stemFor(const QDateTime &recordedAt)
@@ -40,46 +43,23 @@ QString Recorder::stemFor(const QDateTime &recordedAt)
     return recordedAt.toUTC().toString(QStringLiteral("yyyyMMdd'T'HHmmss.zzz'Z'"));
 }
 
-QString Recorder::writeLog(const QString &dir, const QString &stem, const QByteArray &bytes, QString id,
+QString Recorder::writeLog(const ConfinedDir &dir, const QString &stem, const QByteArray &bytes, QString id,
                            const std::function<void(const QString &)> &beforeRename)
 {
-    // The temporary file is a dot file in the same directory: the rename stays on one file
-    // system (so it is atomic) and the scan never takes it for a log.
-    QTemporaryFile temporary(QDir(dir).filePath(QStringLiteral(".record-XXXXXX.part")));
-    if (!temporary.open()) {
-        throw UserError(
-            QStringLiteral("cannot write in %1 (%2): make the results directory writable and record again.")
-                .arg(dir, temporary.errorString()));
-    }
-    const QString temporaryPath = temporary.fileName();
-    if (temporary.write(bytes) != bytes.size() || !temporary.flush() || ::fsync(temporary.handle()) != 0) {
-        throw UserError(
-            QStringLiteral("writing the log in %1 failed (%2): free some space or fix the directory, then "
-                           "record again; nothing was recorded.")
-                .arg(dir, temporary.errorString()));
-    }
-    temporary.close();
-    if (beforeRename)
-        beforeRename(temporaryPath); // a throw here removes the temporary file (autoRemove)
-
     if (id.isEmpty())
         id = randomId();
     for (int attempt = 0; attempt < 64; ++attempt) {
-        const QString finalPath = QDir(dir).filePath(QStringLiteral("%1-%2.json").arg(stem, id));
-        // QFile::rename never replaces an existing file (renameat2 NOREPLACE or link + unlink),
-        // so two records in the same millisecond with the same id cannot overwrite each other.
-        if (QFile::rename(temporaryPath, finalPath)) {
-            temporary.setAutoRemove(false);
-            return finalPath;
-        }
-        if (!QFileInfo::exists(finalPath))
-            break; // not a name clash: the directory refuses the rename
+        const QString name = QStringLiteral("%1-%2.json").arg(stem, id);
+        // Existing::Keep never replaces a file, so two records in the same millisecond with the
+        // same id cannot overwrite each other; a throw (the test hook too) leaves nothing behind.
+        if (dir.write(name, bytes, ConfinedDir::Existing::Keep, attempt == 0 ? beforeRename : nullptr))
+            return dir.filePath(name);
         id = randomId();
     }
     throw UserError(
-        QStringLiteral("could not move the log into place in %1: make the results directory writable and "
-                       "record again; nothing was recorded.")
-            .arg(dir));
+        QStringLiteral("could not find a free log name in %1: remove stray files there and record again; "
+                       "nothing was recorded.")
+            .arg(dir.path()));
 }
 
 QString Recorder::leaderboardText(const QString &root, QStringList *warnings, int *logCount)
@@ -103,15 +83,16 @@ LeaderboardUpdate Recorder::regenerateLeaderboard(const QString &root)
         const QStringList before = ResultLog::listFiles(root);
         const QByteArray text = leaderboardText(root, &update.warnings, &update.logCount).toUtf8();
         QFile current(update.path);
-        const bool same = current.open(QIODevice::ReadOnly) && current.readAll() == text;
+        // A symlink at LEADERBOARD.md is never taken for the board: it is replaced by the file.
+        const bool same = !QFileInfo(update.path).isSymLink() && current.open(QIODevice::ReadOnly) &&
+                          current.readAll() == text;
         current.close();
         if (!same) {
-            QSaveFile file(update.path);
-            if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit()) {
-                throw UserError(
-                    QStringLiteral(
-                        "cannot write %1 (%2): make it writable, then run `hotkernel leaderboard`.")
-                        .arg(update.path, file.errorString()));
+            try {
+                ConfinedDir::open(root, QString()).write(leaderboardName(), text);
+            } catch (const UserError &e) {
+                throw UserError(QStringLiteral("%1 Then run `hotkernel leaderboard` to write %2.")
+                                    .arg(e.message(), update.path));
             }
             update.changed = true;
         }
@@ -126,9 +107,9 @@ RecordOutcome Recorder::record(const RecordRequest &request)
     if (const QString problem = ResultLog::targetNameProblem(request.target); !problem.isEmpty()) {
         throw UserError(
             QStringLiteral(
-                "%1: a target name becomes a directory under results/, so it may not contain "
-                "'/', '\\', '..' or control characters; use the name you gave `new`, such as rmsnorm.")
-                .arg(problem));
+                "%1: a target name becomes a folder under results/, so it must be %2; use the name "
+                "you gave `new`, such as rmsnorm.")
+                .arg(problem, TargetName::rule()));
     }
     if (const QString problem = ResultLog::verifyResultProblem(request.verify); !problem.isEmpty()) {
         throw UserError(
@@ -142,12 +123,19 @@ RecordOutcome Recorder::record(const RecordRequest &request)
         throw UserError(QStringLiteral("the verify result is for target '%1', not '%2': record it as %1.")
                             .arg(verifyTarget, request.target));
     }
-    const QString note = request.note.trimmed();
-    const QString who = request.who.trimmed();
+    // Line breaks are refused below (a leaderboard cell is one line); other controls and the bidi
+    // overrides that could hide or reorder the text where it is shown are dropped, and the log
+    // keeps the rest as given.
+    const auto oneLine = [](const QString &text) {
+        return !text.contains(QLatin1Char('\n')) && !text.contains(QLatin1Char('\r')) &&
+               !text.contains(QChar(0x2028)) && !text.contains(QChar(0x2029));
+    };
+    const QString note = VisibleText::strip(request.note).trimmed();
+    const QString who = VisibleText::strip(request.who).trimmed();
     if (note.isEmpty())
         throw UserError(QStringLiteral(
             "note is missing: say in one line what changed in the candidate (--note \"...\")."));
-    if (note.contains(QLatin1Char('\n')) || note.contains(QLatin1Char('\r')))
+    if (!oneLine(request.note.trimmed()))
         throw UserError(QStringLiteral(
             "note must be one line (it is a leaderboard cell); put details in the candidate's comments."));
     if (who.isEmpty()) {
@@ -155,7 +143,7 @@ RecordOutcome Recorder::record(const RecordRequest &request)
             "who is missing: say honestly who made the candidate, e.g. --who \"agent: <model>\" "
             "or --who \"hand-written by <name>\"."));
     }
-    if (who.contains(QLatin1Char('\n')) || who.contains(QLatin1Char('\r')))
+    if (!oneLine(request.who.trimmed()))
         throw UserError(QStringLiteral("who must be one line."));
 
     const ScriptRecord baseline =
@@ -171,15 +159,8 @@ RecordOutcome Recorder::record(const RecordRequest &request)
         }
     }
 
-    const WorkDir workDir(request.root);
     const QString relativeDir = QStringLiteral("results/") + request.target;
-    const QString dir = workDir.requireInside(relativeDir, QStringLiteral("results directory"));
-    if (!QDir().mkpath(dir) || !QFileInfo(dir).isDir()) {
-        throw UserError(
-            QStringLiteral("cannot create %1: make the working directory writable (and remove any file of "
-                           "that name), then record again.")
-                .arg(dir));
-    }
+    const ConfinedDir dir = ConfinedDir::open(request.root, relativeDir);
 
     const ResultLog::Scan existing = ResultLog::scan(request.root);
     const QString card = ResultLog::cardOf(request.verify);

@@ -14,6 +14,8 @@
 
 namespace hotkernel {
 
+class ConfinedDir;
+
 struct RecordRequest
 {
     QString root; // the working directory; everything is written under it
@@ -54,8 +56,9 @@ public:
     static RecordOutcome record(const RecordRequest &request);
 
     // Writes bytes to dir/<stem>-<id>.json through a temporary file and a rename that never
-    // replaces an existing file; returns the absolute path written. Throws UserError.
-    static QString writeLog(const QString &dir, const QString &stem, const QByteArray &bytes, QString id,
+    // replaces an existing file (nor writes through a symlink); returns the absolute path written. Throws
+    // UserError.
+    static QString writeLog(const ConfinedDir &dir, const QString &stem, const QByteArray &bytes, QString id,
                             const std::function<void(const QString &)> &beforeRename = {});
 
     // Regenerates root/LEADERBOARD.md from root/results/ and nothing else, atomically; repeats
@@ -66,6 +69,7 @@ public:
     static QString leaderboardText(const QString &root, QStringList *warnings = nullptr,
                                    int *logCount = nullptr);
     static QString leaderboardPath(const QString &root);
+    static QString leaderboardName();
 
     // The log file's name without id and extension: the UTC time to the millisecond.
     static QString stemFor(const QDateTime &recordedAt);

@@ -2,6 +2,7 @@
 #include "record/resultlog.h"
 
 #include "base/logging.h"
+#include "base/targetname.h"
 #include "base/usererror.h"
 
 #include <QCryptographicHash>
@@ -53,21 +54,7 @@ Json gpuAtVerify(const Json &verify)
 
 QString ResultLog::targetNameProblem(const QString &name)
 {
-    if (name.trimmed().isEmpty())
-        return QStringLiteral("the target name is empty");
-    if (name.contains(QLatin1Char('/')) || name.contains(QLatin1Char('\\')))
-        return QStringLiteral("the target name '%1' contains a path separator").arg(name);
-    if (name.contains(QStringLiteral("..")))
-        return QStringLiteral("the target name '%1' contains '..'").arg(name);
-    if (name.startsWith(QLatin1Char('.')))
-        return QStringLiteral("the target name '%1' starts with '.'").arg(name);
-    for (const QChar c : name)
-        if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format)
-            return QStringLiteral("the target name contains a control character (U+%1)")
-                .arg(uint(c.unicode()), 4, 16, QLatin1Char('0'));
-    if (name.size() > 128)
-        return QStringLiteral("the target name is longer than 128 characters");
-    return {};
+    return TargetName::problem(name);
 }
 
 QString ResultLog::verifyResultProblem(const Json &verify)

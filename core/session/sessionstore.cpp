@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/sessionstore.h"
 
+#include "base/confinedwrite.h"
 #include "base/logging.h"
+#include "base/usererror.h"
 #include "session/job.h"
 #include "session/session.h"
 
 #include <QDir>
 #include <QFile>
-#include <QSaveFile>
 
 namespace hotkernel {
 
@@ -139,18 +140,12 @@ bool SessionStore::save(QString *error) const
     const Json json{{"version", kSchemaVersion},      {"hotkernel_version", HOTKERNEL_VERSION},
                     {"targets", toJson(m_targets)},   {"runs", std::move(runs)},
                     {"profiles", toJson(m_profiles)}, {"history", m_history}};
-    QDir().mkpath(QFileInfo(path()).absolutePath());
-    QSaveFile file(path());
-    if (!file.open(QIODevice::WriteOnly)) {
+    try {
+        ConfinedWrite::writeFile(m_session.workDir().root(), QStringLiteral(".hotkernel/session.json"),
+                                 QByteArray::fromStdString(json.dump(1)) + '\n');
+    } catch (const UserError &e) {
         if (error)
-            *error = QStringLiteral("cannot write %1: %2").arg(path(), file.errorString());
-        return false;
-    }
-    file.write(QByteArray::fromStdString(json.dump(1)));
-    file.write("\n");
-    if (!file.commit()) {
-        if (error)
-            *error = QStringLiteral("cannot write %1: %2").arg(path(), file.errorString());
+            *error = e.message();
         return false;
     }
     return true;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/confinedwrite.h"
+#include "base/targetname.h"
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "inspect/inspectformat.h"
@@ -30,6 +32,12 @@ QString reportName(const QStringList &command)
         }
     }
     stem.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]")), QStringLiteral("_"));
+    stem.replace(QLatin1String(".."), QLatin1String("_"));
+    while (stem.startsWith(QLatin1Char('.')))
+        stem.remove(0, 1);
+    stem = stem.left(96); // the timestamp follows; TargetName::MaxLength in all
+    if (stem.isEmpty())
+        stem = QStringLiteral("profile");
     return stem + QLatin1Char('-') +
            QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
 }
@@ -47,6 +55,10 @@ QCoro::Task<PythonInfo> locatePython(Session &session, bool needed, Job *job)
 QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
 {
     QPointer<Job> guard(&job);
+    // The report's name follows the target-name rule, checked before anything runs.
+    const QString givenName = stringField(arguments, "name");
+    if (!givenName.isEmpty())
+        TargetName::require(givenName, QStringLiteral("the report name"));
     ProfileRequest request;
     request.command = toStringList(arguments.value("command", Json::array()));
     request.tool = stringField(arguments, "tool", QStringLiteral("auto"));
@@ -74,17 +86,11 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
         co_return ToolResult::cancelledResult();
     if (pythonScript)
         request.command.prepend(python.path);
-    QString name = stringField(arguments, "name");
-    if (name.isEmpty())
-        name = reportName(request.command);
-    if (name.contains(QLatin1Char('/')))
-        throw UserError(QStringLiteral("name is a file name for the report, not a path: '%1'.").arg(name));
-    const QString dir =
-        session.workDir().requireInside(QStringLiteral("profiles"), QStringLiteral("profiles directory"));
-    if (!QDir().mkpath(dir))
-        throw UserError(QStringLiteral("Cannot create %1.").arg(dir));
-    request.reportBase =
-        session.workDir().requireInside(dir + QLatin1Char('/') + name, QStringLiteral("report name"));
+    const QString name = givenName.isEmpty() ? reportName(request.command) : givenName;
+    TargetName::require(name, QStringLiteral("the report name"));
+    // Opened (created) without leaving the working directory; the runner writes only below it.
+    const ConfinedDir reports = ConfinedDir::open(session.workDir().root(), QStringLiteral("profiles"));
+    request.reportBase = reports.filePath(name);
 
     const ProfileOutcome outcome = co_await ProfileRunner::run(request, guard);
     if (!guard || guard->isCancelled())
@@ -186,7 +192,8 @@ void registerProfileTool(ToolRegistry &registry)
            {{"type", "string"},
             {"default", ""},
             {"description",
-             "report file name under profiles/ without extension; default: script name and time"}}},
+             "report file name under profiles/ without extension (at most 128 characters, no '/', "
+             "'\\' or '..', not starting with '.'); default: script name and time"}}},
           {"top",
            {{"type", "integer"}, {"minimum", 1}, {"default", 10}, {"description", "kernels in the summary"}}},
           {"timeout_s",

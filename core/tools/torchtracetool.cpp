@@ -85,9 +85,8 @@ QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
     request.top = arguments.value("top", 15);
     request.timeoutSeconds = arguments.value("timeout_s", 600);
     if (arguments.value("save_trace", false)) {
-        const QString dir =
-            session.workDir().requireInside(QStringLiteral("profiles"), QStringLiteral("profiles directory"));
-        QDir().mkpath(dir);
+        // The runner creates profiles/ and writes there without leaving the working directory.
+        const QString dir = session.workDir().root() + QStringLiteral("/profiles");
         request.chromeTrace =
             dir + QStringLiteral("/%1-%2.torch-trace.json")
                       .arg(QFileInfo(script).completeBaseName(),

@@ -2,6 +2,7 @@
 #include "base/usererror.h"
 #include "base/workdir.h"
 #include "measure/targetscaffold.h"
+#include "record/resultlog.h"
 
 #include <QDir>
 #include <QFile>
@@ -60,6 +61,7 @@ private Q_SLOTS:
         QTest::newRow("digit first") << QStringLiteral("9lives") << QStringLiteral("not a Python identifier");
         QTest::newRow("dash") << QStringLiteral("my-target") << QStringLiteral("not a Python identifier");
         QTest::newRow("empty") << QString() << QStringLiteral("is empty");
+        QTest::newRow("129 characters") << QString(129, QLatin1Char('a')) << QStringLiteral("more than 128");
     }
     void badTargetNames()
     {
@@ -253,6 +255,33 @@ private Q_SLOTS:
         old.close();
         const QString message = prepareError(geluRequest(), root.path());
         QVERIFY2(message.contains(QLatin1String("another version of the contract")), qPrintable(message));
+    }
+
+    // One rule (TargetName) for both: every name new accepts can be recorded; new adds only that
+    // the scripts import each other by it, so it must be a Python identifier.
+    void newAcceptsOnlyNamesRecordAccepts_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("plain") << QStringLiteral("rmsnorm");
+        QTest::newRow("128") << QString(128, QLatin1Char('a'));
+        QTest::newRow("129") << QString(129, QLatin1Char('a'));
+        QTest::newRow("dotdot") << QStringLiteral("a..b");
+        QTest::newRow("dot first") << QStringLiteral(".x");
+        QTest::newRow("bidi") << QStringLiteral("ab\u202Ecd");
+        QTest::newRow("underscore first") << QStringLiteral("_private");
+    }
+    void newAcceptsOnlyNamesRecordAccepts()
+    {
+        QFETCH(QString, name);
+        TargetRequest r = geluRequest();
+        r.name = name;
+        const bool newAccepts = planError(r).isEmpty();
+        const bool recordAccepts = ResultLog::targetNameProblem(name).isEmpty();
+        QVERIFY2(!newAccepts || recordAccepts, qPrintable(planError(r)));
+        const bool ruleAccepts = name.size() <= 128 && !name.contains(QLatin1String("..")) &&
+                                 !name.startsWith(QLatin1Char('.')) && !name.contains(QChar(0x202E));
+        QCOMPARE(recordAccepts, ruleAccepts);
+        QCOMPARE(newAccepts, ruleAccepts); // every name in this table is an identifier otherwise
     }
 
     void outDirMustBeInsideTheWorkingDirectory()

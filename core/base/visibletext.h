@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// Text a person reads next to other people's text (leaderboard notes, names): without the control
+// and bidirectional-override characters that can hide or reorder what is shown. Pure; any thread.
+#pragma once
+
+#include <QString>
+
+namespace hotkernel::VisibleText {
+
+// True for characters strip() drops: C0/C1 controls, the bidi embeddings, overrides, isolates and
+// marks (U+061C, U+200E-200F, U+202A-202E, U+2066-2069), line and paragraph separators.
+bool isInvisibleControl(QChar c);
+// text without those characters; a tab becomes a space.
+QString strip(const QString &text);
+
+} // namespace hotkernel::VisibleText
