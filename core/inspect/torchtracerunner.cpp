@@ -41,6 +41,8 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
     spec.arguments << wrapper << QStringLiteral("--top") << QString::number(request.top);
     if (!request.chromeTrace.isEmpty())
         spec.arguments << QStringLiteral("--chrome-trace") << request.chromeTrace;
+    if (!request.executionTrace.isEmpty())
+        spec.arguments << QStringLiteral("--execution-trace") << request.executionTrace;
     spec.arguments << request.script << request.arguments;
     spec.workingDirectory = request.workingDirectory;
     spec.timeout = std::chrono::seconds(request.timeoutSeconds);
