@@ -96,8 +96,9 @@ std::vector<NcuLaunchDetail> NcuKernelDetails::parse(QByteArrayView data)
             break;
     }
     if (metric < 0 || kernel < 0)
-        throw UserError(QStringLiteral("This is not an ncu details page: no \"Kernel Name\" and \"Metric Name\" "
-                                       "columns. Export one with `ncu --import R.ncu-rep --csv --page details`."));
+        throw UserError(
+            QStringLiteral("This is not an ncu details page: no \"Kernel Name\" and \"Metric Name\" "
+                           "columns. Export one with `ncu --import R.ncu-rep --csv --page details`."));
     id = column(csv, "ID");
     grid = column(csv, "Grid Size");
     block = column(csv, "Block Size");
@@ -141,8 +142,8 @@ std::vector<NcuLaunchDetail> NcuKernelDetails::parse(QByteArrayView data)
         for (const Metric &m : kMetrics) {
             if (name != QByteArrayView(m.ncuName) || launch.metrics.count(QString::fromLatin1(m.key)))
                 continue;
-            const std::optional<double> v = value >= 0 && value < csv.size() ? NcuValue::number(csv.field(value))
-                                                                             : std::nullopt;
+            const std::optional<double> v =
+                value >= 0 && value < csv.size() ? NcuValue::number(csv.field(value)) : std::nullopt;
             if (!v)
                 break;
             if (const auto s = scaled(m.key, unit >= 0 ? csv.field(unit) : QByteArrayView(), *v))
@@ -185,7 +186,9 @@ Json NcuKernelDetails::kernelJson(const std::vector<const NcuLaunchDetail *> &la
     });
     Json ruleJson = Json::array();
     for (const NcuRuleResult &r : rules) {
-        Json j{{"section", toStd(r.section)}, {"rule", toStd(r.name)}, {"type", toStd(r.type)},
+        Json j{{"section", toStd(r.section)},
+               {"rule", toStd(r.name)},
+               {"type", toStd(r.type)},
                {"description", toStd(r.description)}};
         if (r.speedupPct) {
             j["estimated_speedup_pct"] = *r.speedupPct;
@@ -200,8 +203,8 @@ Json NcuKernelDetails::kernelJson(const std::vector<const NcuLaunchDetail *> &la
             Json m = Json::object();
             for (const auto &[key, v] : l->metrics)
                 m[toStd(key)] = v;
-            rows.push_back(Json{{"id", toStd(l->id)}, {"grid", toStd(l->grid)}, {"block", toStd(l->block)},
-                                {"metrics", m}});
+            rows.push_back(Json{
+                {"id", toStd(l->id)}, {"grid", toStd(l->grid)}, {"block", toStd(l->block)}, {"metrics", m}});
         }
         out["launches"] = rows;
     }

@@ -44,8 +44,9 @@ public:
     // theoretical_occupancy_pct, achieved_occupancy_pct, waves_per_sm, l1_throughput_pct,
     // l2_throughput_pct, dram_throughput_pct, sm_throughput_pct, memory_throughput_pct).
     static QStringList metricKeys();
-    // One kernel's launches folded: metrics averaged, each rule result once (same rule and advice: its largest estimate), rules
-    // with an estimated speedup first; with perLaunch, every launch's own figures as "launches".
+    // One kernel's launches folded: metrics averaged, each rule result once (same rule and advice: its
+    // largest estimate), rules with an estimated speedup first; with perLaunch, every launch's own figures as
+    // "launches".
     static Json kernelJson(const std::vector<const NcuLaunchDetail *> &launches, bool perLaunch);
 };
 

@@ -132,8 +132,9 @@ TraceCall ExecutionTrace::decode(const Json &node)
 TraceCall ExecutionTrace::call(const Json &trace, qint64 node)
 {
     if (!trace.is_object() || !trace.contains("nodes") || !trace["nodes"].is_array())
-        throw UserError(QStringLiteral("This is not a torch execution trace (no \"nodes\" list). Make one with "
-                                       "torch_trace (it records it by default)."));
+        throw UserError(
+            QStringLiteral("This is not a torch execution trace (no \"nodes\" list). Make one with "
+                           "torch_trace (it records it by default)."));
     for (const Json &n : trace["nodes"]) {
         if (n.value("id", qint64(-1)) == node)
             return decode(n);

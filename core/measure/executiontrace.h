@@ -17,9 +17,9 @@ namespace hotkernel {
 
 struct TraceArgument
 {
-    QString name;          // from the op's schema ("self", "normalized_shape"); argN without one
-    QString schemaType;    // "Tensor", "SymInt[]", "str", ... as the schema writes it
-    QString traceType;     // "Tensor(c10::BFloat16)", "GenericList[Int]", "String", "None", ...
+    QString name;       // from the op's schema ("self", "normalized_shape"); argN without one
+    QString schemaType; // "Tensor", "SymInt[]", "str", ... as the schema writes it
+    QString traceType;  // "Tensor(c10::BFloat16)", "GenericList[Int]", "String", "None", ...
     bool keywordOnly = false;
     bool isTensor = false;
     QString dtype;         // tensors: "bf16", "fp16", "fp32", or the trace's element type when other

@@ -74,14 +74,14 @@ QSet<QString> TraceTarget::kernelWords(const QString &name)
 {
     static const QRegularExpression word(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*"));
     static const QSet<QString> common = {
-        QStringLiteral("void"),     QStringLiteral("at"),       QStringLiteral("native"),
-        QStringLiteral("const"),    QStringLiteral("operator"), QStringLiteral("lambda"),
-        QStringLiteral("instance"), QStringLiteral("int"),      QStringLiteral("std"),
-        QStringLiteral("array"),    QStringLiteral("char"),     QStringLiteral("unsigned"),
-        QStringLiteral("long"),     QStringLiteral("bool"),     QStringLiteral("c10"),
-        QStringLiteral("float"),    QStringLiteral("true"),     QStringLiteral("false"),
+        QStringLiteral("void"),      QStringLiteral("at"),        QStringLiteral("native"),
+        QStringLiteral("const"),     QStringLiteral("operator"),  QStringLiteral("lambda"),
+        QStringLiteral("instance"),  QStringLiteral("int"),       QStringLiteral("std"),
+        QStringLiteral("array"),     QStringLiteral("char"),      QStringLiteral("unsigned"),
+        QStringLiteral("long"),      QStringLiteral("bool"),      QStringLiteral("c10"),
+        QStringLiteral("float"),     QStringLiteral("true"),      QStringLiteral("false"),
         QStringLiteral("anonymous"), QStringLiteral("namespace"), QStringLiteral("unnamed"),
-        QStringLiteral("ul"),       QStringLiteral("double"),   QStringLiteral("short")};
+        QStringLiteral("ul"),        QStringLiteral("double"),    QStringLiteral("short")};
     static const QRegularExpression templateParameter(QStringLiteral("^T[0-9]+$"));
     QSet<QString> out;
     auto it = word.globalMatch(name);
@@ -142,8 +142,8 @@ TraceOpRow TraceTarget::pick(const std::vector<TraceOpRow> &rows, int row, const
         throw UserError(QStringLiteral("The report has no op row %1. Its rows:\n%2").arg(row).arg(listing));
     }
     if (kernel.isEmpty())
-        throw UserError(QStringLiteral("Say which op: --op ROW (a row below) or --kernel NAME. Rows:\n%1")
-                            .arg(listing));
+        throw UserError(
+            QStringLiteral("Say which op: --op ROW (a row below) or --kernel NAME. Rows:\n%1").arg(listing));
     const QString wanted = normalizedKernelName(kernel);
     // Exact (normalised) names first, then substrings (a fragment typed by hand).
     for (int pass = 0; pass < 2; ++pass) {
@@ -176,9 +176,10 @@ TraceOpRow TraceTarget::pick(const std::vector<TraceOpRow> &rows, int row, const
     }
     if (best && bestScore >= 0.75)
         return *best;
-    throw UserError(QStringLiteral("No op row of the report launched a kernel named like '%1' (kernels launched "
-                                   "outside aten ops, e.g. by a Triton or CUDA extension, have no row). Rows:\n%2")
-                        .arg(kernel, listing));
+    throw UserError(
+        QStringLiteral("No op row of the report launched a kernel named like '%1' (kernels launched "
+                       "outside aten ops, e.g. by a Triton or CUDA extension, have no row). Rows:\n%2")
+            .arg(kernel, listing));
 }
 
 TraceTargetPlan TraceTarget::plan(const TraceOpRow &row, const TraceCall &call, const QString &name,
@@ -205,10 +206,11 @@ TraceTargetPlan TraceTarget::plan(const TraceOpRow &row, const TraceCall &call, 
         QString text;
         if (a.isTensor) {
             if (ExecutionTrace::targetDtype(a.traceType).isEmpty()) {
-                p.unsupported = QStringLiteral("argument %1 is a %2 tensor: targets draw bf16/fp16/fp32 inputs "
-                                               "with randn, which cannot stand in for integer or double data "
-                                               "(indices, masks); make the target by hand with --derive")
-                                    .arg(a.name, a.dtype);
+                p.unsupported =
+                    QStringLiteral("argument %1 is a %2 tensor: targets draw bf16/fp16/fp32 inputs "
+                                   "with randn, which cannot stand in for integer or double data "
+                                   "(indices, masks); make the target by hand with --derive")
+                        .arg(a.name, a.dtype);
                 return p;
             }
             if (a.shape.isEmpty()) {
@@ -235,13 +237,16 @@ TraceTargetPlan TraceTarget::plan(const TraceOpRow &row, const TraceCall &call, 
                 expected *= a.shape[d];
             }
             if (!contiguous && !a.strides.isEmpty())
-                layoutNotes.append(QStringLiteral("%1 had strides %2 in the model").arg(param, toQt(Json(
-                                                      std::vector<qint64>(a.strides.begin(), a.strides.end()))
-                                                                                                  .dump())));
+                layoutNotes.append(
+                    QStringLiteral("%1 had strides %2 in the model")
+                        .arg(param,
+                             toQt(Json(std::vector<qint64>(a.strides.begin(), a.strides.end())).dump())));
             ++tensorIndex;
-        } else if (a.traceType.startsWith(QLatin1String("GenericList[")) && a.traceType.contains(QLatin1String("Tensor"))) {
-            p.unsupported = QStringLiteral("argument %1 is a list of tensors (%2), which `new` does not draw yet")
-                                .arg(a.name, a.traceType);
+        } else if (a.traceType.startsWith(QLatin1String("GenericList[")) &&
+                   a.traceType.contains(QLatin1String("Tensor"))) {
+            p.unsupported =
+                QStringLiteral("argument %1 is a list of tensors (%2), which `new` does not draw yet")
+                    .arg(a.name, a.traceType);
             return p;
         } else {
             QString why;
@@ -254,16 +259,18 @@ TraceTargetPlan TraceTarget::plan(const TraceOpRow &row, const TraceCall &call, 
         callArgs.append(a.keywordOnly ? QStringLiteral("%1=%2").arg(a.name, text) : text);
     }
     if (tensorIndex == 0) {
-        p.unsupported = QStringLiteral("%1 takes no tensor input (a factory op such as randn or zeros): there is "
-                                       "nothing to time in isolation")
-                            .arg(call.op);
+        p.unsupported =
+            QStringLiteral("%1 takes no tensor input (a factory op such as randn or zeros): there is "
+                           "nothing to time in isolation")
+                .arg(call.op);
         return p;
     }
     const QString overload = call.overload.isEmpty() ? QStringLiteral("default") : call.overload;
     QString s;
     s += QStringLiteral("# SPDX-License-Identifier: Apache-2.0\n");
-    s += QStringLiteral("\"\"\"%1 as the traced program called it (made by `hotkernel new --from-trace`).\n\n")
-             .arg(call.op);
+    s +=
+        QStringLiteral("\"\"\"%1 as the traced program called it (made by `hotkernel new --from-trace`).\n\n")
+            .arg(call.op);
     s += QStringLiteral("Report %1, op row %2 (%3 calls, %4 us of device time), execution-trace node %5.\n")
              .arg(reportPath)
              .arg(row.row)
@@ -271,14 +278,18 @@ TraceTargetPlan TraceTarget::plan(const TraceOpRow &row, const TraceCall &call, 
              .arg(row.deviceUs, 0, 'f', 1)
              .arg(call.node);
     if (!call.schema.isEmpty())
-        s += QStringLiteral("Schema: %1\n").arg(QString(call.schema).replace(QLatin1Char('\\'), QStringLiteral("\\\\")));
+        s += QStringLiteral("Schema: %1\n")
+                 .arg(QString(call.schema).replace(QLatin1Char('\\'), QStringLiteral("\\\\")));
     if (!row.kernels.isEmpty())
-        s += QStringLiteral("Kernels it launched: %1\n").arg(row.kernels.join(QStringLiteral("; ")).replace(QLatin1Char('\\'), QStringLiteral("\\\\")));
+        s += QStringLiteral("Kernels it launched: %1\n")
+                 .arg(row.kernels.join(QStringLiteral("; "))
+                          .replace(QLatin1Char('\\'), QStringLiteral("\\\\")));
     if (!layoutNotes.isEmpty())
         s += QStringLiteral("Inputs here are contiguous; %1.\n").arg(layoutNotes.join(QStringLiteral("; ")));
     s += QStringLiteral("\"\"\"\nimport torch\n\n\n");
     s += QStringLiteral("def op(%1):\n").arg(params.join(QStringLiteral(", ")));
-    s += QStringLiteral("    out = torch.ops.aten.%1.%2(%3)\n").arg(shortOp, overload, callArgs.join(QStringLiteral(", ")));
+    s += QStringLiteral("    out = torch.ops.aten.%1.%2(%3)\n")
+             .arg(shortOp, overload, callArgs.join(QStringLiteral(", ")));
     s += QStringLiteral("    return out[0] if isinstance(out, (tuple, list)) else out\n");
     p.moduleSource = s;
 

@@ -49,7 +49,8 @@ private Q_SLOTS:
     {
         QCOMPARE(NcuKernelFilter::argument(QStringLiteral("gelu"), false), QStringLiteral("regex:(?i)gelu"));
         QCOMPARE(NcuKernelFilter::argument(QStringLiteral("Gelu"), true), QStringLiteral("regex:Gelu"));
-        QCOMPARE(NcuKernelFilter::argument(QStringLiteral("(?i)gelu"), false), QStringLiteral("regex:(?i)gelu"));
+        QCOMPARE(NcuKernelFilter::argument(QStringLiteral("(?i)gelu"), false),
+                 QStringLiteral("regex:(?i)gelu"));
     }
 
     void noMatchListsLaunchedKernels()
@@ -60,11 +61,12 @@ private Q_SLOTS:
         QCOMPARE(demangled.size(), 12);
         QVERIFY(demangled.filter(QStringLiteral("GeluCUDAKernelImpl")).size() == 1);
         // Without it (ncu's default), the bare function names, which is why "gelu" matched nothing.
-        const QStringList base =
-            NcuKernelFilter::availableKernels(readInspectFixture(QStringLiteral("journey.ncu-base-regex.txt")));
+        const QStringList base = NcuKernelFilter::availableKernels(
+            readInspectFixture(QStringLiteral("journey.ncu-base-regex.txt")));
         QVERIFY(base.contains(QStringLiteral("vectorized_elementwise_kernel")));
         QVERIFY(base.filter(QStringLiteral("Gelu"), Qt::CaseInsensitive).isEmpty());
-        const QString message = NcuKernelFilter::noMatchMessage(QStringLiteral("nosuchkernel"), false, demangled, {});
+        const QString message =
+            NcuKernelFilter::noMatchMessage(QStringLiteral("nosuchkernel"), false, demangled, {});
         QVERIFY(message.contains(QStringLiteral("any case")));
         QVERIFY(message.contains(demangled.last()));
         QVERIFY(NcuKernelFilter::availableKernels("==PROF== Report: x.ncu-rep\n").isEmpty());
@@ -154,17 +156,22 @@ private Q_SLOTS:
 
     void opRowsJoinKernelsToTheirOps()
     {
-        const std::vector<TraceOpRow> rows = TraceTarget::rows(fixtureJson(QStringLiteral("journey.torch-trace.json")));
+        const std::vector<TraceOpRow> rows =
+            TraceTarget::rows(fixtureJson(QStringLiteral("journey.torch-trace.json")));
         QVERIFY(rows.size() > 10);
         QCOMPARE(rows.front().op, QStringLiteral("aten::linear")); // the GEMMs lead
         // ncu's spelling of the gelu kernel ("(int)8", "(unsigned long)2") finds torch's row.
-        const QString ncuName = QStringLiteral(
-            "void at::native::vectorized_elementwise_kernel<(int)8, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase "
-            "&, at::native::GeluType)::[lambda() (instance 1)]::operator ()() const::[lambda() (instance 4)]::operator "
-            "()() const::[lambda(c10::BFloat16) (instance 1)], std::array<char *, (unsigned long)2>>(int, T2, T3)");
+        const QString ncuName = QStringLiteral("void at::native::vectorized_elementwise_kernel<(int)8, "
+                                               "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase "
+                                               "&, at::native::GeluType)::[lambda() (instance 1)]::operator "
+                                               "()() const::[lambda() (instance 4)]::operator "
+                                               "()() const::[lambda(c10::BFloat16) (instance 1)], "
+                                               "std::array<char *, (unsigned long)2>>(int, T2, T3)");
         QCOMPARE(TraceTarget::pick(rows, 0, ncuName).op, QStringLiteral("aten::gelu"));
-        QCOMPARE(TraceTarget::pick(rows, 0, QStringLiteral("layer_norm_kernel")).op, QStringLiteral("aten::layer_norm"));
-        QVERIFY_THROWS_EXCEPTION(std::exception, TraceTarget::pick(rows, 0, QStringLiteral("no_such_kernel")));
+        QCOMPARE(TraceTarget::pick(rows, 0, QStringLiteral("layer_norm_kernel")).op,
+                 QStringLiteral("aten::layer_norm"));
+        QVERIFY_THROWS_EXCEPTION(std::exception,
+                                 TraceTarget::pick(rows, 0, QStringLiteral("no_such_kernel")));
         QVERIFY_THROWS_EXCEPTION(std::exception, TraceTarget::pick(rows, 999, {}));
     }
 
@@ -177,13 +184,14 @@ private Q_SLOTS:
         if (python.isEmpty())
             QSKIP("no python3 on PATH");
         QProcess process;
-        process.start(python, {QStringLiteral("-c"),
-                               QStringLiteral("import json, sys; sys.path.insert(0, sys.argv[1]); import torch_trace; "
-                                              "rows, unjoined = torch_trace._op_rows(sys.argv[2], sys.argv[3]); "
-                                              "print(json.dumps({'rows': rows, 'unjoined': unjoined}))"),
-                               QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/scripts"),
-                               inspectFixturePath(QStringLiteral("journey.kineto.json")),
-                               inspectFixturePath(QStringLiteral("journey.et.json"))});
+        process.start(
+            python, {QStringLiteral("-c"),
+                     QStringLiteral("import json, sys; sys.path.insert(0, sys.argv[1]); import torch_trace; "
+                                    "rows, unjoined = torch_trace._op_rows(sys.argv[2], sys.argv[3]); "
+                                    "print(json.dumps({'rows': rows, 'unjoined': unjoined}))"),
+                     QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/scripts"),
+                     inspectFixturePath(QStringLiteral("journey.kineto.json")),
+                     inspectFixturePath(QStringLiteral("journey.et.json"))});
         QVERIFY(process.waitForFinished(120000));
         QCOMPARE(process.exitCode(), 0);
         const std::optional<Json> joined = parseJson(process.readAllStandardOutput());
@@ -203,7 +211,8 @@ private Q_SLOTS:
         const TraceTargetPlan p = planForRow(6);
         QCOMPARE(p.row.op, QStringLiteral("aten::gelu"));
         QVERIFY2(p.unsupported.isEmpty(), qPrintable(p.unsupported));
-        QVERIFY(p.moduleSource.contains(QStringLiteral("torch.ops.aten.gelu.default(x, approximate=\"tanh\")")));
+        QVERIFY(
+            p.moduleSource.contains(QStringLiteral("torch.ops.aten.gelu.default(x, approximate=\"tanh\")")));
         QCOMPARE(p.request.name, QStringLiteral("gelu"));
         QCOMPARE(p.request.from, QStringLiteral("./gelu_op.py:op"));
         QCOMPARE(p.request.shape, QStringLiteral("x=8x1024x4096"));
@@ -218,11 +227,13 @@ private Q_SLOTS:
         QVERIFY2(norm.unsupported.isEmpty(), qPrintable(norm.unsupported));
         QVERIFY(norm.moduleSource.contains(
             QStringLiteral("torch.ops.aten.layer_norm.default(x, [1024], weight, bias, 1e-05, True)")));
-        QCOMPARE(norm.request.extra, (QStringList{QStringLiteral("weight:1024:bf16"), QStringLiteral("bias:1024:bf16")}));
+        QCOMPARE(norm.request.extra,
+                 (QStringList{QStringLiteral("weight:1024:bf16"), QStringLiteral("bias:1024:bf16")}));
         const TraceTargetPlan sdpa = planForRow(4);
         QVERIFY2(sdpa.unsupported.isEmpty(), qPrintable(sdpa.unsupported));
-        QVERIFY(sdpa.moduleSource.contains(QStringLiteral(
-            "scaled_dot_product_attention.default(query, key, value, None, 0.0, True, scale=None, enable_gqa=False)")));
+        QVERIFY(sdpa.moduleSource.contains(
+            QStringLiteral("scaled_dot_product_attention.default(query, key, value, None, 0.0, True, "
+                           "scale=None, enable_gqa=False)")));
         QVERIFY(sdpa.moduleSource.contains(QStringLiteral("had strides [3145728,64,3072,1]")));
         QCOMPARE(sdpa.request.shape, QStringLiteral("query=8x16x1024x64"));
     }
@@ -248,7 +259,8 @@ private Q_SLOTS:
         qunsetenv("HOTKERNEL_TOOL_DIRS");
         const QString wheel = CudaTools::find(QStringLiteral("cuobjdump"));
         QVERIFY2(wheel.contains(QStringLiteral("/site-packages/nvidia/")), qPrintable(wheel));
-        QVERIFY(CudaTools::interpreterSitePackages().front().startsWith(QStringLiteral("/opt/hotkernel-deps/venv/lib/")));
+        QVERIFY(CudaTools::interpreterSitePackages().front().startsWith(
+            QStringLiteral("/opt/hotkernel-deps/venv/lib/")));
         // HOTKERNEL_TOOL_DIRS comes first.
         const QString fake = fakeBin.filePath(QStringLiteral("cuobjdump"));
         QFile file(fake);
