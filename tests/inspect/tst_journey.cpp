@@ -12,7 +12,9 @@
 #include "inspect/ncusourceparser.h"
 #include "measure/executiontrace.h"
 #include "measure/tracetarget.h"
+#include "session/workspace.h"
 
+#include <QDir>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -132,6 +134,26 @@ private Q_SLOTS:
         for (const SassInstruction &in : function.instructions)
             executed += in.executed.value_or(0);
         QVERIFY(executed > 0);
+    }
+
+    void workspaceShowsAnExportWithoutListing()
+    {
+        // profile leaves profiles/NAME.source-sass.csv and no listing: the window's workspace shows
+        // the kernel's SASS with its figures from that file alone.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("profiles")));
+        QVERIFY(QFile::copy(inspectFixturePath(QStringLiteral("journey-gelu.ncu-source-sass.csv")),
+                            dir.filePath(QStringLiteral("profiles/gelu.source-sass.csv"))));
+        const Workspace w = Workspace::load(dir.path());
+        QCOMPARE(w.functions.size(), size_t(1));
+        const SassFunction &f = w.functions.front();
+        QVERIFY(f.demangled.contains(QStringLiteral("GeluCUDAKernelImpl")));
+        QCOMPARE(f.metadata.at(QStringLiteral("file")), QStringLiteral("profiles/gelu.source-sass.csv"));
+        qint64 samples = 0;
+        for (const SassInstruction &in : f.instructions)
+            samples += in.stallSamples.value_or(0);
+        QVERIFY(samples > 0);
     }
 
     void executionTraceKeepsNonTensorArguments()
