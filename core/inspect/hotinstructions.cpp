@@ -85,6 +85,40 @@ AttachSummary HotInstructions::attach(SassFunction &function, const SourceReport
     return summary;
 }
 
+SassFunction HotInstructions::fromReport(const SourceReport &report)
+{
+    SassFunction function;
+    function.name = report.kernelName;
+    function.demangled = report.kernelName;
+    function.level = QStringLiteral("sass");
+    if (report.rows.empty())
+        return function;
+    quint64 base = report.rows.front().address;
+    for (const SourceRow &row : report.rows)
+        base = std::min(base, row.address);
+    function.instructions.reserve(report.rows.size());
+    for (const SourceRow &row : report.rows) {
+        SassInstruction instruction;
+        instruction.address = row.address - base;
+        instruction.text = row.source.trimmed();
+        instruction.opcode = SassParser::opcodeOf(instruction.text);
+        function.instructions.push_back(std::move(instruction));
+    }
+    return function;
+}
+
+const SourceReport *HotInstructions::find(const std::vector<SourceReport> &reports, const QString &wanted)
+{
+    const SourceReport *best = nullptr;
+    for (const SourceReport &r : reports) {
+        if (!wanted.isEmpty() && !r.kernelName.contains(wanted, Qt::CaseInsensitive))
+            continue;
+        if (!best || r.totalSamples > best->totalSamples)
+            best = &r;
+    }
+    return best;
+}
+
 std::vector<size_t> HotInstructions::hottest(const SassFunction &function, int n)
 {
     std::vector<size_t> indices;

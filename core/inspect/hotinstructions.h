@@ -28,6 +28,12 @@ public:
     static AttachSummary attach(SassFunction &function, const SourceReport &report, int topReasons = 5);
     // Indices into function.instructions of the n instructions with most stall samples.
     static std::vector<size_t> hottest(const SassFunction &function, int n);
+    // The kernel's SASS as the source page alone gives it (no binary): offsets from the lowest
+    // address, the instruction text and opcode; the figures come from attach().
+    static SassFunction fromReport(const SourceReport &report);
+    // The report whose kernel name contains wanted (any case); without wanted, the one with the most
+    // stall samples. Null when none contains it.
+    static const SourceReport *find(const std::vector<SourceReport> &reports, const QString &wanted);
     // "void ns::f<int, 2>(float *)" -> "f"; "rmsnorm_kernel" -> itself.
     static QString baseName(const QString &name);
 };

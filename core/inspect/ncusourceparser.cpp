@@ -43,8 +43,33 @@ qint64 integer(QByteArrayView text)
 
 } // namespace
 
-std::vector<SourceReport> NcuSourceParser::parse(QByteArrayView data)
+QByteArray NcuSourceParser::withoutRepeatedPages(QByteArrayView data)
 {
+    // ncu 2025.3 printed each launch's page twice in a row for PyTorch's gelu kernel (identical
+    // blocks; tests/data/inspect/journey-gelu.ncu-source-sass.csv: -c 2, four blocks), while the
+    // templated kernel got one block per launch. Two launches never sample identically, so a
+    // block equal to the one before it is the same page again, and summing it would double counts.
+    QByteArray out;
+    out.reserve(data.size());
+    QByteArrayView previous;
+    qsizetype start = 0;
+    const QByteArrayView marker("\"Kernel Name\"");
+    while (start < data.size()) {
+        qsizetype next = data.indexOf(QByteArrayView("\n\"Kernel Name\""), start);
+        next = next < 0 ? data.size() : next + 1;
+        const QByteArrayView block = data.sliced(start, next - start);
+        if (!(block.startsWith(marker) && block == previous))
+            out.append(block);
+        previous = block;
+        start = next;
+    }
+    return out;
+}
+
+std::vector<SourceReport> NcuSourceParser::parse(QByteArrayView input)
+{
+    const QByteArray deduplicated = withoutRepeatedPages(input);
+    const QByteArrayView data(deduplicated);
     std::vector<SourceReport> out;
     QHash<QString, size_t> byName;
     // Per merged report: address -> row index, so repeated launches add up.

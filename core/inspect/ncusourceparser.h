@@ -4,6 +4,7 @@
 // warp-stall samples, executed-instruction count and per-reason stall samples. Pure; any thread.
 #pragma once
 
+#include <QByteArray>
 #include <QByteArrayView>
 #include <QString>
 
@@ -35,6 +36,8 @@ public:
     // One report per kernel name, launches of the same kernel summed, in first-seen order.
     // Throws UserError when data is not a source page.
     static std::vector<SourceReport> parse(QByteArrayView data);
+    // data with any launch page that repeats the page just before it dropped.
+    static QByteArray withoutRepeatedPages(QByteArrayView data);
 };
 
 } // namespace hotkernel

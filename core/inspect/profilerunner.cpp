@@ -5,6 +5,7 @@
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "inspect/ncudetailsparser.h"
+#include "inspect/ncukernelfilter.h"
 #include "inspect/nsyskernsumparser.h"
 #include "inspect/traceparser.h"
 #include "process/processrunner.h"
@@ -128,6 +129,14 @@ QCoro::Task<std::optional<ProcessResult>> runProfiled(const ProcessSpec &spec, c
     co_return std::optional<ProcessResult>(std::move(r));
 }
 
+// A process run, or an empty result at once when spec.program is empty.
+QCoro::Task<ProcessResult> runIfNeeded(const ProcessSpec &spec, Job *job)
+{
+    if (spec.program.isEmpty())
+        co_return ProcessResult();
+    co_return co_await ProcessRunner::run(spec, job);
+}
+
 QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 {
     ProfileOutcome out;
@@ -136,8 +145,12 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     const ReportFiles files(request);
     ProcessSpec spec = specFor(ncu, request);
     spec.arguments << QStringLiteral("--clock-control") << request.clockControl;
+    // Match the names every table shows (demangled, "void at::native::...GeluCUDAKernelImpl..."),
+    // not ncu's default function base name, and ignore case unless asked not to.
     if (!request.kernelRegex.isEmpty())
-        spec.arguments << QStringLiteral("-k") << QStringLiteral("regex:") + request.kernelRegex;
+        spec.arguments << QStringLiteral("--kernel-name-base") << QStringLiteral("demangled")
+                       << QStringLiteral("-k")
+                       << NcuKernelFilter::argument(request.kernelRegex, request.caseSensitive);
     if (request.launchSkip > 0)
         spec.arguments << QStringLiteral("-s") << QString::number(request.launchSkip);
     if (request.launchCount > 0)
@@ -158,14 +171,9 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     if (!files.produced(QStringLiteral(".ncu-rep"))) {
         const QByteArray all = r->standardOutput + r->standardError;
         if (all.contains("No kernels were profiled"))
-            throw UserError(
-                QStringLiteral("ncu profiled no kernel%1. Check kernel_regex against the kernel names "
-                               "(torch_trace or profile --tool trace lists them) and that the command "
-                               "launches kernels at all.\n%2")
-                    .arg(request.kernelRegex.isEmpty()
-                             ? QString()
-                             : QStringLiteral(" matching '%1'").arg(request.kernelRegex),
-                         out.stderrTail));
+            throw UserError(NcuKernelFilter::noMatchMessage(request.kernelRegex, request.caseSensitive,
+                                                            NcuKernelFilter::availableKernels(all),
+                                                            out.stderrTail));
         throw UserError(
             QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
     }
@@ -186,6 +194,32 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     out.summaryCsv = request.reportBase + QStringLiteral(".details.csv");
     saveFile(request.workingDirectory, out.summaryCsv, e.standardOutput);
     out.table = co_await parseOffThread(e.standardOutput, out.summaryCsv, &NcuDetailsParser::parse);
+
+    // The source page holds every profiled kernel's SASS with executed counts and stall samples:
+    // exported here, disasm reads hot instructions from it with no binary at hand.
+    ProcessSpec sourceSpec = specFor(ncu, request);
+    sourceSpec.timeout = std::chrono::minutes(5);
+    if (request.set == QLatin1String("full") || request.importSource)
+        sourceSpec.arguments << QStringLiteral("--import") << out.report << QStringLiteral("--csv")
+                             << QStringLiteral("--page") << QStringLiteral("source")
+                             << QStringLiteral("--print-source") << QStringLiteral("sass");
+    else
+        sourceSpec.program.clear(); // nothing to export; the co_await below still runs (g++ 12)
+    if (job && !sourceSpec.program.isEmpty())
+        job->setProgress(1, 2, QStringLiteral("exporting the source page (SASS with stall samples)"));
+    const ProcessResult src = co_await runIfNeeded(sourceSpec, job);
+    if (!job || job->isCancelled())
+        co_return out;
+    if (!sourceSpec.program.isEmpty()) {
+        out.commands << sourceSpec.commandLine();
+        if (!src.succeeded() || !src.standardOutput.contains("\"Kernel Name\""))
+            out.sourceNote = QStringLiteral("`%1` gave no source page: %2")
+                                 .arg(sourceSpec.commandLine(), src.stderrTail(4));
+        else {
+            out.sourceCsv = request.reportBase + QStringLiteral(".source-sass.csv");
+            saveFile(out.sourceCsv, src.standardOutput);
+        }
+    }
     co_return out;
 }
 

@@ -19,12 +19,13 @@ struct ProfileRequest
     QString tool;        // "ncu", "nsys" or "trace"
     QStringList command; // argv of the program to profile
     QString workingDirectory;
-    QString reportBase;   // absolute path without extension, inside the working directory (profiles/)
-    QString kernelRegex;  // ncu: -k regex:...
-    int launchCount = 1;  // ncu: -c
-    int launchSkip = 0;   // ncu: -s
-    QString set;          // ncu: --set
-    QStringList sections; // ncu: --section, repeatable
+    QString reportBase;         // absolute path without extension, inside profiles/
+    QString kernelRegex;        // ncu: -k regex:..., matched against demangled names
+    bool caseSensitive = false; // ncu: false prefixes the regex with (?i)
+    int launchCount = 1;        // ncu: -c
+    int launchSkip = 0;         // ncu: -s
+    QString set;                // ncu: --set
+    QStringList sections;       // ncu: --section, repeatable
     QString clockControl = QStringLiteral("none");
     bool importSource = false; // ncu: --import-source yes (for hot instructions)
     int timeoutSeconds = 600;
@@ -35,6 +36,8 @@ struct ProfileOutcome
     QString tool;
     QString report;       // the tool's own report (.ncu-rep, .nsys-rep, .trace.jsonl)
     QString summaryCsv;   // the CSV the summary was parsed from (ncu details, nsys kern-sum)
+    QString sourceCsv;    // ncu with set full / import_source: the source page (SASS, stall samples)
+    QString sourceNote;   // why there is no source page when one was expected
     QStringList commands; // every command run, shell-quoted
     KernelTable table;
     QString stderrTail; // the profiled program's last lines

@@ -44,17 +44,25 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
     ProcessSpec spec;
     spec.program = request.python;
     spec.arguments << wrapper << QStringLiteral("--top") << QString::number(request.top);
-    // torch writes the chrome trace itself (following symlinks), so it writes into a private
-    // folder beside the destination, and the finished file is moved into place.
+    // torch writes the chrome and execution traces itself (following symlinks), so it writes into a
+    // private folder beside the destination, and each finished file is moved into place.
     std::optional<ConfinedDir> traceDir;
     std::unique_ptr<ConfinedTempDir> traceScratch;
-    const QString traceName = QFileInfo(request.chromeTrace).fileName();
-    if (!request.chromeTrace.isEmpty()) {
-        ConfinedWrite::requireName(traceName, QStringLiteral("the chrome trace's name"));
-        traceDir.emplace(ConfinedDir::open(request.workingDirectory, QFileInfo(request.chromeTrace).path()));
-        traceScratch = std::make_unique<ConfinedTempDir>(*traceDir, QStringLiteral("torch-trace"));
-        spec.arguments << QStringLiteral("--chrome-trace") << traceScratch->filePath(traceName);
-    }
+    const auto scratchPath = [&](const QString &destination, const QString &what) {
+        const QString name = QFileInfo(destination).fileName();
+        ConfinedWrite::requireName(name, what);
+        if (!traceScratch) {
+            traceDir.emplace(ConfinedDir::open(request.workingDirectory, QFileInfo(destination).path()));
+            traceScratch = std::make_unique<ConfinedTempDir>(*traceDir, QStringLiteral("torch-trace"));
+        }
+        return traceScratch->filePath(name);
+    };
+    if (!request.chromeTrace.isEmpty())
+        spec.arguments << QStringLiteral("--chrome-trace")
+                       << scratchPath(request.chromeTrace, QStringLiteral("the chrome trace's name"));
+    if (!request.executionTrace.isEmpty())
+        spec.arguments << QStringLiteral("--execution-trace")
+                       << scratchPath(request.executionTrace, QStringLiteral("the execution trace's name"));
     spec.arguments << request.script << request.arguments;
     spec.workingDirectory = request.workingDirectory;
     spec.timeout = std::chrono::seconds(request.timeoutSeconds);
@@ -93,15 +101,21 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
             QStringLiteral("\nFix the script so it runs on its own (`python %1`), then trace it again.")
                 .arg(request.script));
     }
-    if (traceScratch && document->contains("chrome_trace")) {
-        if (traceScratch->dir().hasFile(traceName)) {
-            traceDir->moveFrom(traceScratch->dir(), traceName, traceName);
-            (*document)["chrome_trace"] = toStd(traceDir->filePath(traceName));
+    // Both traces land in the same destination folder (both requests name profiles/).
+    const auto moveIntoPlace = [&](const QString &destination, const char *key) {
+        if (!traceScratch || destination.isEmpty() || !document->contains(key))
+            return;
+        const QString name = QFileInfo(destination).fileName();
+        if (traceScratch->dir().hasFile(name)) {
+            traceDir->moveFrom(traceScratch->dir(), name, name);
+            (*document)[key] = toStd(traceDir->filePath(name));
         } else {
-            document->erase("chrome_trace");
-            (*document)["chrome_trace_error"] = "torch wrote no chrome trace";
+            document->erase(key);
+            (*document)[std::string(key) + "_error"] = "torch wrote no file";
         }
-    }
+    };
+    moveIntoPlace(request.chromeTrace, "chrome_trace");
+    moveIntoPlace(request.executionTrace, "execution_trace");
     co_return *document;
 }
 

@@ -21,6 +21,9 @@ struct TorchTraceRequest
     QString workingDirectory;
     int top = 15;
     QString chromeTrace; // where to save the profiler's chrome trace; empty: not saved
+    // Where ExecutionTraceObserver writes every op with all its arguments; empty: not recorded.
+    // With it the document gains op_rows (kernels joined to the aten op that launched them).
+    QString executionTrace;
     int timeoutSeconds = 600;
 };
 

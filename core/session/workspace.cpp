@@ -14,6 +14,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <tuple>
 
@@ -64,6 +65,7 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
             reports.append(path);
     }
     std::vector<SourceReport> sourceReports;
+    std::vector<QString> sourceFiles; // the export each of sourceReports came from
     std::vector<std::tuple<QDateTime, QString, KernelTable>> tables;
     for (const QString &path : std::as_const(reports)) {
         // ncu's raw page holds everything its details page does, plus FLOPs and bytes per kernel:
@@ -79,8 +81,10 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
         const auto format = KernelReportParser::detect(data);
         try {
             if (format == KernelReportParser::Format::NcuSource) {
-                for (SourceReport &r : NcuSourceParser::parse(data))
+                for (SourceReport &r : NcuSourceParser::parse(data)) {
                     sourceReports.push_back(std::move(r));
+                    sourceFiles.push_back(path);
+                }
             } else if (format != KernelReportParser::Format::Unknown) {
                 tables.emplace_back(reportTime(path), path, KernelReportParser::parse(data, path));
             }
@@ -97,6 +101,7 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
         w.kernelTables.push_back(std::move(std::get<2>(t)));
 
     const QStringList listings = filesUnder(root, {QStringLiteral("*.sass"), QStringLiteral("*.ptx")});
+    QSet<const SourceReport *> usedReports;
     for (const QString &path : listings) {
         if (path.contains(QLatin1String("/.hotkernel/")))
             continue;
@@ -107,11 +112,23 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
         auto functions =
             path.endsWith(QLatin1String(".ptx")) ? SassParser::parsePtx(data) : SassParser::parseSass(data);
         for (SassFunction &f : functions) {
-            if (const SourceReport *report = HotInstructions::pick(sourceReports, f))
+            if (const SourceReport *report = HotInstructions::pick(sourceReports, f)) {
                 HotInstructions::attach(f, *report);
+                usedReports.insert(report);
+            }
             f.metadata[QStringLiteral("file")] = dir.relativeFilePath(path);
             w.functions.push_back(std::move(f));
         }
+    }
+    // A source page with no listing beside it (profile's own export) holds the SASS itself: its
+    // kernels are shown from it alone, figures attached, no binary needed.
+    for (size_t i = 0; i < sourceReports.size(); ++i) {
+        if (usedReports.contains(&sourceReports[i]))
+            continue;
+        SassFunction f = HotInstructions::fromReport(sourceReports[i]);
+        HotInstructions::attach(f, sourceReports[i]);
+        f.metadata[QStringLiteral("file")] = dir.relativeFilePath(sourceFiles[i]);
+        w.functions.push_back(std::move(f));
     }
     w.records = VerifyRecord::readResults(root, &w.problems);
     for (auto it = w.records.rbegin(); it != w.records.rend() && w.card.isEmpty(); ++it)

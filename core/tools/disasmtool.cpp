@@ -16,6 +16,8 @@
 #include <QFileInfo>
 #include <QtConcurrent>
 
+#include <algorithm>
+
 namespace hotkernel {
 
 namespace {
@@ -86,7 +88,130 @@ Json tritonJson(const TritonKernel &k)
     return j;
 }
 
-QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
+// The hot-instruction part of disasm's answer, for a function with the report's figures attached.
+void describeHot(const SassFunction &function, const AttachSummary &summary, const SourceReport &report,
+                 const QString &reportPath, int hotCount, Json &out, QString &text)
+{
+    Json reasons = Json::array();
+    for (const auto &[reason, n] : summary.topStallReasons)
+        reasons.push_back(Json{{"reason", toStd(reason)}, {"samples", n}});
+    Json hot = Json::array();
+    text += QStringLiteral("hot instructions from %1 (%2 samples; %3 instructions matched, %4 unmatched):\n")
+                .arg(reportPath)
+                .arg(summary.totalSamples)
+                .arg(summary.matched)
+                .arg(summary.unmatched);
+    for (const size_t i : HotInstructions::hottest(function, hotCount)) {
+        const SassInstruction &in = function.instructions[i];
+        hot.push_back(InspectFormat::instruction(in));
+        const double share =
+            summary.totalSamples ? 100.0 * double(*in.stallSamples) / double(summary.totalSamples) : 0;
+        QStringList why;
+        std::vector<std::pair<QString, qint64>> byReason(in.stallReasons.begin(), in.stallReasons.end());
+        std::stable_sort(byReason.begin(), byReason.end(),
+                         [](const auto &a, const auto &b) { return a.second > b.second; });
+        for (size_t r = 0; r < byReason.size() && r < 2; ++r)
+            why.append(QStringLiteral("%1 %2").arg(byReason[r].first).arg(byReason[r].second));
+        text += QStringLiteral("  %1  %2%  %3%4\n")
+                    .arg(*in.address, 6, 16, QLatin1Char('0'))
+                    .arg(share, 5, 'f', 1)
+                    .arg(in.text)
+                    .arg(why.isEmpty()
+                             ? QString()
+                             : QStringLiteral("   [") + why.join(QStringLiteral(", ")) + QLatin1Char(']'));
+    }
+    QStringList reasonText;
+    for (const auto &[reason, n] : summary.topStallReasons)
+        reasonText.append(QStringLiteral("%1 %2").arg(reason).arg(n));
+    text += QStringLiteral("top stall reasons: %1\n").arg(reasonText.join(QStringLiteral(", ")));
+    out["hot"] =
+        Json{{"report", toStd(reportPath)},           {"kernel", toStd(report.kernelName)},
+             {"total_samples", summary.totalSamples}, {"matched", summary.matched},
+             {"unmatched", summary.unmatched},        {"opcode_mismatches", summary.opcodeMismatches},
+             {"top_stall_reasons", reasons},          {"instructions", hot}};
+    (void)function;
+}
+
+Json functionJson(const SassFunction &function, int maxLines)
+{
+    Json lines = Json::array();
+    for (size_t i = 0; i < function.instructions.size() && (maxLines <= 0 || int(i) < maxLines); ++i)
+        lines.push_back(InspectFormat::instruction(function.instructions[i]));
+    return Json{{"name", toStd(function.name)},
+                {"demangled", toStd(function.demangled)},
+                {"arch", toStd(function.arch)},
+                {"instruction_count", function.instructions.size()},
+                {"truncated", maxLines > 0 && int(function.instructions.size()) > maxLines},
+                {"instructions", lines}};
+}
+
+// disasm of an ncu source-page export alone: the SASS, executed counts and stall samples all come
+// from the export, so no binary (and no cuobjdump) is needed.
+QCoro::Task<ToolResult> disasmSourcePage(Session &session, Json arguments, Job &job)
+{
+    QPointer<Job> guard(&job);
+    const QString path = session.workDir().absolute(stringField(arguments, "target"));
+    const QString wanted = stringField(arguments, "function");
+    const bool list = arguments.value("list", false);
+    const int maxLines = arguments.value("max_lines", 400);
+    const int hotCount = arguments.value("hot", 10);
+    job.setProgress(0, std::nullopt, QStringLiteral("reading the ncu source page"));
+    const SourcePage page = co_await QtConcurrent::run(readSourcePage, path);
+    if (!guard || guard->isCancelled())
+        co_return ToolResult::cancelledResult();
+    if (!page.error.isEmpty())
+        throw UserError(page.error);
+    Json out = Json::object();
+    out["binary"] = toStd(path);
+    out["command"] = "";
+    out["level"] = "sass";
+    Json names = Json::array();
+    QStringList nameList;
+    for (const SourceReport &r : page.reports) {
+        names.push_back(Json{{"name", toStd(r.kernelName)},
+                             {"demangled", toStd(r.kernelName)},
+                             {"arch", ""},
+                             {"instructions", r.rows.size()}});
+        nameList.append(r.kernelName);
+    }
+    out["functions"] = names;
+    QString text = QStringLiteral("%1 kernels in the source page %2 (SASS from the report, no binary):\n")
+                       .arg(page.reports.size())
+                       .arg(path);
+    for (const SourceReport &r : page.reports)
+        text += QStringLiteral("  %1 launches, %2 samples  %3\n")
+                    .arg(r.launches)
+                    .arg(r.totalSamples)
+                    .arg(r.kernelName);
+    if (list)
+        co_return ToolResult::success(out, text);
+    const SourceReport *report = HotInstructions::find(page.reports, wanted);
+    if (!report)
+        throw UserError(
+            QStringLiteral("No kernel in %1 contains '%2' (it has: %3). Pick one with --function.")
+                .arg(path, wanted, nameList.join(QStringLiteral("; "))));
+    SassFunction function = HotInstructions::fromReport(*report);
+    const AttachSummary summary = HotInstructions::attach(function, *report);
+    describeHot(function, summary, *report, path, hotCount, out, text);
+    out["function"] = functionJson(function, maxLines);
+    text += QStringLiteral("%1 (%2 lines, from the source page)\n")
+                .arg(function.demangled)
+                .arg(function.instructions.size());
+    text += InspectFormat::functionText(function, maxLines);
+    co_return ToolResult::success(out, text);
+}
+
+bool isSourcePage(const Session &session, const QString &target)
+{
+    if (!target.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
+        return false;
+    QFile file(session.workDir().absolute(target));
+    if (!file.open(QIODevice::ReadOnly))
+        return true; // readSourcePage says why it cannot be read
+    return file.read(4096).contains("\"Kernel Name\"");
+}
+
+QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
 {
     QPointer<Job> guard(&job);
     const QString target = stringField(arguments, "target");
@@ -222,35 +347,7 @@ QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
                     .arg(reportPath, function.demangled, names.join(QStringLiteral("; "))));
         }
         const AttachSummary summary = HotInstructions::attach(function, *report);
-        Json reasons = Json::array();
-        for (const auto &[reason, n] : summary.topStallReasons)
-            reasons.push_back(Json{{"reason", toStd(reason)}, {"samples", n}});
-        Json hot = Json::array();
-        text +=
-            QStringLiteral("hot instructions from %1 (%2 samples; %3 instructions matched, %4 unmatched):\n")
-                .arg(reportPath)
-                .arg(summary.totalSamples)
-                .arg(summary.matched)
-                .arg(summary.unmatched);
-        for (const size_t i : HotInstructions::hottest(function, hotCount)) {
-            const SassInstruction &in = function.instructions[i];
-            hot.push_back(InspectFormat::instruction(in));
-            const double share =
-                summary.totalSamples ? 100.0 * double(*in.stallSamples) / double(summary.totalSamples) : 0;
-            text += QStringLiteral("  %1  %2%  %3\n")
-                        .arg(*in.address, 6, 16, QLatin1Char('0'))
-                        .arg(share, 5, 'f', 1)
-                        .arg(in.text);
-        }
-        QStringList reasonText;
-        for (const auto &[reason, n] : summary.topStallReasons)
-            reasonText.append(QStringLiteral("%1 %2").arg(reason).arg(n));
-        text += QStringLiteral("top stall reasons: %1\n").arg(reasonText.join(QStringLiteral(", ")));
-        out["hot"] =
-            Json{{"report", toStd(reportPath)},           {"kernel", toStd(report->kernelName)},
-                 {"total_samples", summary.totalSamples}, {"matched", summary.matched},
-                 {"unmatched", summary.unmatched},        {"opcode_mismatches", summary.opcodeMismatches},
-                 {"top_stall_reasons", reasons},          {"instructions", hot}};
+        describeHot(function, summary, *report, reportPath, hotCount, out, text);
         if (summary.opcodeMismatches > summary.matched / 10)
             text += QStringLiteral(
                         "warning: %1 of %2 matched instructions differ in opcode: the report may come from "
@@ -259,21 +356,22 @@ QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
                         .arg(summary.matched);
     }
 
-    Json lines = Json::array();
-    for (size_t i = 0; i < function.instructions.size() && (maxLines <= 0 || int(i) < maxLines); ++i)
-        lines.push_back(InspectFormat::instruction(function.instructions[i]));
-    out["function"] = Json{{"name", toStd(function.name)},
-                           {"demangled", toStd(function.demangled)},
-                           {"arch", toStd(function.arch)},
-                           {"instruction_count", function.instructions.size()},
-                           {"truncated", maxLines > 0 && int(function.instructions.size()) > maxLines},
-                           {"instructions", lines}};
+    out["function"] = functionJson(function, maxLines);
     text += QStringLiteral("%1 (%2, %3 lines) via %4\n")
                 .arg(function.demangled, function.arch)
                 .arg(function.instructions.size())
                 .arg(command);
     text += InspectFormat::functionText(function, maxLines);
     co_return ToolResult::success(out, text);
+}
+
+// A plain function, not a coroutine: it hands the call to one of two coroutines whole (g++ 12
+// mishandles a coroutine that skips a co_await).
+QCoro::Task<ToolResult> disasm(Session &session, Json arguments, Job &job)
+{
+    if (isSourcePage(session, stringField(arguments, "target")))
+        return disasmSourcePage(session, std::move(arguments), job);
+    return disasmBinary(session, std::move(arguments), job);
 }
 
 } // namespace
@@ -283,30 +381,35 @@ void registerDisasmTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("disasm");
     spec.title = QStringLiteral("SASS or PTX of a kernel, with hot instructions");
-    spec.description = QStringLiteral("Disassembles a .cubin, .ptx, .so or executable (cuobjdump -sass/-ptx, "
-                                      "or nvdisasm for a cubin), or the newest "
-                                      "Triton-cache kernel whose name matches (target \"triton-cache\" with "
-                                      "function NAME; searches $TRITON_CACHE_DIR "
-                                      "and ~/.triton/cache) with its metadata (num_warps, num_stages, shared "
-                                      "memory). `list` names the functions in "
-                                      "the binary; `function` picks one by name substring. SASS comes with "
-                                      "the registers, stack, shared and local "
-                                      "memory (where spills go) that cuobjdump -res-usage reports. With "
-                                      "source_report (an `ncu --import R.ncu-rep "
-                                      "--csv --page source --print-source sass` export of a report made with "
-                                      "`--set full --import-source yes`), each "
-                                      "instruction gets its warp-stall samples and executed count, and the "
-                                      "hottest instructions and top stall reasons "
-                                      "are named. Read-only. Fails with what to install when "
-                                      "cuobjdump/nvdisasm are missing (PATH, $CUDA_HOME/bin, "
-                                      "/usr/local/cuda/bin, HOTKERNEL_CUOBJDUMP, HOTKERNEL_NVDISASM).");
+    spec.description =
+        QStringLiteral("Disassembles a .cubin, .ptx, .so or executable (cuobjdump -sass/-ptx, "
+                       "or nvdisasm for a cubin), or the newest "
+                       "Triton-cache kernel whose name matches (target \"triton-cache\" with "
+                       "function NAME; searches $TRITON_CACHE_DIR "
+                       "and ~/.triton/cache) with its metadata (num_warps, num_stages, shared "
+                       "memory). `list` names the functions in "
+                       "the binary; `function` picks one by name substring. SASS comes with "
+                       "the registers, stack, shared and local "
+                       "memory (where spills go) that cuobjdump -res-usage reports. A target that "
+                       "is an ncu source-page CSV (profile's source_csv) gives the SASS, executed "
+                       "counts and stall samples by reason from the export alone. With "
+                       "source_report (an `ncu --import R.ncu-rep "
+                       "--csv --page source --print-source sass` export of a report made with "
+                       "`--set full --import-source yes`), each "
+                       "instruction gets its warp-stall samples and executed count, and the "
+                       "hottest instructions and top stall reasons "
+                       "are named. Read-only. Fails with what to install when "
+                       "cuobjdump/nvdisasm are missing (PATH, $CUDA_HOME/bin, "
+                       "/usr/local/cuda/bin, HOTKERNEL_CUOBJDUMP, HOTKERNEL_NVDISASM).");
     spec.inputSchema =
         Json{{"type", "object"},
              {"properties",
               {{"target",
                 {{"type", "string"},
                  {"minLength", 1},
-                 {"description", "path of a .cubin, .ptx, .so or executable, or \"triton-cache\""}}},
+                 {"description",
+                  "path of a .cubin, .ptx, .so or executable, \"triton-cache\", or an ncu "
+                  "source-page CSV (profile's source_csv: SASS and hot instructions with no binary)"}}},
                {"function",
                 {{"type", "string"},
                  {"default", ""},

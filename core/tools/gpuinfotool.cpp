@@ -3,6 +3,7 @@
 
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
+#include "inspect/cudatools.h"
 #include "inspect/gpuprobe.h"
 #include "session/job.h"
 #include "session/session.h"
@@ -119,6 +120,22 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
                     {"card", card ? card->toJson() : Json(nullptr)},
                     {"calibration", calibration ? calibrationJson(*calibration) : Json(nullptr)}};
 
+    // Which NVIDIA tools profile and disasm will use, and from where: the interpreter's wheels and
+    // Triton's bundle count, which users of pip-installed PyTorch often have instead of a toolkit.
+    Json tools = Json::object();
+    QString toolText = QStringLiteral("tools      ");
+    for (const auto &[tool, variable] :
+         {std::pair{"ncu", "HOTKERNEL_NCU"}, std::pair{"nsys", "HOTKERNEL_NSYS"},
+          std::pair{"cuobjdump", "HOTKERNEL_CUOBJDUMP"}, std::pair{"nvdisasm", "HOTKERNEL_NVDISASM"},
+          std::pair{"ptxas", ""}}) {
+        const QString path = CudaTools::find(QString::fromLatin1(tool), QString::fromLatin1(variable));
+        tools[tool] = path.isEmpty() ? Json(nullptr) : Json(toStd(path));
+        toolText += QStringLiteral(" %1: %2;")
+                        .arg(QString::fromLatin1(tool), path.isEmpty() ? QStringLiteral("not found") : path);
+    }
+    structured["tools"] = tools;
+    structured["tool_search"] = toJson(CudaTools::searchDirectories());
+
     QString text;
     if (!available) {
         text = QStringLiteral("no GPU: %1\n").arg(stringField(gpu, "reason"));
@@ -141,6 +158,7 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
             text += QStringLiteral("calibration none for this card: run `hotkernel calibrate`\n");
         }
     }
+    text += toolText + QLatin1Char('\n');
     job.setProgress(1, 1, QStringLiteral("done"));
     co_return ToolResult::success(std::move(structured), text);
 }
@@ -152,21 +170,25 @@ void registerGpuInfoTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("gpu_info");
     spec.title = QStringLiteral("What GPU this is and what state it is in");
-    spec.description = QStringLiteral("Reports the GPU hotkernel times on (CUDA device 0): name, UUID, "
-                                      "driver and CUDA driver version, memory, power "
-                                      "limit, compute capability, SM and memory clocks (current and max), "
-                                      "temperature, active clock-event (throttle) "
-                                      "reasons, other compute processes on the device, and L2 size and SM "
-                                      "count where the card table knows them. "
-                                      "Read through NVML (libnvidia-ml.so.1, loaded at run time), with "
-                                      "nvidia-smi as fallback. Also returns the "
-                                      "matching card-table row (spec bandwidth and dense peaks per dtype, "
-                                      "each with its source) and this card's "
-                                      "stored calibration (measured copy bandwidth and GEMM peaks from "
-                                      "`hotkernel calibrate`), which roofline uses. "
-                                      "Use it first, to know the card and whether anything else is using it. "
-                                      "Without a GPU or driver it does not "
-                                      "fail: available is false and reason says why.");
+    spec.description =
+        QStringLiteral("Reports the GPU hotkernel times on (CUDA device 0): name, UUID, "
+                       "driver and CUDA driver version, memory, power "
+                       "limit, compute capability, SM and memory clocks (current and max), "
+                       "temperature, active clock-event (throttle) "
+                       "reasons, other compute processes on the device, and L2 size and SM "
+                       "count where the card table knows them. "
+                       "Read through NVML (libnvidia-ml.so.1, loaded at run time), with "
+                       "nvidia-smi as fallback. Also returns the "
+                       "matching card-table row (spec bandwidth and dense peaks per dtype, "
+                       "each with its source) and this card's "
+                       "stored calibration (measured copy bandwidth and GEMM peaks from "
+                       "`hotkernel calibrate`), which roofline uses. "
+                       "Also says where ncu, nsys, cuobjdump, nvdisasm and ptxas were found (the "
+                       "interpreter's Triton and NVIDIA wheels, /opt/nvidia, "
+                       "HOTKERNEL_TOOL_DIRS, PATH, CUDA_HOME). Use it first, to know the card and whether "
+                       "anything else is using it. "
+                       "Without a GPU or driver it does not "
+                       "fail: available is false and reason says why.");
     spec.inputSchema =
         Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
     spec.outputSchema = Json{
@@ -194,7 +216,14 @@ void registerGpuInfoTool(ToolRegistry &registry)
              "This card's stored calibration (origin file, measured_at, figures: copy_gbs, "
              "copy_kernel_gbs, read_gbs, write_gbs, bf16_tflops and fp16_tflops (burst after a rest: the "
              "roofline ceiling), "
-             "bf16_tflops_sustained and fp16_tflops_sustained (back to back, power-limited)), or null."}}}}},
+             "bf16_tflops_sustained and fp16_tflops_sustained (back to back, power-limited)), or null."}}},
+          {"tools",
+           {{"type", "object"},
+            {"description", "ncu, nsys, cuobjdump, nvdisasm, ptxas: the path each was found at, or null"}}},
+          {"tool_search",
+           {{"type", "array"},
+            {"description", "folders searched before PATH: HOTKERNEL_TOOL_DIRS, the interpreter's Triton and "
+                            "NVIDIA wheel bin folders, /opt/nvidia Nsight installs"}}}}},
         {"required", Json::array({"available", "reason", "gpu", "card", "calibration"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;

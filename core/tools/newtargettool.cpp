@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/usererror.h"
 #include "measure/targetscaffold.h"
+#include "measure/tracetarget.h"
 #include "process/processspec.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
+
+#include <QCoroFuture>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QtConcurrent>
 
 namespace hotkernel {
 
@@ -92,10 +100,16 @@ Json inputSchema()
         Json{{"type", "string"},
              {"default", "."},
              {"description", "Folder for the scripts, inside the working directory; created when missing."}};
-    return Json{{"type", "object"},
-                {"properties", p},
-                {"required", Json::array({"target", "from", "shape"})},
-                {"additionalProperties", false}};
+    p["from_trace"] = stringProperty(
+        "A torch_trace report (profiles/*.torch-trace.json): the target calls the aten op of row `op` with "
+        "the shapes, dtypes and arguments the execution trace recorded; replaces from, shape and extra.");
+    p["op"] = Json{{"type", "integer"},
+                   {"minimum", 1},
+                   {"description", "With from_trace: the op row (torch_trace's op_rows)."}};
+    p["kernel"] = stringProperty(
+        "With from_trace, instead of op: a kernel name as torch, ncu or the tracer print it (a substring "
+        "will do); the row of the op that launched it is used.");
+    return Json{{"type", "object"}, {"properties", p}, {"additionalProperties", false}};
 }
 
 Json outputSchema()
@@ -119,20 +133,119 @@ Json outputSchema()
                 {"required", Json::array({"target", "files", "python", "next_steps"})}};
 }
 
+struct TraceInput
+{
+    TraceTargetPlan plan;
+    QString error;
+};
+
+// Reads the torch_trace report and its execution trace (which can be large: off the GUI thread).
+TraceInput loadTrace(QString reportPath, QString displayPath, int row, QString kernel, QString name)
+{
+    TraceInput out;
+    if (reportPath.isEmpty())
+        return out;
+    try {
+        const auto readJson = [](const QString &path, const QString &what) {
+            QFile file(path);
+            if (!file.open(QIODevice::ReadOnly))
+                throw UserError(
+                    QStringLiteral("Cannot read the %1 %2: %3.").arg(what, path, file.errorString()));
+            QString error;
+            std::optional<Json> json = parseJson(file.readAll(), &error);
+            if (!json)
+                throw UserError(QStringLiteral("%1 is not JSON (%2).").arg(path, error));
+            return *json;
+        };
+        const Json report = readJson(reportPath, QStringLiteral("torch_trace report"));
+        const TraceOpRow picked = TraceTarget::pick(TraceTarget::rows(report), row, kernel);
+        QString etPath = toQt(report.value("execution_trace", std::string()));
+        if (etPath.isEmpty())
+            throw UserError(
+                QStringLiteral("%1 names no execution trace; trace the program again.").arg(displayPath));
+        if (QFileInfo(etPath).isRelative())
+            etPath = QFileInfo(reportPath).dir().filePath(etPath);
+        // A report moved with its trace (or copied from another machine): the trace beside it.
+        const QString beside = QFileInfo(reportPath).dir().filePath(QFileInfo(etPath).fileName());
+        if (!QFileInfo::exists(etPath) && QFileInfo::exists(beside))
+            etPath = beside;
+        const Json trace = readJson(etPath, QStringLiteral("execution trace"));
+        out.plan = TraceTarget::plan(picked, ExecutionTrace::call(trace, picked.node), name, displayPath);
+    } catch (const UserError &e) {
+        out.error = e.message();
+    }
+    return out;
+}
+
 QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
 {
-    const TargetRequest request = TargetRequest::fromJson(arguments);
-    TargetScaffold::prepare(request, session.workDir()); // bad input fails before any interpreter starts
+    TargetRequest request = TargetRequest::fromJson(arguments);
     QPointer<Job> guard(&job);
+    const QString fromTrace = stringField(arguments, "from_trace");
+    QString reportPath;
+    if (!fromTrace.isEmpty()) {
+        if (!request.from.isEmpty() || !request.shape.isEmpty() || !request.extra.isEmpty())
+            throw UserError(QStringLiteral("from_trace replaces from, shape and extra: give either the trace "
+                                           "report or the function and its shapes."));
+        reportPath = session.workDir().absolute(fromTrace);
+        job.setProgress(0, 3, QStringLiteral("reading %1 and its execution trace").arg(fromTrace));
+    } else if (request.name.isEmpty() || request.from.isEmpty() || request.shape.isEmpty()) {
+        throw UserError(
+            QStringLiteral("new needs a target name with --from and --shape, or --from-trace REPORT "
+                           "with --op ROW (or --kernel NAME)."));
+    }
+    const TraceInput trace =
+        co_await QtConcurrent::run(loadTrace, reportPath, fromTrace, arguments.value("op", 0),
+                                   stringField(arguments, "kernel"), request.name);
+    if (!guard || guard->isCancelled())
+        co_return ToolResult::cancelledResult();
+    if (!trace.error.isEmpty())
+        throw UserError(trace.error);
+    QString moduleWritten;
+    if (!fromTrace.isEmpty()) {
+        const TraceTargetPlan &plan = trace.plan;
+        if (!plan.unsupported.isEmpty())
+            throw UserError(QStringLiteral("Op row %1 (%2) cannot be rebuilt as a target: %3.")
+                                .arg(plan.row.row)
+                                .arg(plan.row.op, plan.unsupported));
+        request.name = plan.request.name;
+        request.from = plan.request.from;
+        request.shape = plan.request.shape;
+        request.extra = plan.request.extra;
+        if (!arguments.contains("dtype"))
+            request.dtype = plan.request.dtype;
+        TargetScaffold::prepare(request, session.workDir());
+        const QString outDir = session.workDir().requireInside(request.outDir, QStringLiteral("out_dir"));
+        QDir().mkpath(outDir);
+        moduleWritten = QDir(outDir).filePath(plan.moduleFile);
+        if (QFileInfo::exists(moduleWritten) && !request.force)
+            throw UserError(QStringLiteral("%1 exists; set force to overwrite it.").arg(moduleWritten));
+        QFile module(moduleWritten);
+        if (!module.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            module.write(plan.moduleSource.toUtf8()) < 0)
+            throw UserError(QStringLiteral("Cannot write %1: %2.").arg(moduleWritten, module.errorString()));
+    }
+    TargetScaffold::prepare(request, session.workDir()); // bad input fails before any interpreter starts
     job.setProgress(0, 2, QStringLiteral("finding the Python with torch"));
     const PythonInfo python = co_await session.python().locate(guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     job.setProgress(1, 2, QStringLiteral("checking that the baseline imports in %1").arg(python.path));
-    const ScaffoldResult written =
-        co_await TargetScaffold::write(request, session.workDir(), python.path, guard);
+    ScaffoldResult written;
+    QString failure;
+    try {
+        written = co_await TargetScaffold::write(request, session.workDir(), python.path, guard);
+    } catch (const UserError &e) {
+        failure = e.message();
+    }
+    if (!failure.isEmpty() && !moduleWritten.isEmpty())
+        QFile::remove(moduleWritten); // nothing left behind, as for the scaffold's own files
+    if (!failure.isEmpty())
+        throw UserError(failure);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
+    if (!moduleWritten.isEmpty())
+        written.files.append(moduleWritten);
     job.setProgress(2, 2, QStringLiteral("written"));
 
     const WorkDir &workDir = session.workDir();
@@ -147,6 +260,9 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
         QStringLiteral("edit %1 (only fn), then verify again").arg(candidate),
     };
     Json structured{{"target", toStd(request.name)},
+                    {"from", toStd(request.from)},
+                    {"shape", toStd(request.shape)},
+                    {"extra", toJson(request.extra)},
                     {"out_dir", toStd(workDir.relative(written.outDir))},
                     {"files", toJson(files)},
                     {"python", Json{{"path", toStd(python.path)},
@@ -155,7 +271,8 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
                     {"next_steps", toJson(next)}};
     const QStringList roles = {QStringLiteral("the function to beat and the target definition"),
                                QStringLiteral("starts as the baseline: the file to edit"),
-                               QStringLiteral("the measurement contract (protocol 3)")};
+                               QStringLiteral("the measurement contract (protocol 3)"),
+                               QStringLiteral("the traced aten op with its recorded arguments")};
     QString text = QStringLiteral("new %1: wrote %2 files\n").arg(request.name).arg(files.size());
     for (qsizetype i = 0; i < files.size(); ++i)
         text += QStringLiteral("  %1  %2\n").arg(files.at(i).leftJustified(36), roles.value(i));
@@ -173,23 +290,26 @@ void registerNewTargetTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("new_target");
     spec.title = QStringLiteral("Scaffold a target (baseline + candidate scripts)");
-    spec.description = QStringLiteral("Make a new optimisation target from a PyTorch function: writes "
-                                      "NAME_baseline.py (the function to beat and the "
-                                      "target definition: input shapes, dtype, seed, fp32 reference, "
-                                      "tolerances, rotated inputs, iters, flops, bytes), "
-                                      "NAME_candidate.py (only fn, starting as a copy of the baseline: the "
-                                      "file you edit) and the vendored measurement "
-                                      "contract _hotkernel_contract.py into out_dir. Before anything is "
-                                      "written the baseline is imported once in the "
-                                      "torch interpreter (HOTKERNEL_PYTHON, else the first python on PATH "
-                                      "with torch), so a --from that does not import "
-                                      "fails with the Python error and leaves nothing behind. Existing files "
-                                      "are refused unless force is set (force "
-                                      "overwrites them). Returns the files written, the interpreter used and "
-                                      "the next steps: bench the baseline, then "
-                                      "verify the untouched candidate against it (it must come out "
-                                      "inconclusive, never incorrect or invalid) before "
-                                      "changing it.");
+    spec.description =
+        QStringLiteral("Make a new optimisation target from a PyTorch function: writes "
+                       "NAME_baseline.py (the function to beat and the "
+                       "target definition: input shapes, dtype, seed, fp32 reference, "
+                       "tolerances, rotated inputs, iters, flops, bytes), "
+                       "NAME_candidate.py (only fn, starting as a copy of the baseline: the "
+                       "file you edit) and the vendored measurement "
+                       "contract _hotkernel_contract.py into out_dir. Before anything is "
+                       "written the baseline is imported once in the "
+                       "torch interpreter (HOTKERNEL_PYTHON, else the first python on PATH "
+                       "with torch), so a --from that does not import "
+                       "fails with the Python error and leaves nothing behind. Existing files "
+                       "are refused unless force is set (force "
+                       "overwrites them). Returns the files written, the interpreter used and "
+                       "the next steps: bench the baseline, then "
+                       "verify the untouched candidate against it (it must come out "
+                       "inconclusive, never incorrect or invalid) before "
+                       "changing it. from_trace with op (or kernel) makes the target from a torch_trace "
+                       "report: the baseline calls that aten op with the recorded shapes, dtypes and "
+                       "arguments.");
     spec.inputSchema = inputSchema();
     spec.outputSchema = outputSchema();
     spec.annotations.readOnly = false;

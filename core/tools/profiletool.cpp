@@ -67,6 +67,7 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
                            ? QStringLiteral("trace")
                            : QStringLiteral("nsys");
     request.kernelRegex = stringField(arguments, "kernel_regex");
+    request.caseSensitive = arguments.value("case_sensitive", false);
     request.launchCount = arguments.value("launch_count", 1);
     request.launchSkip = arguments.value("launch_skip", 0);
     request.set = stringField(arguments, "set");
@@ -100,11 +101,19 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     out["tool"] = toStd(outcome.tool);
     out["report"] = toStd(outcome.report);
     out["summary_csv"] = toStd(outcome.summaryCsv);
+    if (!outcome.sourceCsv.isEmpty())
+        out["source_csv"] = toStd(outcome.sourceCsv);
+    if (!outcome.sourceNote.isEmpty())
+        out["source_note"] = toStd(outcome.sourceNote);
     out["commands"] = toJson(outcome.commands);
     out["exit_code"] = outcome.exitCode;
     QString text = QStringLiteral("%1 report: %2\n").arg(outcome.tool, outcome.report);
     if (!outcome.summaryCsv.isEmpty())
         text += QStringLiteral("summary CSV: %1\n").arg(outcome.summaryCsv);
+    if (!outcome.sourceCsv.isEmpty())
+        text += QStringLiteral("source page (hot instructions: disasm %1): %1\n").arg(outcome.sourceCsv);
+    if (!outcome.sourceNote.isEmpty())
+        text += QStringLiteral("note: %1\n").arg(outcome.sourceNote);
     if (outcome.exitCode != 0) {
         out["note"] =
             toStd(QStringLiteral("the profiled command exited with status %1").arg(outcome.exitCode));
@@ -129,9 +138,10 @@ void registerProfileTool(ToolRegistry &registry)
                                       "measured throughput). tool \"ncu\" (Nsight "
                                       "Compute): per-kernel hardware metrics; slow, so target one kernel "
                                       "with kernel_regex and launch_count; set/"
-                                      "sections pick what it collects (set \"full\" with import_source for "
-                                      "hot instructions in disasm); the details "
-                                      "page is exported as CSV beside the report. \"nsys\" (Nsight Systems): "
+                                      "sections pick what it collects; the details "
+                                      "page is exported as CSV beside the report, and with set \"full\" or "
+                                      "import_source the source page too (source_csv: give it to disasm for "
+                                      "hot instructions, no binary needed). \"nsys\" (Nsight Systems): "
                                       "every kernel's time. \"trace\": hotkernel's "
                                       "own CUPTI tracer (CUDA_INJECTION64_PATH) records every kernel's "
                                       "device time, grid, block, registers and shared "
@@ -158,7 +168,12 @@ void registerProfileTool(ToolRegistry &registry)
           {"kernel_regex",
            {{"type", "string"},
             {"default", ""},
-            {"description", "ncu: profile only kernels whose name matches this regular expression"}}},
+            {"description", "ncu: profile only kernels whose demangled name (as tables show it) matches "
+                            "this regular expression, in any case unless case_sensitive"}}},
+          {"case_sensitive",
+           {{"type", "boolean"},
+            {"default", false},
+            {"description", "ncu: match kernel_regex case-sensitively"}}},
           {"launch_count",
            {{"type", "integer"},
             {"minimum", 0},
@@ -210,6 +225,11 @@ void registerProfileTool(ToolRegistry &registry)
           {"description", "the profiler's report (.ncu-rep, .nsys-rep or .trace.jsonl)"}}},
         {"summary_csv",
          {{"type", "string"}, {"description", "the CSV the summary was parsed from (empty for trace)"}}},
+        {"source_csv",
+         {{"type", "string"},
+          {"description", "ncu with set full or import_source: the source page export, disasm's target for "
+                          "hot instructions"}}},
+        {"source_note", {{"type", "string"}, {"description", "why no source page was exported"}}},
         {"commands",
          {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "every command run"}}},
         {"exit_code", {{"type", "integer"}, {"description", "the profiled command's exit status"}}},

@@ -4,6 +4,7 @@
 #include "base/usererror.h"
 #include "inspect/inspectformat.h"
 #include "inspect/kernelreportparser.h"
+#include "inspect/ncukerneldetails.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
@@ -20,6 +21,7 @@ namespace {
 struct Parsed
 {
     KernelTable table;
+    std::vector<NcuLaunchDetail> details; // ncu details pages: rules and the further metrics
     QString error;
 };
 
@@ -35,6 +37,9 @@ Parsed readAndParse(const QString &path)
     const QByteArray data = file.readAll();
     try {
         out.table = KernelReportParser::parse(data, path);
+        if (KernelReportParser::detect(data) == KernelReportParser::Format::NcuDetails &&
+            out.table.source == QLatin1String("ncu-details"))
+            out.details = NcuKernelDetails::parse(data);
     } catch (const UserError &e) {
         out.error = e.message();
     }
@@ -60,8 +65,56 @@ QCoro::Task<ToolResult> topKernels(Session &session, Json arguments, Job &job)
     if (parsed.table.kernels.empty())
         throw UserError(
             QStringLiteral("%1 is a %2 report but lists no kernels.").arg(path, parsed.table.source));
-    co_return ToolResult::success(InspectFormat::kernelTable(parsed.table, n),
-                                  InspectFormat::kernelTableText(parsed.table, n));
+    Json out = InspectFormat::kernelTable(parsed.table, n);
+    QString text = InspectFormat::kernelTableText(parsed.table, n);
+    if (!parsed.details.empty() && out.contains("kernels")) {
+        const bool perLaunch = arguments.value("per_launch", false);
+        text += QStringLiteral("\nncu's rules and further metrics per kernel:\n");
+        for (Json &row : out["kernels"]) {
+            const QString name = toQt(row.value("name", std::string()));
+            std::vector<const NcuLaunchDetail *> launches;
+            for (const NcuLaunchDetail &l : parsed.details) {
+                if (l.name == name)
+                    launches.push_back(&l);
+            }
+            if (launches.empty())
+                continue;
+            row["ncu"] = NcuKernelDetails::kernelJson(launches, perLaunch);
+            const Json &ncu = row["ncu"];
+            const Json &m = ncu["metrics"];
+            const auto figure = [&m](const char *key, int decimals) {
+                return m.contains(key) ? QString::number(m[key].get<double>(), 'f', decimals)
+                                       : QStringLiteral("?");
+            };
+            text +=
+                QStringLiteral("%1\n  occupancy %2% theoretical, %3% achieved; waves/SM %4; L1 %5%, L2 %6%, "
+                               "DRAM %7%; SM %8 MHz, DRAM %9 MHz; %10 cycles\n")
+                    .arg(InspectFormat::shorten(name, 100), figure("theoretical_occupancy_pct", 0),
+                         figure("achieved_occupancy_pct", 1), figure("waves_per_sm", 2),
+                         figure("l1_throughput_pct", 1), figure("l2_throughput_pct", 1),
+                         figure("dram_throughput_pct", 1), figure("sm_clock_mhz", 0),
+                         figure("dram_clock_mhz", 0))
+                    .arg(figure("elapsed_cycles", 0));
+            for (const Json &rule : ncu["rules"]) {
+                if (!rule.contains("estimated_speedup_pct"))
+                    continue;
+                text +=
+                    QStringLiteral("  %1 %2: est. %3 speedup %4% (%5)\n")
+                        .arg(toQt(rule.value("type", std::string())), toQt(rule.value("rule", std::string())),
+                             toQt(rule.value("speedup_type", std::string())))
+                        .arg(rule["estimated_speedup_pct"].get<double>(), 0, 'f', 1)
+                        .arg(InspectFormat::shorten(toQt(rule.value("description", std::string())), 140));
+            }
+            if (perLaunch) {
+                for (const Json &l : ncu["launches"])
+                    text += QStringLiteral("  launch %1 grid %2 block %3: %4 ns\n")
+                                .arg(toQt(l.value("id", std::string())), toQt(l.value("grid", std::string())),
+                                     toQt(l.value("block", std::string())))
+                                .arg(l["metrics"].value("duration_ns", 0.0), 0, 'f', 0);
+            }
+        }
+    }
+    co_return ToolResult::success(out, text);
 }
 
 } // namespace
@@ -81,7 +134,12 @@ void registerTopKernelsTool(ToolRegistry &registry)
         "block, "
         "registers, shared memory and, from ncu, achieved occupancy, DRAM and SM throughput with a hint: "
         "memory (DRAM >= "
-        "60% of peak), compute (SM >= 60%) or latency (both lower). Reads the file only. Fails with a "
+        "60% of peak), compute (SM >= 60%) or latency (both lower). From an ncu details page each kernel "
+        "also gets "
+        "ncu: its rule results with estimated speedups, theoretical and achieved occupancy, L1/L2/DRAM "
+        "throughput, "
+        "waves per SM, SM and DRAM clocks, elapsed cycles (one row per kernel; per_launch adds each launch). "
+        "Reads the file only. Fails with a "
         "message naming the "
         "accepted formats when the file is none of them.");
     spec.inputSchema =
@@ -95,7 +153,11 @@ void registerTopKernelsTool(ToolRegistry &registry)
                 {{"type", "integer"},
                  {"minimum", 1},
                  {"default", 10},
-                 {"description", "how many kernels to return, heaviest first"}}}}},
+                 {"description", "how many kernels to return, heaviest first"}}},
+               {"per_launch",
+                {{"type", "boolean"},
+                 {"default", false},
+                 {"description", "ncu details: also each profiled launch's own figures (ncu.launches)"}}}}},
              {"required", Json::array({"path"})},
              {"additionalProperties", false}};
     spec.outputSchema =

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/confinedwrite.h"
 #include "base/usererror.h"
 #include "inspect/inspectformat.h"
 #include "inspect/torchtracerunner.h"
@@ -10,6 +11,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 
 namespace hotkernel {
@@ -62,6 +64,33 @@ QString text(const Json &document)
                    .arg(op.value("calls", 0), 6)
                    .arg(toQt(op.value("name", std::string())),
                         toQt(op.value("input_shapes", Json::array()).dump()));
+    const Json rows = document.value("op_rows", Json::array());
+    if (!rows.empty()) {
+        out += QStringLiteral("\nop rows: each kernel joined to the aten op that launched it, with that op's "
+                              "recorded arguments (new --from-trace %1 --op ROW makes a target):\n")
+                   .arg(toQt(document.value("report", std::string("REPORT"))));
+        int shown = 0;
+        for (const Json &r : rows) {
+            if (++shown > 20)
+                break;
+            const Json kernels = r.value("kernels", Json::array());
+            out += QStringLiteral("%1 %2 %3 %4  %5 %6\n      -> %7\n")
+                       .arg(r.value("row", 0), 3)
+                       .arg(QString::number(r.value("share", 0.0) * 100, 'f', 1) + QLatin1Char('%'), 6)
+                       .arg(InspectFormat::duration(r.value("device_total_us", 0.0) * 1e3), 11)
+                       .arg(r.value("calls", 0), 4)
+                       .arg(toQt(r.value("name", std::string())),
+                            toQt(r.value("input_shapes", Json::array()).dump()),
+                            kernels.empty()
+                                ? QString()
+                                : InspectFormat::shorten(toQt(kernels[0].value("name", std::string())), 100));
+        }
+    }
+    if (document.contains("op_rows_error"))
+        out +=
+            QStringLiteral("note: no op rows: %1\n").arg(toQt(document["op_rows_error"].get<std::string>()));
+    if (document.contains("execution_trace_error"))
+        out += QStringLiteral("note: %1\n").arg(toQt(document["execution_trace_error"].get<std::string>()));
     return out;
 }
 
@@ -84,18 +113,29 @@ QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
     request.workingDirectory = session.workDir().root();
     request.top = arguments.value("top", 15);
     request.timeoutSeconds = arguments.value("timeout_s", 600);
-    if (arguments.value("save_trace", false)) {
-        // The runner creates profiles/ and writes there without leaving the working directory.
-        const QString dir = session.workDir().root() + QStringLiteral("/profiles");
-        request.chromeTrace =
-            dir + QStringLiteral("/%1-%2.torch-trace.json")
-                      .arg(QFileInfo(script).completeBaseName(),
-                           QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")));
-    }
+    // The runner creates profiles/ and writes there without leaving the working directory.
+    const QString stem =
+        session.workDir().root() +
+        QStringLiteral("/profiles/%1-%2")
+            .arg(QFileInfo(script).completeBaseName(),
+                 QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")));
+    if (arguments.value("save_trace", false))
+        request.chromeTrace = stem + QStringLiteral(".chrome-trace.json");
+    if (arguments.value("execution_trace", true))
+        request.executionTrace = stem + QStringLiteral(".et.json");
     Json document = co_await TorchTraceRunner::run(request, guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     document["interpreter"] = toStd(python.path);
+    // The report new --from-trace reads: this document, beside the execution trace it names.
+    const QString report = stem + QStringLiteral(".torch-trace.json");
+    try {
+        ConfinedWrite::writeFile(session.workDir().root(), session.workDir().relative(report),
+                                 QByteArray::fromStdString(document.dump(1)));
+        document["report"] = toStd(session.workDir().relative(report));
+    } catch (const UserError &e) {
+        document["report_error"] = toStd(QStringLiteral("cannot write %1: %2").arg(report, e.message()));
+    }
     co_return ToolResult::success(document, text(document));
 }
 
@@ -106,17 +146,21 @@ void registerTorchTraceTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("torch_trace");
     spec.title = QStringLiteral("Profile a script with torch.profiler");
-    spec.description = QStringLiteral("Runs a Python script under torch.profiler in the user's interpreter "
-                                      "(HOTKERNEL_PYTHON, else the first python "
-                                      "on PATH with torch) and returns the top GPU kernels by device time "
-                                      "with their share of the total, and the "
-                                      "aten ops grouped by input shapes (calls, CPU and device time). Needs "
-                                      "no Nsight: the quickest way to find the "
-                                      "dominant kernel. On a machine without CUDA it returns CPU ops and a "
-                                      "note that there are no GPU kernels. "
-                                      "save_trace keeps the profiler's chrome trace under profiles/. Fails "
-                                      "with the script's traceback when the "
-                                      "script fails.");
+    spec.description =
+        QStringLiteral("Runs a Python script under torch.profiler in the user's interpreter "
+                       "(HOTKERNEL_PYTHON, else the first python "
+                       "on PATH with torch) and returns the top GPU kernels by device time "
+                       "with their share of the total, and the "
+                       "aten ops grouped by input shapes (calls, CPU and device time). Needs "
+                       "no Nsight: the quickest way to find the "
+                       "dominant kernel. On a machine without CUDA it returns CPU ops and a "
+                       "note that there are no GPU kernels. "
+                       "save_trace keeps the profiler's chrome trace under profiles/. The "
+                       "execution trace (on by default) adds op_rows: each kernel joined to the "
+                       "aten op that launched it, with every argument, and the saved report "
+                       "feeds new --from-trace. Fails "
+                       "with the script's traceback when the "
+                       "script fails.");
     spec.inputSchema =
         Json{{"type", "object"},
              {"properties",
@@ -138,6 +182,11 @@ void registerTorchTraceTool(ToolRegistry &registry)
                 {{"type", "boolean"},
                  {"default", false},
                  {"description", "also save the chrome trace under profiles/"}}},
+               {"execution_trace",
+                {{"type", "boolean"},
+                 {"default", true},
+                 {"description", "record torch's execution trace (every op's arguments) and join kernels to "
+                                 "the ops that launched them (op_rows), for new --from-trace"}}},
                {"timeout_s",
                 {{"type", "integer"},
                  {"minimum", 1},
@@ -170,7 +219,15 @@ void registerTorchTraceTool(ToolRegistry &registry)
           {"note",
            {{"type", "string"}, {"description", "why there are no GPU kernels, when there are none"}}},
           {"chrome_trace", {{"type", "string"}, {"description", "the saved chrome trace, with save_trace"}}},
-          {"interpreter", {{"type", "string"}, {"description", "the Python interpreter used"}}}}},
+          {"interpreter", {{"type", "string"}, {"description", "the Python interpreter used"}}},
+          {"report",
+           {{"type", "string"}, {"description", "this document saved under profiles/ (new --from-trace)"}}},
+          {"execution_trace", {{"type", "string"}, {"description", "the execution trace recorded"}}},
+          {"op_rows",
+           {{"type", "array"},
+            {"description",
+             "row, name, calls, device_total_us, share, kernels, input_shapes, input_types, "
+             "schema, et_node: kernels joined to the top-level aten op that launched them"}}}}},
         {"required", Json::array({"device", "kernels", "ops"})}};
     spec.cliVerb = QStringLiteral("torch-trace");
     spec.cliPositionals = {QStringLiteral("script"), QStringLiteral("args")};
