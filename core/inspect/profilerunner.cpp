@@ -7,7 +7,7 @@
 #include "inspect/nsyskernsumparser.h"
 #include "inspect/traceparser.h"
 #include "process/processrunner.h"
-#include "session/job.h"
+#include "session/jobguard.h"
 
 #include <QCoroFuture>
 #include <QFile>
@@ -40,8 +40,7 @@ ParseResult parseCaught(Parser parse, const QByteArray &data, const QString &pat
     return out;
 }
 
-// Named function arguments, no capturing lambda: g++ 12 destroys lambda temporaries inside a
-// co_await expression twice.
+// A named function and its arguments, no capturing lambda (docs/hacking.md, "Compiler rules").
 QCoro::Task<KernelTable> parseOffThread(QByteArray data, QString path, Parser parse)
 {
     const ParseResult r = co_await QtConcurrent::run(parseCaught, parse, data, path);
@@ -89,10 +88,11 @@ QCoro::Task<std::optional<ProcessResult>> runProfiled(const ProcessSpec &spec, c
                                                       const QString &progress, int steps, ProfileOutcome *out,
                                                       Job *job)
 {
+    const JobGuard guard(job);
     if (job)
         job->setProgress(0, steps, progress);
     ProcessResult r = co_await ProcessRunner::run(spec, job);
-    if (!job || job->isCancelled())
+    if (guard.stopped())
         co_return std::nullopt;
     checkProfilerRun(r, spec, request.timeoutSeconds);
     out->exitCode = r.exitCode;
@@ -102,6 +102,7 @@ QCoro::Task<std::optional<ProcessResult>> runProfiled(const ProcessSpec &spec, c
 
 QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 {
+    const JobGuard guard(job);
     ProfileOutcome out;
     out.tool = QStringLiteral("ncu");
     const QString ncu = CudaTools::require(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU"));
@@ -142,15 +143,15 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
             QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
     }
 
-    if (job)
-        job->setProgress(1, 2, QStringLiteral("exporting the details page"));
+    if (guard.job())
+        guard.job()->setProgress(1, 2, QStringLiteral("exporting the details page"));
     ProcessSpec exportSpec = specFor(ncu, request);
     exportSpec.timeout = std::chrono::minutes(5);
     exportSpec.arguments << QStringLiteral("--import") << out.report << QStringLiteral("--csv")
                          << QStringLiteral("--page") << QStringLiteral("details");
     out.commands << exportSpec.commandLine();
-    const ProcessResult e = co_await ProcessRunner::run(exportSpec, job);
-    if (!job || job->isCancelled())
+    const ProcessResult e = co_await ProcessRunner::run(exportSpec, guard.job());
+    if (guard.stopped())
         co_return out;
     if (!e.succeeded())
         throw UserError(QStringLiteral("`%1` failed: %2").arg(exportSpec.commandLine(), e.stderrTail(6)));
@@ -162,6 +163,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 
 QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
 {
+    const JobGuard guard(job);
     ProfileOutcome out;
     out.tool = QStringLiteral("nsys");
     const QString nsys = CudaTools::require(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS"));
@@ -179,8 +181,8 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
         throw UserError(
             QStringLiteral("nsys wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
 
-    if (job)
-        job->setProgress(1, 2, QStringLiteral("summarising kernels"));
+    if (guard.job())
+        guard.job()->setProgress(1, 2, QStringLiteral("summarising kernels"));
     // cuda_gpu_kern_sum since nsys 2023; gpukernsum before.
     QByteArray csv;
     const QStringList reportNames{QStringLiteral("cuda_gpu_kern_sum"), QStringLiteral("gpukernsum")};
@@ -196,11 +198,11 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
                                       QStringLiteral("--output"),
                                       QStringLiteral("-"),
                                       out.report};
-        s = co_await ProcessRunner::run(stats, job);
-        if (!job || job->isCancelled() || (s.succeeded() && s.standardOutput.contains("Total Time")))
+        s = co_await ProcessRunner::run(stats, guard.job());
+        if (guard.stopped() || (s.succeeded() && s.standardOutput.contains("Total Time")))
             break;
     }
-    if (!job || job->isCancelled())
+    if (guard.stopped())
         co_return out;
     if (s.succeeded() && s.standardOutput.contains("Total Time")) {
         out.commands << stats.commandLine();
