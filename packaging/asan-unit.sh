@@ -3,7 +3,7 @@
 # The unit-labelled tests under AddressSanitizer and UBSan: configures the asan preset (a Debug
 # build in build/asan), builds those tests and what they link, and runs them. A use-after-free in
 # a coroutine (docs/hacking.md, "Coroutines") fails a test here that may pass by luck in
-# build/release. A full extra build: see docs/hacking.md for its cost.
+# build/release. A full extra build (docs/hacking.md, "The asan preset", says what it costs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${HOTKERNEL_DEPS_PREFIX:-/opt/hotkernel-deps}
