@@ -74,9 +74,8 @@ std::vector<SassFunction> parseListing(const QByteArray &output, bool ptx)
     return ptx ? SassParser::parsePtx(output) : SassParser::parseSass(output);
 }
 
-// g++ 12 destroys the temporaries of a co_await that a coroutine skipped (a branch not taken, an
-// early co_return) as if it had run, which corrupts the heap. So these coroutines await
-// unconditionally, and the choice of path is made by plain functions that return one of them.
+// These coroutines await unconditionally; plain functions choose which one runs (docs/hacking.md, "Compiler
+// rules").
 QCoro::Task<std::vector<SassFunction>> ptxFile(QString path)
 {
     const Parsed parsed = co_await QtConcurrent::run(readAndParsePtx, path);
@@ -89,9 +88,8 @@ QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList 
                                                    QString *commandLine)
 {
     const QByteArray output = co_await runTool(program, arguments, job, commandLine);
-    // Parsed also after a cancel (the output is then empty): no co_await may be skipped.
-    // A named function, not a capturing lambda: g++ 12 destroys a lambda temporary inside a
-    // co_await expression twice (its captured QByteArray was freed early).
+    // Parsed also after a cancel (the output is then empty); a named function, not a capturing
+    // lambda (docs/hacking.md, "Compiler rules").
     std::vector<SassFunction> functions = co_await QtConcurrent::run(parseListing, output, ptx);
     co_return functions;
 }

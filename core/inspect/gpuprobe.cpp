@@ -5,7 +5,7 @@
 #include "inspect/cardtable.h"
 #include "inspect/nvidiasmiparser.h"
 #include "process/processrunner.h"
-#include "session/job.h"
+#include "session/jobguard.h"
 
 #include <QCoroFuture>
 #include <QStandardPaths>
@@ -259,6 +259,7 @@ void addCardFigures(Json &snapshot)
 
 QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
 {
+    const JobGuard guard(job);
     const QByteArray override = qgetenv("HOTKERNEL_NVIDIA_SMI");
     const QString smi = override.isEmpty() ? QStandardPaths::findExecutable(QStringLiteral("nvidia-smi"))
                                            : QString::fromLocal8Bit(override);
@@ -281,7 +282,7 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
         fields.replaceInStrings(QStringLiteral("clocks_event_reasons.active"),
                                 QStringLiteral("clocks_throttle_reasons.active"));
         spec.arguments[0] = QStringLiteral("--query-gpu=") + fields.join(QLatin1Char(','));
-        result = co_await ProcessRunner::run(spec, job);
+        result = co_await ProcessRunner::run(spec, guard.job());
     }
     if (!result.succeeded()) {
         const QString out = QString::fromUtf8(result.standardOutput + result.standardError).trimmed();
@@ -290,6 +291,8 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
             {"reason", toStd(QStringLiteral("no usable NVIDIA GPU: %1; nvidia-smi failed: %2")
                                  .arg(nvmlReason, out.isEmpty() ? result.errorString : out.left(300)))}};
     }
+    if (guard.stopped())
+        co_return Json{{"available", false}, {"reason", "cancelled"}};
     const std::vector<Json> gpus = NvidiaSmiParser::parseGpus(result.standardOutput, fields);
     if (gpus.empty()) {
         co_return Json{{"available", false},
@@ -304,7 +307,7 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
     apps.arguments = QStringList{QStringLiteral("--query-compute-apps=") +
                                      NvidiaSmiParser::appFields().join(QLatin1Char(',')),
                                  QStringLiteral("--format=csv,noheader,nounits")};
-    const ProcessResult appsResult = co_await ProcessRunner::run(apps, job);
+    const ProcessResult appsResult = co_await ProcessRunner::run(apps, guard.job());
     Json busy = Json::array();
     if (appsResult.succeeded()) {
         for (Json &app : NvidiaSmiParser::parseApps(appsResult.standardOutput))
@@ -319,6 +322,7 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
 
 QCoro::Task<Json> GpuProbe::snapshot(Job *job)
 {
+    const JobGuard guard(job);
     QFuture<NvmlOutcome> probing = QtConcurrent::run(probeNvml);
     co_await probing;
     NvmlOutcome outcome = probing.result();
@@ -327,7 +331,7 @@ QCoro::Task<Json> GpuProbe::snapshot(Job *job)
         j = std::move(outcome.result);
     } else {
         qCDebug(lcInspect, "NVML probe failed (%s); trying nvidia-smi", qPrintable(outcome.reason));
-        j = co_await probeNvidiaSmi(outcome.reason, job);
+        j = co_await probeNvidiaSmi(outcome.reason, guard.job());
     }
     if (j.value("available", false))
         addCardFigures(j);

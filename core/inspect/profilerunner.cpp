@@ -9,7 +9,7 @@
 #include "inspect/nsyskernsumparser.h"
 #include "inspect/traceparser.h"
 #include "process/processrunner.h"
-#include "session/job.h"
+#include "session/jobguard.h"
 
 #include <QCoroFuture>
 #include <QDir>
@@ -43,8 +43,7 @@ ParseResult parseCaught(Parser parse, const QByteArray &data, const QString &pat
     return out;
 }
 
-// Named function arguments, no capturing lambda: g++ 12 destroys lambda temporaries inside a
-// co_await expression twice.
+// A named function and its arguments, no capturing lambda (docs/hacking.md, "Compiler rules").
 QCoro::Task<KernelTable> parseOffThread(QByteArray data, QString path, Parser parse)
 {
     const ParseResult r = co_await QtConcurrent::run(parseCaught, parse, data, path);
@@ -118,10 +117,11 @@ QCoro::Task<std::optional<ProcessResult>> runProfiled(const ProcessSpec &spec, c
                                                       const QString &progress, int steps, ProfileOutcome *out,
                                                       Job *job)
 {
+    const JobGuard guard(job);
     if (job)
         job->setProgress(0, steps, progress);
     ProcessResult r = co_await ProcessRunner::run(spec, job);
-    if (!job || job->isCancelled())
+    if (guard.stopped())
         co_return std::nullopt;
     checkProfilerRun(r, spec, request.timeoutSeconds);
     out->exitCode = r.exitCode;
@@ -139,6 +139,7 @@ QCoro::Task<ProcessResult> runIfNeeded(const ProcessSpec &spec, Job *job)
 
 QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 {
+    const JobGuard guard(job);
     ProfileOutcome out;
     out.tool = QStringLiteral("ncu");
     const QString ncu = CudaTools::require(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU"));
@@ -179,15 +180,15 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     }
     out.report = files.publish(QStringLiteral(".ncu-rep"));
 
-    if (job)
-        job->setProgress(1, 2, QStringLiteral("exporting the details page"));
+    if (guard.job())
+        guard.job()->setProgress(1, 2, QStringLiteral("exporting the details page"));
     ProcessSpec exportSpec = specFor(ncu, request);
     exportSpec.timeout = std::chrono::minutes(5);
     exportSpec.arguments << QStringLiteral("--import") << out.report << QStringLiteral("--csv")
                          << QStringLiteral("--page") << QStringLiteral("details");
     out.commands << exportSpec.commandLine();
-    const ProcessResult e = co_await ProcessRunner::run(exportSpec, job);
-    if (!job || job->isCancelled())
+    const ProcessResult e = co_await ProcessRunner::run(exportSpec, guard.job());
+    if (guard.stopped())
         co_return out;
     if (!e.succeeded())
         throw UserError(QStringLiteral("`%1` failed: %2").arg(exportSpec.commandLine(), e.stderrTail(6)));
@@ -205,10 +206,10 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
                              << QStringLiteral("--print-source") << QStringLiteral("sass");
     else
         sourceSpec.program.clear(); // nothing to export; the co_await below still runs (g++ 12)
-    if (job && !sourceSpec.program.isEmpty())
-        job->setProgress(1, 2, QStringLiteral("exporting the source page (SASS with stall samples)"));
-    const ProcessResult src = co_await runIfNeeded(sourceSpec, job);
-    if (!job || job->isCancelled())
+    if (guard.job() && !sourceSpec.program.isEmpty())
+        guard.job()->setProgress(1, 2, QStringLiteral("exporting the source page (SASS with stall samples)"));
+    const ProcessResult src = co_await runIfNeeded(sourceSpec, guard.job());
+    if (guard.stopped())
         co_return out;
     if (!sourceSpec.program.isEmpty()) {
         out.commands << sourceSpec.commandLine();
@@ -225,6 +226,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 
 QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
 {
+    const JobGuard guard(job);
     ProfileOutcome out;
     out.tool = QStringLiteral("nsys");
     const QString nsys = CudaTools::require(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS"));
@@ -245,8 +247,8 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
     // stats reads the report where nsys left it: it writes a .sqlite export beside the report,
     // which stays in the scratch folder and goes with it.
     const QString scratchReport = files.scratch(QStringLiteral(".nsys-rep"));
-    if (job)
-        job->setProgress(1, 2, QStringLiteral("summarising kernels"));
+    if (guard.job())
+        guard.job()->setProgress(1, 2, QStringLiteral("summarising kernels"));
     // cuda_gpu_kern_sum since nsys 2023; gpukernsum before.
     QByteArray csv;
     const QStringList reportNames{QStringLiteral("cuda_gpu_kern_sum"), QStringLiteral("gpukernsum")};
@@ -262,11 +264,11 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
                                       QStringLiteral("--output"),
                                       QStringLiteral("-"),
                                       scratchReport};
-        s = co_await ProcessRunner::run(stats, job);
-        if (!job || job->isCancelled() || (s.succeeded() && s.standardOutput.contains("Total Time")))
+        s = co_await ProcessRunner::run(stats, guard.job());
+        if (guard.stopped() || (s.succeeded() && s.standardOutput.contains("Total Time")))
             break;
     }
-    if (!job || job->isCancelled())
+    if (guard.stopped())
         co_return out;
     out.report = files.publish(QStringLiteral(".nsys-rep"));
     if (s.succeeded() && s.standardOutput.contains("Total Time")) {

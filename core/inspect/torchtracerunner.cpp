@@ -4,7 +4,7 @@
 #include "base/confinedwrite.h"
 #include "base/usererror.h"
 #include "process/processrunner.h"
-#include "session/job.h"
+#include "session/jobguard.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -67,11 +67,12 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
     spec.workingDirectory = request.workingDirectory;
     spec.timeout = std::chrono::seconds(request.timeoutSeconds);
     spec.extraEnvironment.insert(QStringLiteral("PYTHONUNBUFFERED"), QStringLiteral("1"));
+    const JobGuard guard(job);
     if (job)
         job->setProgress(0, std::nullopt,
                          QStringLiteral("running %1 under torch.profiler").arg(request.script));
     const ProcessResult r = co_await ProcessRunner::run(spec, job);
-    if (!job || job->isCancelled())
+    if (guard.stopped())
         co_return Json::object();
     if (r.status == ProcessResult::Status::FailedToStart)
         throw UserError(

@@ -56,7 +56,7 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
         if (job)
             job->setProgress(0, std::nullopt, message);
     };
-    // Named, not a temporary: g++ 12 destroys temporaries passed to coroutines twice (PR 99576).
+    // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
     const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait);
     if (!job || !locked || job->isCancelled())
         co_return ToolResult::cancelledResult();

@@ -2,7 +2,7 @@
 #include "measure/devicelock.h"
 
 #include "base/usererror.h"
-#include "session/job.h"
+#include "session/jobguard.h"
 
 #include <QCoroTimer>
 #include <QDir>
@@ -80,9 +80,10 @@ bool DeviceLock::tryAcquire(int device)
 QCoro::Task<bool> DeviceLock::acquire(int device, Job *job, std::function<void(const QString &)> onWait,
                                       std::chrono::milliseconds retryEvery)
 {
+    const JobGuard guard(job);
     bool told = false;
     while (!tryAcquire(device)) {
-        if (job && job->isCancelled())
+        if (guard.stopped())
             co_return false;
         if (!told && onWait) {
             told = true;

@@ -36,6 +36,7 @@ QCoro::Task<RunOutcome> FreshScriptRunner::run(int runIndex)
     spec.workingDirectory = m_options.workingDirectory;
     spec.timeout = m_options.timeout;
     const QString name = m_options.displayName;
+    // Nothing of this runner is read after the co_await: its owner may have let it go meanwhile.
     const ProcessResult r = co_await ProcessRunner::run(spec, m_job);
 
     RunOutcome outcome;
@@ -59,7 +60,7 @@ QCoro::Task<RunOutcome> FreshScriptRunner::run(int runIndex)
                            "--timeout if the kernel is that slow, or look for a hang.%4")
                 .arg(name)
                 .arg(runIndex)
-                .arg(double(m_options.timeout.count()) / 1000.0)
+                .arg(double(spec.timeout.count()) / 1000.0)
                 .arg(stderrText));
     case ProcessResult::Status::Crashed:
         throw UserError(QStringLiteral("%1 run %2: the script crashed (killed by a signal).%3")

@@ -68,7 +68,7 @@ QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job)
 {
     // Starting the workers at once saves the 2-3 s a torch import takes before them.
     if (const std::optional<PythonInfo> known = session.python().explicitInterpreter())
-        co_return PythonInfo(*known); // a copy: QCoro 0.8's return_value(U &&) moves from lvalues
+        co_return PythonInfo(*known); // a copy: QCoro 0.8 moves from lvalues (docs/hacking.md)
     job->setProgress(0, std::nullopt, QStringLiteral("looking for the Python interpreter"));
     co_return co_await session.python().locate(job);
 }
@@ -112,7 +112,7 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
 }
 
 WorkerRelease::WorkerRelease(Session &session, std::vector<PreparedRunner *> runners)
-    : m_session(session), m_runners(std::move(runners))
+    : m_session(&session), m_runners(std::move(runners))
 {}
 
 WorkerRelease::~WorkerRelease()
@@ -121,8 +121,8 @@ WorkerRelease::~WorkerRelease()
         if (!p || !p->worker)
             continue;
         p->worker->setJob({});
-        if (m_dropAll || !p->worker->isAlive())
-            m_session.workers().discard(p->worker);
+        if (m_session && (m_dropAll || !p->worker->isAlive()))
+            m_session->workers().discard(p->worker);
     }
 }
 
@@ -139,8 +139,9 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
 
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
 {
+    const QPointer<Session> alive(&session);
     Json gpu = co_await GpuProbe::snapshot(job);
-    if (!gpu.is_object())
+    if (!alive || !gpu.is_object())
         co_return Json::object();
     const QList<long long> ours = session.workers().processGroups();
     const long long self = ::getpid();

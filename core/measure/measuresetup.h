@@ -69,7 +69,8 @@ public:
     void dropAll() { m_dropAll = true; }
 
 private:
-    Session &m_session;
+    // Destroyed when the awaiting handler returns, which may be after the Session is gone.
+    QPointer<Session> m_session;
     std::vector<PreparedRunner *> m_runners;
     bool m_dropAll = false;
 };

@@ -135,7 +135,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         if (job)
             job->setProgress(0, std::nullopt, message);
     };
-    // Named, not a temporary: g++ 12 destroys temporaries passed to coroutines twice (PR 99576).
+    // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
     const bool locked = co_await deviceLock.acquire(device, job, onWait);
     if (!job || !locked || job->isCancelled())
         co_return ToolResult::cancelledResult();

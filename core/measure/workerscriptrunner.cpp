@@ -7,7 +7,7 @@
 #include "process/processspec.h"
 #include "session/job.h"
 
-#include <QCoroSignal>
+#include <QCoroFuture>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
@@ -30,7 +30,7 @@ WorkerScriptRunner::WorkerScriptRunner(ScriptRunnerOptions options, QObject *par
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, [this] {
         m_timedOut = true;
-        Q_EMIT wakeUp();
+        wakeUp();
     });
 }
 
@@ -103,14 +103,14 @@ void WorkerScriptRunner::start()
             m_state = State::Dead;
             m_deathReason = exitDescription();
         }
-        Q_EMIT wakeUp();
+        wakeUp();
     });
     connect(m_process.get(), &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart) {
             m_state = State::Dead;
             m_deathReason =
                 QStringLiteral("could not start %1 (%2)").arg(m_options.python, m_process->errorString());
-            Q_EMIT wakeUp();
+            wakeUp();
         }
     });
     qCDebug(lcMeasure) << "starting worker" << commandLine();
@@ -140,7 +140,7 @@ void WorkerScriptRunner::readStandardOutput()
         any = true;
     }
     if (any)
-        Q_EMIT wakeUp();
+        wakeUp();
 }
 
 void WorkerScriptRunner::kill(const QString &why)
@@ -151,7 +151,21 @@ void WorkerScriptRunner::kill(const QString &why)
     }
     if (m_process)
         killProcessGroup(m_group > 0 ? m_group : m_process->processId());
-    Q_EMIT wakeUp();
+    wakeUp();
+}
+
+QFuture<void> WorkerScriptRunner::armWake()
+{
+    QPromise<void> &promise = m_wakes.emplace_back();
+    promise.start();
+    return promise.future();
+}
+
+void WorkerScriptRunner::wakeUp()
+{
+    for (QPromise<void> &promise : m_wakes)
+        promise.finish();
+    m_wakes.clear();
 }
 
 void WorkerScriptRunner::stop()
@@ -186,6 +200,7 @@ QCoro::Task<WorkerScriptRunner::WaitEnd> WorkerScriptRunner::nextLine(QByteArray
     if (m_options.timeout.count() > 0)
         m_timer.start(m_options.timeout);
     QPointer<WorkerScriptRunner> self(this);
+    QFuture<void> woken; // at function scope, as docs/hacking.md asks of locals across co_await
     while (true) {
         if (m_cancelled || (m_job && m_job->isCancelled())) {
             m_timer.stop();
@@ -200,7 +215,8 @@ QCoro::Task<WorkerScriptRunner::WaitEnd> WorkerScriptRunner::nextLine(QByteArray
         if (m_state == State::Dead || !m_process || m_process->state() == QProcess::NotRunning) {
             // Exited (or killed): wait for QProcess to say so, so that its last output is read.
             if (m_process && m_process->state() != QProcess::NotRunning) {
-                co_await qCoro(this, &WorkerScriptRunner::wakeUp);
+                woken = armWake();
+                co_await woken;
                 if (!self)
                     co_return WaitEnd::Exited;
                 if (m_timedOut)
@@ -212,7 +228,8 @@ QCoro::Task<WorkerScriptRunner::WaitEnd> WorkerScriptRunner::nextLine(QByteArray
         }
         if (m_timedOut)
             break;
-        co_await qCoro(this, &WorkerScriptRunner::wakeUp);
+        woken = armWake();
+        co_await woken;
         if (!self)
             co_return WaitEnd::Exited;
     }
@@ -228,7 +245,11 @@ QCoro::Task<bool> WorkerScriptRunner::waitReady()
     if (m_state == State::Dead && m_lines.empty())
         throw UserError(QStringLiteral("%1 --worker: %2.%3").arg(name, m_deathReason, stderrSuffix()));
     QByteArray line;
+    const QPointer<WorkerScriptRunner> self(this);
     const WaitEnd end = co_await nextLine(&line);
+    if (!self)
+        throw UserError(
+            QStringLiteral("%1 --worker: the worker was discarded before it was ready").arg(name));
     switch (end) {
     case WaitEnd::Cancelled:
         kill(QStringLiteral("cancelled"));

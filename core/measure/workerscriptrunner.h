@@ -9,11 +9,14 @@
 
 #include "base/json.h"
 
+#include <QFuture>
 #include <QObject>
+#include <QPromise>
 #include <QTimer>
 
 #include <deque>
 #include <memory>
+#include <vector>
 
 class QProcess;
 
@@ -41,15 +44,14 @@ public:
     const Json &readyLine() const { return m_ready; }
     int runsServed() const { return m_runsServed; }
 
-Q_SIGNALS:
-    // Something a waiting request may care about happened: a line, an exit, a timeout, a cancel.
-    void wakeUp();
-
 private:
     enum class State { NotStarted, Starting, Ready, Dead };
     enum class WaitEnd { Line, Exited, TimedOut, Cancelled };
 
     QCoro::Task<WaitEnd> nextLine(QByteArray *line);
+    // Something a waiting request may care about happened: a line, an exit, a timeout, a cancel.
+    void wakeUp();
+    QFuture<void> armWake();
     void readStandardOutput();
     void kill(const QString &why);
     QString stderrSuffix() const;
@@ -70,6 +72,11 @@ private:
     bool m_busy = false;
     int m_runsServed = 0;
     QTimer m_timer;
+    // What waiting requests await (nextLine()); wakeUp() finishes them all. Not a signal of this
+    // object: a deleted object's queued signals are dropped, and a waiting request would never
+    // resume. A promise destroyed unfinished (with the runner) finishes as cancelled, so the
+    // request resumes and sees the runner gone (docs/hacking.md, "Coroutines").
+    std::vector<QPromise<void>> m_wakes;
 };
 
 } // namespace hotkernel

@@ -5,9 +5,11 @@
 #include "process/processgroup.h"
 #include "session/job.h"
 
+#include <QCoroFuture>
 #include <QCoroSignal>
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QPromise>
 #include <QTimer>
 
 #include <memory>
@@ -67,8 +69,20 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
                          if (e == QProcess::FailedToStart)
                              failedToStart = true;
                      });
-    if (process->state() == QProcess::Starting)
-        co_await qCoro(process.get(), &QProcess::stateChanged);
+    // Not qCoro(process, &QProcess::stateChanged): QCoro 0.8 binds the signal's QPrivateSignal tag,
+    // which Qt passes as a null pointer, to a reference (undefined behaviour, UBSan reports it).
+    QPromise<void> leftStarting;
+    leftStarting.start();
+    QFuture<void> startedOrFailed = leftStarting.future();
+    const QMetaObject::Connection leaving = QObject::connect(
+        process.get(), &QProcess::stateChanged, process.get(), [&leftStarting](QProcess::ProcessState state) {
+            if (state != QProcess::Starting)
+                leftStarting.finish();
+        });
+    if (process->state() != QProcess::Starting)
+        leftStarting.finish();
+    co_await startedOrFailed;
+    QObject::disconnect(leaving); // the promise goes before the process
     if (failedToStart || process->state() == QProcess::NotRunning) {
         if (failedToStart || process->error() == QProcess::FailedToStart) {
             result.status = ProcessResult::Status::FailedToStart;

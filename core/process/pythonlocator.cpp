@@ -3,6 +3,7 @@
 
 #include "base/usererror.h"
 #include "process/processrunner.h"
+#include "session/jobguard.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -42,7 +43,7 @@ std::optional<PythonInfo> PythonLocator::explicitInterpreter() const
 QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
 {
     if (m_cached)
-        co_return PythonInfo(*m_cached); // a copy: QCoro 0.8's return_value(U &&) moves from lvalues
+        co_return PythonInfo(*m_cached); // a copy: QCoro 0.8 moves from lvalues (docs/hacking.md)
 
     QString explicitPath = m_override;
     QString source = QStringLiteral("--python");
@@ -51,13 +52,15 @@ QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
         source = QStringLiteral("HOTKERNEL_PYTHON");
     }
 
-    const auto probe = [job](const QString &path) -> QCoro::Task<std::pair<bool, QString>> {
+    // This locator belongs to the Session, and so does the job: once the job is gone, so is this.
+    const JobGuard guard(job);
+    const auto probe = [&guard](const QString &path) -> QCoro::Task<std::pair<bool, QString>> {
         ProcessSpec spec;
         spec.program = path;
         spec.arguments =
             QStringList{QStringLiteral("-c"), QStringLiteral("import torch; print(torch.__version__)")};
         spec.timeout = std::chrono::seconds(120);
-        const ProcessResult r = co_await ProcessRunner::run(spec, job);
+        const ProcessResult r = co_await ProcessRunner::run(spec, guard.job());
         if (r.succeeded())
             co_return std::pair{true, QString::fromUtf8(r.standardOutput).trimmed()};
         if (r.status == ProcessResult::Status::FailedToStart)
@@ -69,6 +72,8 @@ QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
     PythonInfo info;
     if (!explicitPath.isEmpty()) {
         const auto [ok, detail] = co_await probe(explicitPath);
+        if (guard.stopped())
+            co_return PythonInfo();
         if (!ok) {
             throw UserError(
                 QStringLiteral("%1=%2 cannot run 'import torch' (%3). Point %1 at the Python that "
@@ -85,6 +90,8 @@ QCoro::Task<PythonInfo> PythonLocator::locate(Job *job)
     const QStringList candidates = pathCandidates(qEnvironmentVariable("PATH"));
     for (const QString &candidate : candidates) {
         const auto [ok, detail] = co_await probe(candidate);
+        if (guard.stopped())
+            co_return PythonInfo();
         if (ok) {
             info.path = candidate;
             info.source = QStringLiteral("PATH");

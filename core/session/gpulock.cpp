@@ -16,11 +16,12 @@ QCoro::Task<bool> GpuLock::acquire(Job *job)
     const quint64 ticket = m_nextTicket++;
     m_waiters.push_back(ticket);
     QPointer<GpuLock> self = this;
+    const QPointer<Job> watched(job);
     while (true) {
         co_await qCoro(this, &GpuLock::handedOver);
         if (!self)
             co_return false;
-        if (job && job->isCancelled()) {
+        if (job && (!watched || watched->isCancelled())) {
             std::erase(m_waiters, ticket);
             // Pass the turn on if it was ours.
             if (!m_held && !m_waiters.empty())

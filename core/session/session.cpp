@@ -47,11 +47,15 @@ QCoro::Task<ToolResult> Session::call(const QString &tool, Json arguments, const
                   : ToolResult::error(QStringLiteral("the session ended before the job finished"));
 }
 
-QCoro::Task<void> Session::runJob(Job *job, const ToolSpec *spec)
+QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
 {
+    // The Session may be deleted during any co_await below (the window closes, the MCP server
+    // stops); its jobs and its tool registry go with it. See docs/hacking.md, "Coroutines".
+    const QPointer<Session> self(this);
+    const QPointer<Job> job(jobPointer);
     // Let the caller connect to the job before anything can finish it.
     co_await QCoro::sleepFor(std::chrono::milliseconds(0));
-    if (!job)
+    if (!self || !job)
         co_return;
 
     ToolResult result;
@@ -78,8 +82,11 @@ QCoro::Task<void> Session::runJob(Job *job, const ToolSpec *spec)
                                  QStringLiteral("waiting for the GPU (another timing job runs)"));
             holdsGpu = co_await m_gpuLock.acquire(job);
         }
-        if (!job)
+        if (!self || !job)
             co_return;
+        // spec points into m_tools: copied, so that a handler that throws after the Session is
+        // gone can still be named.
+        const QString toolName = spec->name;
         if (job->isCancelled()) {
             result = ToolResult::cancelledResult();
         } else {
@@ -88,17 +95,19 @@ QCoro::Task<void> Session::runJob(Job *job, const ToolSpec *spec)
             } catch (const UserError &e) {
                 result = ToolResult::error(e.message());
             } catch (const std::exception &e) {
-                qCWarning(lcSession) << spec->name << "failed:" << e.what();
+                qCWarning(lcSession) << toolName << "failed:" << e.what();
                 result = ToolResult::error(
                     QStringLiteral("%1 failed unexpectedly: %2. This is a bug in hotkernel; "
                                    "please report it with the arguments you used.")
-                        .arg(spec->name, QString::fromUtf8(e.what())));
+                        .arg(toolName, QString::fromUtf8(e.what())));
             }
         }
+        if (!self)
+            co_return;
         if (holdsGpu)
             m_gpuLock.release();
     }
-    if (!job)
+    if (!self || !job)
         co_return;
     job->finish(std::move(result));
     Q_EMIT jobFinished(job);

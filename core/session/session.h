@@ -61,8 +61,7 @@ Q_SIGNALS:
     void jobFinished(hotkernel::Job *job);
 
 private:
-    // Coroutine parameters are plain pointers and named values: g++ 12 destroys a temporary
-    // passed to a coroutine by value twice (GCC PR 99576), which corrupted QPointer refcounts.
+    // Plain pointer parameters (docs/hacking.md, "Compiler rules"), guarded inside ("Coroutines").
     QCoro::Task<void> runJob(Job *job, const ToolSpec *spec);
     void pruneFinished();
 

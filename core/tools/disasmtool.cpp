@@ -227,13 +227,11 @@ QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
     QString text;
     QString binary;
     std::optional<TritonKernel> triton;
-    // Locals that hold co_await results live at function scope: g++ 12 mishandles a co_return
-    // from a nested block (it destroys locals that share the frame slot).
+    // Locals that hold co_await results live at function scope (docs/hacking.md, "Compiler rules").
     std::vector<TritonKernel> found;
     std::map<QString, std::map<QString, QString>> usage;
     SourcePage page;
-    // Every co_await below runs unconditionally (a no-op when not needed): g++ 12 corrupts the
-    // heap when a coroutine skips a co_await (see DisasmRunner).
+    // Every co_await below runs unconditionally, a no-op when not needed (docs/hacking.md, "Compiler rules").
     const bool isTriton = target == QLatin1String("triton-cache");
     QStringList roots;
     if (isTriton) {
@@ -295,7 +293,7 @@ QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
     out["functions"] = names;
     // Registers, stack, shared and local memory as the assembler reports them (SASS only), and the
     // ncu source page: both awaited before any early return (see the note above).
-    // Plain if/else, no ?: inside or before a co_await: g++ 12 mishandles conditional temporaries there.
+    // Plain if/else, no ?: around a co_await (docs/hacking.md, "Compiler rules").
     QString usagePath;
     if (level == QLatin1String("sass") && !list)
         usagePath = binary;

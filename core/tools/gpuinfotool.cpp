@@ -94,9 +94,10 @@ QString gpuText(const Json &g)
 
 QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
 {
+    const QPointer<Job> guard(&job);
     job.setProgress(0, std::nullopt, QStringLiteral("probing the GPU"));
     const Json gpu = co_await GpuProbe::snapshot(&job);
-    if (job.isCancelled())
+    if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
 
     const bool available = gpu.value("available", false);
@@ -105,12 +106,12 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
     if (available) {
         const QString uuid = stringField(gpu, "uuid");
         const QString root = session.workDir().root();
-        // A named future: g++ 12 mishandles a lambda temporary inside a co_await expression.
+        // A named future, no lambda temporary in the co_await (docs/hacking.md, "Compiler rules").
         QFuture<std::optional<StoredCalibration>> loading =
             QtConcurrent::run([uuid, root] { return CalibrationStore::load(uuid, root); });
         co_await loading;
         calibration = loading.result();
-        if (job.isCancelled())
+        if (!guard || guard->isCancelled())
             co_return ToolResult::cancelledResult();
     }
 

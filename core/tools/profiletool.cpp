@@ -78,8 +78,8 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     request.workingDirectory = session.workDir().root();
     const int top = arguments.value("top", 10);
 
-    // A Python script runs in the user's torch interpreter. The co_await runs either way: g++ 12
-    // corrupts the heap when a coroutine skips a co_await (see DisasmRunner).
+    // A Python script runs in the user's torch interpreter. The co_await runs either way
+    // (docs/hacking.md, "Compiler rules").
     const bool pythonScript =
         !request.command.isEmpty() && request.command.front().endsWith(QLatin1String(".py"));
     const PythonInfo python = co_await locatePython(session, pythonScript, guard);

@@ -106,9 +106,12 @@ QCoro::Task<ToolResult> recordHandler(Session &session, Json arguments, Job &job
     request.who = toQt(arguments.value("who", std::string()));
 
     job.setProgress(0, 1, QStringLiteral("writing the log and regenerating LEADERBOARD.md"));
-    // A named future: g++ 12 destroys temporaries of a co_await full-expression twice.
+    // A named future (docs/hacking.md, "Compiler rules").
     QFuture<RecordRun> future = startRecord(std::move(request));
+    const QPointer<Job> guard(&job);
     const RecordRun run = co_await future;
+    if (!guard) // the Session is gone: nobody is left to tell
+        co_return ToolResult::cancelledResult();
     // The log is on disk once the worker returns; a late cancel does not undo it, so report it.
     if (!run.outcome)
         throw UserError(run.error);

@@ -56,9 +56,10 @@ QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &j
     }
 
     // The GPU here tells the default card and which calibration (by UUID) belongs to it.
+    const QPointer<Job> guard(&job);
     job.setProgress(0, std::nullopt, QStringLiteral("probing the GPU"));
     const Json gpu = co_await GpuProbe::snapshot(&job);
-    if (job.isCancelled())
+    if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     const bool haveGpu = gpu.value("available", false);
     const CardSpec *probedCard = haveGpu ? table.find(stringField(gpu, "name")) : nullptr;
@@ -78,14 +79,14 @@ QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &j
     const QString uuid = probedCard && probedCard->id == card->id ? stringField(gpu, "uuid") : QString();
     const QString cardId = card->id;
     const QString root = session.workDir().root();
-    // A named future: g++ 12 mishandles a lambda temporary inside a co_await expression.
+    // A named future, no lambda temporary in the co_await (docs/hacking.md, "Compiler rules").
     QFuture<std::optional<StoredCalibration>> loading = QtConcurrent::run([uuid, cardId, root] {
         return uuid.isEmpty() ? CalibrationStore::loadForCard(cardId, root)
                               : CalibrationStore::load(uuid, root);
     });
     co_await loading;
     const std::optional<StoredCalibration> calibration = loading.result();
-    if (job.isCancelled())
+    if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     if (calibration)
         query.measured = CalibrationStore::ceilings(*calibration);

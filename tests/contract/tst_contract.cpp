@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The contract end to end on CPU torch: `hotkernel new` makes a gelu target, and the scripts it wrote
 // answer standalone and as workers, catch wrong and pointer-caching candidates, and keep stdout clean.
+#include "testlimits.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -26,12 +28,12 @@ Ran runIn(const QString &dir, const QString &program, const QStringList &argumen
     QProcess p;
     p.setWorkingDirectory(dir);
     p.start(program, arguments);
-    if (!p.waitForStarted(30000))
+    if (!p.waitForStarted(hotkernel::test::kEventLimitMs))
         return {};
     if (!input.isEmpty())
         p.write(input);
     p.closeWriteChannel();
-    if (!p.waitForFinished(300000)) {
+    if (!p.waitForFinished(hotkernel::test::kEventLimitMs)) {
         p.kill();
         p.waitForFinished();
     }

@@ -4,6 +4,7 @@
 
 #include "session/job.h"
 #include "session/session.h"
+#include "testlimits.h"
 
 #include <QTest>
 
@@ -22,7 +23,8 @@ inline hotkernel::SessionOptions inspectSessionOptions(const QString &workDir)
 }
 
 inline hotkernel::ToolResult callInspectTool(hotkernel::Session &session, const QString &tool,
-                                             hotkernel::Json arguments, int timeoutMs = 120000)
+                                             hotkernel::Json arguments,
+                                             int timeoutMs = hotkernel::test::kEventLimitMs)
 {
     hotkernel::Job *job = session.start(tool, std::move(arguments), QStringLiteral("test"));
     auto result = std::make_shared<std::optional<hotkernel::ToolResult>>();

@@ -7,6 +7,7 @@
 #include "session/job.h"
 #include "session/schemavalidator.h"
 #include "session/session.h"
+#include "testlimits.h"
 
 #include <QCoroTask>
 #include <QSignalSpy>
@@ -23,7 +24,7 @@ ToolResult callTool(Session &session, const QString &tool, Json arguments)
 {
     Job *job = session.start(tool, std::move(arguments), QStringLiteral("test"));
     QSignalSpy finished(job, &Job::finished);
-    if (job->state() == Job::State::Running && !finished.wait(60000))
+    if (job->state() == Job::State::Running && !finished.wait(hotkernel::test::kEventLimitMs))
         qFatal("%s did not finish", qPrintable(tool));
     return job->result();
 }
@@ -69,7 +70,7 @@ void TestGpuProbe::snapshotWithoutDriver()
     ticker.start(0);
     auto probe = [&]() -> QCoro::Task<void> { result = co_await GpuProbe::snapshot(); };
     auto task = probe();
-    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), hotkernel::test::kEventLimitMs);
     QVERIFY(ticks > 0); // the probe ran off this thread / asynchronously; the loop kept turning
     QCOMPARE(result->value("available", true), false);
     const QString reason = stringField(*result, "reason");

@@ -5,6 +5,7 @@
 #include "inspect/cardtable.h"
 #include "inspect/gpuprobe.h"
 #include "inspect/nativehelpers.h"
+#include "testlimits.h"
 
 #include <QCoroTask>
 #include <QTest>
@@ -28,7 +29,7 @@ void TestGpuProbeGpu::initTestCase()
     std::optional<Json> result;
     auto probe = [&]() -> QCoro::Task<void> { result = co_await GpuProbe::snapshot(); };
     auto task = probe();
-    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), hotkernel::test::kEventLimitMs);
     m_gpu = *result;
     if (!m_gpu.value("available", false))
         QSKIP(qPrintable(QStringLiteral("no GPU here: %1").arg(stringField(m_gpu, "reason"))));
@@ -61,7 +62,7 @@ void TestGpuProbeGpu::quickCalibration()
         }
     };
     auto task = run();
-    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 180000);
+    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), hotkernel::test::kEventLimitMs);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(stringField(*result, "uuid"), stringField(m_gpu, "uuid")); // CUDA and NVML agree on the card
     QVERIFY((*result)["figures"]["copy_gbs"]["value"].get<double>() > 10);

@@ -27,6 +27,11 @@ TOOLS = ["gpu_info", "roofline", "torch_trace", "profile", "top_kernels", "disas
          "new_target"]
 
 
+# How long to wait for something that ends on an event (a reply, an exit). Only a broken build
+# meets it: far beyond what a loaded 2-core machine needs, so no case fails for being slow.
+EVENT_LIMIT = 300.0
+
+
 def server_env():
     env = dict(os.environ)
     env.setdefault("HOTKERNEL_PYTHON", "/usr/bin/python3")
@@ -70,7 +75,7 @@ class RawServer:
             self.messages.append(json.loads(line))  # every stdout line must be JSON
         return True
 
-    def wait_for(self, predicate, timeout=30.0):
+    def wait_for(self, predicate, timeout=EVENT_LIMIT):
         deadline = time.monotonic() + timeout
         while True:
             for m in self.messages:
@@ -81,7 +86,7 @@ class RawServer:
                 raise AssertionError(f"timed out; got {self.messages[-5:]}")
             self._read_some(min(left, 0.5))
 
-    def reply(self, id_, timeout=30.0):
+    def reply(self, id_, timeout=EVENT_LIMIT):
         return self.wait_for(lambda m: m.get("id") == id_ and "method" not in m, timeout)
 
     def initialize(self):
@@ -91,7 +96,7 @@ class RawServer:
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return reply
 
-    def close_and_wait(self, timeout=5.0):
+    def close_and_wait(self, timeout=EVENT_LIMIT):
         self.proc.stdin.close()
         start = time.monotonic()
         try:
@@ -127,7 +132,7 @@ def descendants(pid):
     return found
 
 
-def wait_for_children(server, timeout=60.0):
+def wait_for_children(server, timeout=EVENT_LIMIT):
     """The verify's processes, once it has started some (progress can come before the spawn)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -327,7 +332,7 @@ def case_cancelled_verify(workdir):
         server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "test"}})
         server.request(8, "ping")
         server.reply(8)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + EVENT_LIMIT
         while alive(children) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not alive(children), f"processes left after cancel: {alive(children)}"
@@ -350,8 +355,12 @@ def case_stdin_closed_mid_verify(workdir):
         children = wait_for_children(server)
         rc, seconds = server.close_and_wait()
         assert rc == 0, rc
-        assert seconds < 3.0, f"took {seconds:.2f}s to exit"
-        time.sleep(0.2)
+        # The verify left would take over 400 s (1000 pairs of 0.2 s scripts): exiting within a
+        # minute shows the server did not wait for it, also on a loaded machine.
+        assert seconds < 60.0, f"took {seconds:.2f}s to exit"
+        deadline = time.monotonic() + EVENT_LIMIT
+        while alive(children) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert not alive(children), f"processes left after stdin closed: {alive(children)}"
     finally:
         server.kill()
@@ -370,7 +379,7 @@ async def case_attached_to_window(workdir):
         with open(log_path, "rb") as f:
             return f.read().decode(errors="replace")
 
-    async def wait_in_log(text, timeout=15.0):
+    async def wait_in_log(text, timeout=EVENT_LIMIT):
         deadline = time.monotonic() + timeout
         while text not in window_log():
             assert window.poll() is None, f"window exited: {window_log()[-500:]}"

@@ -5,6 +5,7 @@
 #include "mcp/mcpserver.h"
 #include "session/job.h"
 #include "session/session.h"
+#include "testlimits.h"
 
 #include <QCoroTimer>
 #include <QDir>
@@ -127,7 +128,7 @@ struct Harness
     } while (false)
 
 #define WAIT_REPLY(h, id, out)                                                                               \
-    QTRY_VERIFY_WITH_TIMEOUT((h).reply(id).has_value(), 5000);                                               \
+    QTRY_VERIFY_WITH_TIMEOUT((h).reply(id).has_value(), hotkernel::test::kEventLimitMs);                     \
     Json out = *(h).reply(id)
 
 } // namespace
@@ -260,7 +261,7 @@ private Q_SLOTS:
         h.client->send(QByteArray());      // an empty line: ignored
         h.client->send(QByteArray("   ")); // so is one of blanks
         h.client->send(line);
-        QTRY_VERIFY_WITH_TIMEOUT(!h.received.isEmpty(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!h.received.isEmpty(), hotkernel::test::kEventLimitMs);
         Json error = h.received.first();
         JSON_COMPARE(error["jsonrpc"], "2.0");
         QCOMPARE(error["error"]["code"].get<int>(), code);
@@ -345,7 +346,8 @@ private Q_SLOTS:
         const int id = h.request("tools/call", Json{{"name", "test_slow"},
                                                     {"arguments", {{"steps", 1000}, {"ms", 20}}},
                                                     {"_meta", {{"progressToken", 5}}}});
-        QTRY_VERIFY_WITH_TIMEOUT(!h.notifications("notifications/progress").isEmpty(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!h.notifications("notifications/progress").isEmpty(),
+                                 hotkernel::test::kEventLimitMs);
         // Cheap requests answer while the long one runs.
         const int list = h.request("tools/list");
         WAIT_REPLY(h, list, l);
@@ -355,7 +357,7 @@ private Q_SLOTS:
         QVERIFY(job);
         QSignalSpy finished(job, &Job::finished);
         h.notify("notifications/cancelled", Json{{"requestId", id}, {"reason", "test"}});
-        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, hotkernel::test::kEventLimitMs);
         QCOMPARE(job->state(), Job::State::Cancelled);
         const int ping = h.request("ping");
         WAIT_REPLY(h, ping, p);
@@ -378,11 +380,11 @@ private Q_SLOTS:
     {
         Harness h;
         h.request("tools/call", Json{{"name", "test_slow"}, {"arguments", {{"steps", 1000}, {"ms", 20}}}});
-        QTRY_COMPARE_WITH_TIMEOUT(h.session.runningJobs().size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(h.session.runningJobs().size(), 1, hotkernel::test::kEventLimitMs);
         QPointer<Job> job = h.session.runningJobs().constFirst();
         QSignalSpy finished(h.server.get(), &McpServer::finished);
         h.client->close();
-        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 2000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, hotkernel::test::kEventLimitMs);
         QVERIFY(job);
         QCOMPARE(job->state(), Job::State::Cancelled);
     }

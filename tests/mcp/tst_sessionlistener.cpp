@@ -8,6 +8,7 @@
 #include "mcp/sessionlistener.h"
 #include "session/job.h"
 #include "session/session.h"
+#include "testlimits.h"
 
 #include <QCoroTimer>
 #include <QDeadlineTimer>
@@ -73,17 +74,17 @@ struct Workbench
         // A handler still sleeping would resume into a destroyed session: let every job end first.
         listener.reset();
         session.cancelAll();
-        QDeadlineTimer deadline(5000);
+        QDeadlineTimer deadline(hotkernel::test::kEventLimitMs);
         while (!session.runningJobs().isEmpty() && !deadline.hasExpired())
             QTest::qWait(10);
     }
 
-    // Starts the listener and waits for its socket: false when it was not listening within 5 s.
+    // Starts the listener and waits for its socket: false when it never started listening.
     bool listen()
     {
         QSignalSpy listening(listener.get(), &SessionListener::listening);
         listener->start();
-        return QTest::qWaitFor([&] { return listening.size() == 1; }, 5000);
+        return QTest::qWaitFor([&] { return listening.size() == 1; }, hotkernel::test::kEventLimitMs);
     }
 
     QList<Job *> jobsOf(const QString &client) const
@@ -129,7 +130,7 @@ public:
     {
         if (m_process.state() != QProcess::NotRunning) {
             m_process.kill();
-            m_process.waitForFinished(5000);
+            m_process.waitForFinished(hotkernel::test::kEventLimitMs);
         }
     }
 
@@ -181,7 +182,7 @@ private:
     } while (false)
 
 #define WAIT_REPLY(agent, id, out)                                                                           \
-    QTRY_VERIFY_WITH_TIMEOUT((agent).reply(id).has_value(), 15000);                                          \
+    QTRY_VERIFY_WITH_TIMEOUT((agent).reply(id).has_value(), hotkernel::test::kEventLimitMs);                 \
     const Json out = *(agent).reply(id)
 
 QStringList toolNames(const Json &listReply)
@@ -232,7 +233,7 @@ private Q_SLOTS:
         QSignalSpy listening(bench.listener.get(), &SessionListener::listening);
         QSignalSpy attached(bench.listener.get(), &SessionListener::clientAttached);
         bench.listener->start();
-        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(listening.size(), 1, hotkernel::test::kEventLimitMs);
         QCOMPARE(listening.constFirst().constFirst().toString(),
                  SessionListener::socketName(bench.session.workDir().root()));
 
@@ -262,16 +263,17 @@ private Q_SLOTS:
         QCOMPARE(jobs.size(), 1);
         QCOMPARE(jobs.constFirst()->tool(), QStringLiteral("test_echo"));
         QCOMPARE(jobs.constFirst()->state(), Job::State::Finished);
-        QTRY_COMPARE_WITH_TIMEOUT(attached.size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(attached.size(), 1, hotkernel::test::kEventLimitMs);
         QCOMPARE(attached.constFirst().constFirst().toString(), QStringLiteral("tester-a"));
         QVERIFY(ticks > 0);
 
         QSignalSpy detached(bench.listener.get(), &SessionListener::clientDetached);
         agent.closeStdin();
-        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning,
+                                  hotkernel::test::kEventLimitMs);
         QCOMPARE(agent.process().exitStatus(), QProcess::NormalExit);
         QCOMPARE(agent.process().exitCode(), 0);
-        QTRY_COMPARE_WITH_TIMEOUT(detached.size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(detached.size(), 1, hotkernel::test::kEventLimitMs);
         QCOMPARE(detached.constFirst().at(0).toString(), QStringLiteral("tester-a"));
         QCOMPARE(detached.constFirst().at(1).toInt(), 0);
         QVERIFY2(agent.garbage().isEmpty(), agent.garbage().value(0).constData());
@@ -289,7 +291,8 @@ private Q_SLOTS:
         const int list = agent.request("tools/list");
         const int ping = agent.request("ping");
         agent.closeStdin();
-        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning,
+                                  hotkernel::test::kEventLimitMs);
         QCOMPARE(agent.process().exitCode(), 0);
         QVERIFY(agent.reply(1).has_value());
         QVERIFY(agent.reply(list).has_value());
@@ -310,7 +313,8 @@ private Q_SLOTS:
         b.initialize();
         // b's call is in flight while a's runs: both connections are served at once.
         const int slow = a.callTool("test_sleep");
-        QTRY_COMPARE_WITH_TIMEOUT(bench.jobsOf(QStringLiteral("tester-a")).size(), 1, 15000);
+        QTRY_COMPARE_WITH_TIMEOUT(bench.jobsOf(QStringLiteral("tester-a")).size(), 1,
+                                  hotkernel::test::kEventLimitMs);
         const int echoB = b.callTool("test_echo", Json{{"from", "b"}});
         WAIT_REPLY(b, echoB, replyB);
         JSON_EQ(replyB["result"]["structuredContent"]["client"], "tester-b");
@@ -322,7 +326,7 @@ private Q_SLOTS:
         JSON_EQ(replyB["result"]["structuredContent"]["echo"]["from"], "b");
         QCOMPARE(bench.jobsOf(QStringLiteral("tester-b")).size(), 1);
         QCOMPARE(bench.jobsOf(QStringLiteral("tester-a")).size(), 2);
-        QTRY_COMPARE_WITH_TIMEOUT(attached.size(), 2, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(attached.size(), 2, hotkernel::test::kEventLimitMs);
         QStringList names{attached.at(0).at(0).toString(), attached.at(1).at(0).toString()};
         names.sort();
         QCOMPARE(names, QStringList({QStringLiteral("tester-a"), QStringLiteral("tester-b")}));
@@ -341,7 +345,8 @@ private Q_SLOTS:
         agent.initialize();
         agent.callTool("test_sleep");
         agent.callTool("test_sleep");
-        QTRY_COMPARE_WITH_TIMEOUT(bench.jobsOf(QStringLiteral("tester-c")).size(), 2, 15000);
+        QTRY_COMPARE_WITH_TIMEOUT(bench.jobsOf(QStringLiteral("tester-c")).size(), 2,
+                                  hotkernel::test::kEventLimitMs);
         QList<QPointer<Job>> agentJobs;
         for (Job *job : bench.jobsOf(QStringLiteral("tester-c")))
             agentJobs.append(job);
@@ -349,7 +354,7 @@ private Q_SLOTS:
 
         QSignalSpy detached(bench.listener.get(), &SessionListener::clientDetached);
         agent.closeStdin();
-        QTRY_COMPARE_WITH_TIMEOUT(detached.size(), 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(detached.size(), 1, hotkernel::test::kEventLimitMs);
         QCOMPARE(detached.constFirst().at(0).toString(), QStringLiteral("tester-c"));
         QCOMPARE(detached.constFirst().at(1).toInt(), 2);
         for (const QPointer<Job> &job : std::as_const(agentJobs)) {
@@ -359,7 +364,8 @@ private Q_SLOTS:
         // The window's own job is not the agent's to end.
         QVERIFY(windowJobAlive);
         QCOMPARE(windowJobAlive->state(), Job::State::Running);
-        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning,
+                                  hotkernel::test::kEventLimitMs);
         QCOMPARE(agent.process().exitCode(), 0);
         bench.session.cancel(windowJob->id());
     }
@@ -372,9 +378,10 @@ private Q_SLOTS:
         Agent agent(dir.path(), QStringLiteral("tester-d"));
         agent.initialize();
         WAIT_REPLY(agent, 1, init);
-        QTRY_COMPARE_WITH_TIMEOUT(bench.listener->clientCount(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(bench.listener->clientCount(), 1, hotkernel::test::kEventLimitMs);
         bench.listener.reset(); // the window closed
-        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning,
+                                  hotkernel::test::kEventLimitMs);
         QCOMPARE(agent.process().exitStatus(), QProcess::NormalExit);
         QVERIFY(agent.process().exitCode() != 0);
         const QByteArray err = agent.process().readAllStandardError();
@@ -398,7 +405,7 @@ private Q_SLOTS:
         QSignalSpy secondFailed(&second, &SessionListener::listenFailed);
         QSignalSpy secondListening(&second, &SessionListener::listening);
         second.start();
-        QTRY_COMPARE_WITH_TIMEOUT(secondFailed.size(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(secondFailed.size(), 1, hotkernel::test::kEventLimitMs);
         QVERIFY2(secondFailed.constFirst().constFirst().toString().contains(QStringLiteral("already owns")),
                  qPrintable(secondFailed.constFirst().constFirst().toString()));
         QCOMPARE(secondListening.size(), 0);
@@ -423,7 +430,8 @@ private Q_SLOTS:
         QVERIFY(names.contains(QStringLiteral("verify")));
         QVERIFY(!names.contains(QStringLiteral("test_echo")));
         agent.closeStdin();
-        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(agent.process().state(), QProcess::NotRunning,
+                                  hotkernel::test::kEventLimitMs);
         QCOMPARE(agent.process().exitCode(), 0);
     }
 

@@ -7,6 +7,7 @@
 #include "measuretesthelpers.h"
 #include "process/processgroup.h"
 #include "session/session.h"
+#include "testlimits.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -27,7 +28,7 @@ class TestVerifyFake : public QObject
     ToolResult call(const QString &tool, const Json &args)
     {
         auto r = capture(m_session->call(tool, args, QStringLiteral("test")));
-        (void)QTest::qWaitFor([&] { return r->done; }, 120000);
+        (void)QTest::qWaitFor([&] { return r->done; }, kEventLimitMs);
         return r->value ? *r->value : ToolResult::error(QStringLiteral("did not finish: ") + r->error);
     }
     static std::string fake(const char *behaviour) { return std::string("fake_") + behaviour + ".py"; }
@@ -63,7 +64,7 @@ private Q_SLOTS:
         QList<double> progress;
         connect(job, &Job::progressChanged, this,
                 [&progress](double done, std::optional<double>, const QString &) { progress.append(done); });
-        QTRY_VERIFY_WITH_TIMEOUT(job->state() != Job::State::Running, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(job->state() != Job::State::Running, kEventLimitMs);
         const ToolResult &r = job->result();
         QVERIFY2(!r.isError, qPrintable(r.text));
         const Json &s = r.structured;

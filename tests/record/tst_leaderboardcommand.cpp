@@ -2,6 +2,7 @@
 #include "record/leaderboard.h"
 #include "record/recorder.h"
 #include "recordtestdata.h"
+#include "testlimits.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -24,7 +25,7 @@ Run leaderboard(const QString &dir, const QStringList &arguments)
     p.setWorkingDirectory(dir);
     p.start(QStringLiteral(HOTKERNEL_BINARY), QStringList{QStringLiteral("leaderboard")} + arguments);
     Run run;
-    if (!p.waitForFinished(30000) || p.exitStatus() != QProcess::NormalExit)
+    if (!p.waitForFinished(hotkernel::test::kEventLimitMs) || p.exitStatus() != QProcess::NormalExit)
         return run;
     run.exitCode = p.exitCode();
     run.out = QString::fromUtf8(p.readAllStandardOutput());

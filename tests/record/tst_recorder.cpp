@@ -2,6 +2,7 @@
 #include "base/usererror.h"
 #include "record/recorder.h"
 #include "recordtestdata.h"
+#include "testlimits.h"
 
 #include <QCryptographicHash>
 #include <QProcess>
@@ -288,7 +289,7 @@ private Q_SLOTS:
             processes.push_back(std::move(p));
         }
         for (auto &p : processes) {
-            QVERIFY(p->waitForFinished(60000));
+            QVERIFY(p->waitForFinished(hotkernel::test::kEventLimitMs));
             QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, p->readAll().constData());
         }
         const ResultLog::Scan scan = ResultLog::scan(root.path());

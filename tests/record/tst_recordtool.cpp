@@ -2,6 +2,7 @@
 #include "recordtestdata.h"
 #include "session/schemavalidator.h"
 #include "session/session.h"
+#include "testlimits.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -18,7 +19,7 @@ ToolResult call(Session &session, const Json &arguments)
 {
     Job *job = session.start(QStringLiteral("record"), arguments, QStringLiteral("test"));
     QPointer<Job> guard(job);
-    QDeadlineTimer deadline(10000);
+    QDeadlineTimer deadline(hotkernel::test::kEventLimitMs);
     while (guard && guard->state() == Job::State::Running && !deadline.hasExpired())
         QTest::qWait(5);
     return guard ? guard->result() : ToolResult::error(QStringLiteral("job vanished"));
@@ -132,7 +133,7 @@ private Q_SLOTS:
                 {QStringLiteral("record"), QStringLiteral("rmsnorm"), QStringLiteral("verify.json"),
                  QStringLiteral("--note"), QStringLiteral("first"), QStringLiteral("--who"),
                  QStringLiteral("agent: test-model")});
-        QVERIFY(p.waitForFinished(30000));
+        QVERIFY(p.waitForFinished(hotkernel::test::kEventLimitMs));
         const QString out = QString::fromUtf8(p.readAllStandardOutput());
         QVERIFY2(p.exitCode() == 0, qPrintable(out + QString::fromUtf8(p.readAllStandardError())));
         QVERIFY2(out.contains(QStringLiteral("recorded results/rmsnorm/")), qPrintable(out));
@@ -140,7 +141,7 @@ private Q_SLOTS:
         p.start(QStringLiteral(HOTKERNEL_BINARY),
                 {QStringLiteral("record"), QStringLiteral("rmsnorm"), QStringLiteral("verify.json"),
                  QStringLiteral("--note"), QStringLiteral("no who")});
-        QVERIFY(p.waitForFinished(30000));
+        QVERIFY(p.waitForFinished(hotkernel::test::kEventLimitMs));
         QCOMPARE(p.exitCode(), 2);
         QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(QStringLiteral("missing --who")));
     }

@@ -15,6 +15,7 @@
 #include "sassview.h"
 #include "session/sessionstore.h"
 #include "sourcetextview.h"
+#include "testlimits.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 
@@ -80,7 +81,7 @@ private Q_SLOTS:
         Session session(test::optionsFor(dir.path()));
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
-        QVERIFY(loaded.wait(5000));
+        QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
 
         Workspace w;
         w.root = dir.path();
@@ -126,7 +127,7 @@ private Q_SLOTS:
         Session session(test::optionsFor(dir.path()));
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
-        QVERIFY(loaded.wait(5000));
+        QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
 
         // One report with two real kernels (ncu raw pages of an H200, --set full), and one
         // (default sections) whose kernels have no FLOP counts.
@@ -214,7 +215,7 @@ private Q_SLOTS:
         test::installFakeVerify(session);
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
-        QVERIFY(loaded.wait(5000));
+        QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
         window.historyModel()->setTarget(QStringLiteral("t"));
         // The event loop keeps turning while the verify runs.
         int ticks = 0;
@@ -231,10 +232,10 @@ private Q_SLOTS:
         const int row = feed->rowForJob(job->id());
         QVERIFY(row >= 0);
         QTRY_VERIFY_WITH_TIMEOUT(feed->index(row, 0).data(AgentFeedModel::ProgressRole).toDouble() > 0.2,
-                                 5000);
+                                 hotkernel::test::kEventLimitMs);
         QVERIFY(feed->index(row, 0).data(AgentFeedModel::RunningRole).toBool());
         QVERIFY(window.jobsLabel()->text().contains(QLatin1String("verify")));
-        QTRY_COMPARE_WITH_TIMEOUT(window.historyModel()->rowCount(), 1, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(window.historyModel()->rowCount(), 1, hotkernel::test::kEventLimitMs);
         QCOMPARE(window.historyModel()
                      ->index(0, VerifyHistoryModel::VerdictColumn)
                      .data(VerifyHistoryModel::VerdictRole)
@@ -264,7 +265,7 @@ private Q_SLOTS:
                                                      QItemSelectionModel::Rows);
         QVERIFY(window.feedView()->cancelButton()->isEnabled());
         QTest::mouseClick(window.feedView()->cancelButton(), Qt::LeftButton);
-        QTRY_COMPARE_WITH_TIMEOUT(job->state(), Job::State::Cancelled, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(job->state(), Job::State::Cancelled, hotkernel::test::kEventLimitMs);
         QTRY_COMPARE(window.feedModel()->index(row, 0).data(AgentFeedModel::StateRole).toString(),
                      QStringLiteral("cancelled"));
         QVERIFY(!window.feedView()->cancelButton()->isEnabled());
@@ -311,7 +312,7 @@ private Q_SLOTS:
         QVERIFY(store.load());
         MainWindow window(&session, &store);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
-        QVERIFY(loaded.wait(5000));
+        QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
         QCOMPARE(window.feedModel()->rowCount(), 1);
         QCOMPARE(window.feedModel()->index(0, AgentFeedModel::ToolColumn).data().toString(),
                  QStringLiteral("verify"));
@@ -335,7 +336,7 @@ private Q_SLOTS:
         MainWindow window(&session);
         window.show();
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
-        QVERIFY(loaded.wait(5000));
+        QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
         const QStringList files = window.writeScreenshots(dir.filePath(QStringLiteral("shots")));
         QCOMPARE(files.size(), 8); // the window and seven panes
         for (const QString &file : files)

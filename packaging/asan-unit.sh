@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The unit-labelled tests under AddressSanitizer and UBSan: configures the asan preset (a Debug
+# build in build/asan), builds those tests and what they link, and runs them. A use-after-free in
+# a coroutine (docs/hacking.md, "Coroutines") fails a test here that may pass by luck in
+# build/release. A full extra build (docs/hacking.md, "The asan preset", says what it costs).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+prefix=${HOTKERNEL_DEPS_PREFIX:-/opt/hotkernel-deps}
+jobs=${HOTKERNEL_JOBS:-$(nproc)}
+cd "$root"
+cmake --preset asan -DCMAKE_PREFIX_PATH="$prefix" -DHOTKERNEL_TEST_PYTHON="$prefix/venv/bin/python" >/dev/null
+cd "$root/build/asan"
+mapfile -t tests < <(ctest -N -L unit | awk '/Test +#[0-9]+:/ {print $3}')
+cmake --build . -j"$jobs" --target "${tests[@]}"
+# Stop at the first report, with a stack for UBSan's too.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest -L unit --output-on-failure -j"$jobs" --timeout 1800

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+// Owners deleted while a coroutine of theirs awaits: a worker runner deleted mid-wait, a Session
+// deleted (after cancelling) while a tool awaits a child process or a worker. Each coroutine must
+// resume to a defined end without touching freed memory; the asan preset turns a use-after-free
+// here into a failure (docs/hacking.md, "Coroutines").
+#include "measure/measuresetup.h"
+#include "measure/workerscriptrunner.h"
+#include "measuretesthelpers.h"
+#include "process/processgroup.h"
+#include "session/session.h"
+#include "testlimits.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QPointer>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace hotkernel;
+using namespace hotkernel::test;
+
+class TestCoroutineLifetime : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    QString m_pidFile;
+
+    ScriptRunnerOptions options(const char *behaviour)
+    {
+        ScriptRunnerOptions o;
+        o.python = QStringLiteral("/usr/bin/python3");
+        o.script = QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/measure/fake_%1.py")
+                       .arg(QLatin1String(behaviour));
+        o.timeout = std::chrono::minutes(10); // never reached: the test ends the wait itself
+        return o;
+    }
+
+    // The fake writes its pid (its process group) once it runs.
+    long long waitForPid()
+    {
+        long long pid = 0;
+        (void)QTest::qWaitFor([&] { return (pid = readPid(m_pidFile)) > 0; }, kEventLimitMs);
+        return pid;
+    }
+
+    // How an observed handler ended: it ran to its end, and whether as cancelled.
+    struct HandlerEnd
+    {
+        bool returned = false;
+        bool cancelled = false;
+    };
+
+    // Awaits a built-in handler and records how it ended; touches neither the Session nor the job
+    // afterwards. A free coroutine: its arguments live in its own frame, not in a closure that the
+    // deleted Session's registry would take with it.
+    static QCoro::Task<ToolResult> observe(ToolSpec::Handler handler, std::shared_ptr<HandlerEnd> end,
+                                           Session &session, Json arguments, Job &job)
+    {
+        ToolResult result;
+        try {
+            result = co_await handler(session, std::move(arguments), job);
+        } catch (...) {
+            end->returned = true;
+            throw;
+        }
+        end->returned = true;
+        end->cancelled = result.cancelled;
+        co_return result;
+    }
+
+    // A Session whose tool `observed` is the built-in tool named, wrapped by observe().
+    static std::unique_ptr<Session> observedSession(const QString &workDir, const QString &tool,
+                                                    std::shared_ptr<HandlerEnd> end)
+    {
+        SessionOptions o;
+        o.workDir = workDir;
+        auto session = std::make_unique<Session>(o);
+        ToolSpec spec = *session->tools().find(tool);
+        spec.name = QStringLiteral("observed");
+        spec.cliVerb = QStringLiteral("observed");
+        const ToolSpec::Handler handler = spec.handler;
+        spec.handler = [handler, end](Session &s, Json arguments, Job &job) {
+            return observe(handler, end, s, std::move(arguments), job);
+        };
+        session->mutableTools().add(std::move(spec));
+        return session;
+    }
+
+    // Ends session the way the window and the MCP server do (its destructor cancels every job,
+    // then the jobs go with it), and waits for the handler to run to its end.
+    static void endSession(std::unique_ptr<Session> session, const QPointer<Job> &job,
+                           const std::shared_ptr<HandlerEnd> &end)
+    {
+        QVERIFY(job);
+        QCOMPARE(job->state(), Job::State::Running);
+        QVERIFY(!end->returned);
+        session.reset();
+        QVERIFY(!job);
+        QTRY_VERIFY_WITH_TIMEOUT(end->returned, kEventLimitMs);
+        QVERIFY(end->cancelled);
+        QTest::qWait(0); // the Session's own coroutine resumes right after the handler returns
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_tmp.isValid());
+        m_pidFile = m_tmp.filePath(QStringLiteral("pid"));
+        qputenv("HOTKERNEL_FAKE_PIDFILE", m_pidFile.toUtf8());
+        qputenv("HOTKERNEL_LOCK_DIR", m_tmp.path().toUtf8());
+        qputenv("HOTKERNEL_NVIDIA_SMI", "/nonexistent/nvidia-smi"); // no GPU probe process
+        const QString shipped = MeasureSetup::shippedContractSha256();
+        qputenv("HOTKERNEL_FAKE_CONTRACT_SHA256", shipped.toUtf8());
+    }
+    void init() { QFile::remove(m_pidFile); }
+
+    // waitReady() awaits the worker's ready line; the runner is deleted meanwhile.
+    void runnerDeletedWhileWaitingReady()
+    {
+        auto *runner = new WorkerScriptRunner(options("hangstart"));
+        auto r = capture(runner->waitReady());
+        const long long group = waitForPid();
+        QVERIFY(group > 0);
+        QVERIFY(!r->done);
+        delete runner;
+        QTRY_VERIFY_WITH_TIMEOUT(r->done, kEventLimitMs);
+        QVERIFY(!r->value);
+        QVERIFY2(r->error.contains(QStringLiteral("discarded before it was ready")), qPrintable(r->error));
+        QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), kEventLimitMs);
+    }
+
+    // run() awaits the answer to a request; the runner is deleted meanwhile.
+    void runnerDeletedMidRun()
+    {
+        auto *runner = new WorkerScriptRunner(options("hang"));
+        auto ready = capture(runner->waitReady());
+        QTRY_VERIFY_WITH_TIMEOUT(ready->done, kEventLimitMs);
+        QVERIFY2(ready->value && *ready->value, qPrintable(ready->error));
+        const long long group = runner->processGroup();
+        auto r = capture(runner->run(0));
+        QTest::qWait(200);
+        QVERIFY(!r->done);
+        delete runner;
+        QTRY_VERIFY_WITH_TIMEOUT(r->done, kEventLimitMs);
+        QVERIFY(!r->value);
+        QVERIFY2(r->error.contains(QStringLiteral("discarded mid-run")), qPrintable(r->error));
+        QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), kEventLimitMs);
+    }
+
+    // disasm awaits cuobjdump (a fake that never answers); the Session is cancelled and deleted.
+    void sessionDeletedWhileToolAwaitsProcess()
+    {
+        const QString fakeTool = m_tmp.filePath(QStringLiteral("cuobjdump"));
+        {
+            QFile f(fakeTool);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\necho $$ > \"$HOTKERNEL_FAKE_PIDFILE\"\nexec sleep 600\n");
+        }
+        QFile::setPermissions(fakeTool, QFile::permissions(fakeTool) | QFileDevice::ExeOwner);
+        qputenv("HOTKERNEL_CUOBJDUMP", fakeTool.toUtf8());
+        const QString binary = m_tmp.filePath(QStringLiteral("kernel.so"));
+        {
+            QFile f(binary);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("not really a library");
+        }
+
+        auto end = std::make_shared<HandlerEnd>();
+        auto session = observedSession(m_tmp.path(), QStringLiteral("disasm"), end);
+        QPointer<Job> job =
+            session->start(QStringLiteral("observed"), Json{{"target", "kernel.so"}, {"tool", "cuobjdump"}},
+                           QStringLiteral("test"));
+        const long long group = waitForPid();
+        QVERIFY(group > 0);
+        endSession(std::move(session), job, end);
+        QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), kEventLimitMs);
+    }
+
+    // bench awaits a worker's ready line; the Session (and its worker pool) is cancelled and deleted.
+    void sessionDeletedWhileToolAwaitsWorker()
+    {
+        const QString python = QStringLiteral("/usr/bin/python3");
+        if (QProcess::execute(python, {QStringLiteral("-c"), QStringLiteral("import torch")}) != 0)
+            QSKIP("bench looks for a Python with torch first: /usr/bin/python3 has none "
+                  "(packaging/setup-deps.sh installs python3-torch)");
+        qputenv("HOTKERNEL_PYTHON", python.toUtf8());
+        auto end = std::make_shared<HandlerEnd>();
+        auto session = observedSession(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/measure"),
+                                       QStringLiteral("bench"), end);
+        QPointer<Job> job = session->start(QStringLiteral("observed"), Json{{"script", "fake_hangstart.py"}},
+                                           QStringLiteral("test"));
+        const long long group = waitForPid();
+        QVERIFY(group > 0);
+        // Past the interpreter check: the handler now awaits the worker's ready line.
+        QTRY_VERIFY_WITH_TIMEOUT(job->progressMessage().contains(QStringLiteral("worker")), kEventLimitMs);
+        endSession(std::move(session), job, end);
+        QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), kEventLimitMs);
+        qunsetenv("HOTKERNEL_PYTHON");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCoroutineLifetime)
+#include "tst_coroutinelifetime.moc"
