@@ -37,8 +37,9 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     m_chartView->setMinimumWidth(260);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    // Legend beside the plot: under it, it takes the height the axis labels need.
-    m_chartView->chart()->legend()->setAlignment(Qt::AlignTop);
+    // No legend: in a dock this small it takes the plot's room; the title names the lines and the
+    // points take the verdict colours of the table beside.
+    m_chartView->chart()->legend()->hide();
     m_empty->setWordWrap(true);
     m_empty->setText(
         tr("No verify yet for this target. Verify it (Verify in the toolbar, or `hotkernel verify`) "
@@ -83,8 +84,10 @@ void VerifyHistoryView::rebuildChart()
     m_table->resizeColumnsToContents();
     const auto &records = m_model->shown();
     m_empty->setVisible(records.empty());
-    chart->setTitle(records.empty() ? tr("Verify history")
-                                    : tr("Speedup per verify: %1").arg(m_model->target()));
+    chart->setTitle(
+        records.empty()
+            ? tr("Verify history")
+            : tr("%1: speedup per verify\n(dotted 1x baseline, dashed best)").arg(m_model->target()));
     if (records.empty())
         return;
 
