@@ -14,6 +14,8 @@
 
 #include <QApplication>
 #include <QCoroTask>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QTimer>
 
 #include <cstdio>
@@ -95,6 +97,12 @@ int main(int argc, char **argv)
         return runCoroutine(app, [&] { return cli.run(*spec, options.rest.mid(1)); });
     }
 
+    if (const QString problem =
+            WindowOptions::displayProblem(QProcessEnvironment::systemEnvironment().toStringList());
+        !problem.isEmpty()) {
+        std::fprintf(stderr, "%s\n", qPrintable(problem));
+        return 2;
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("hotkernel"));
     const WindowOptions windowOptions = WindowOptions::parse(options.rest);
@@ -126,6 +134,10 @@ int main(int argc, char **argv)
     QObject::connect(&listener, &SessionListener::listenFailed, &window, [&window](const QString &reason) {
         std::fprintf(stderr, "hotkernel: agents cannot attach: %s\n", qPrintable(reason));
         window.setAgentAccess(false, reason);
+    });
+    // A session belongs to its directory: another directory opens in another window (process).
+    QObject::connect(&window, &MainWindow::openDirectoryRequested, &app, [](const QString &dir) {
+        QProcess::startDetached(QCoreApplication::applicationFilePath(), {}, dir);
     });
     QObject::connect(&listener, &SessionListener::clientAttached, &window, &MainWindow::agentAttached);
     QObject::connect(&listener, &SessionListener::clientDetached, &window, &MainWindow::agentDetached);

@@ -59,7 +59,8 @@ void AgentFeedModel::onJobStarted(Job *job)
         return;
     const int row = int(m_entries.size());
     beginInsertRows({}, row, row);
-    m_entries.append(Entry{RunSummary::fromJob(*job), job, std::nullopt});
+    m_entries.append(
+        Entry{RunSummary::fromJob(*job, m_session->tools().find(job->tool())), job, std::nullopt});
     endInsertRows();
     const quint64 id = job->id();
     connect(job, &Job::progressChanged, this,
@@ -84,7 +85,7 @@ void AgentFeedModel::refreshRow(quint64 id, bool finished)
         return;
     Entry &e = m_entries[r];
     if (finished && e.job)
-        e.run = RunSummary::fromJob(*e.job);
+        e.run = RunSummary::fromJob(*e.job, m_session->tools().find(e.job->tool()));
     Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
 }
 

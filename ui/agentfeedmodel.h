@@ -44,6 +44,8 @@ public:
     // A line about an agent rather than a job (attached, disconnected), in time order with the jobs.
     void addEvent(const QString &client, const QString &what, const QString &text);
     Job *jobAt(int row) const;
+    // The summary of a row (a job, a reloaded run or an event); row must be valid.
+    const RunSummary &runAt(int row) const { return m_entries[row].run; }
     int rowForJob(quint64 id) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;

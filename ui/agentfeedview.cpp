@@ -3,6 +3,8 @@
 
 #include "agentfeedmodel.h"
 #include "progressdelegate.h"
+#include "resultdetailsdialog.h"
+#include "session/job.h"
 #include "session/session.h"
 
 #include <QHBoxLayout>
@@ -33,11 +35,15 @@ AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *p
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &AgentFeedView::updateButtons);
     connect(model, &QAbstractItemModel::dataChanged, this, &AgentFeedView::updateButtons);
+    connect(m_table, &QTableView::doubleClicked, this,
+            [this](const QModelIndex &index) { openDetails(index.row()); });
     // Follow the feed: new jobs scroll into view.
     connect(model, &QAbstractItemModel::rowsInserted, m_table, [this] { m_table->scrollToBottom(); });
 
-    auto *hint = new QLabel(
-        tr("Every tool call in this session, from the window, the CLI and agents, in order."), this);
+    auto *hint =
+        new QLabel(tr("Every tool call in this session, from the window, the CLI and agents, in order. "
+                      "Double-click a row for its whole result."),
+                   this);
     hint->setWordWrap(true);
     auto *bar = new QHBoxLayout;
     bar->addWidget(hint, 1);
@@ -56,6 +62,37 @@ bool AgentFeedView::cancelSelected()
         return false;
     m_session->cancel(current.data(AgentFeedModel::JobIdRole).toULongLong());
     return true;
+}
+
+QDialog *AgentFeedView::openDetails(int row)
+{
+    if (row < 0 || row >= m_model->rowCount())
+        return nullptr;
+    const RunSummary &run = m_model->runAt(row);
+    const Job *job = m_model->jobAt(row);
+    QString title = run.tool.isEmpty() ? run.client : QStringLiteral("%1 (%2)").arg(run.tool, run.client);
+    QString headline =
+        QStringLiteral("<b>%1</b> %2").arg(run.state.toHtmlEscaped(), run.summary.toHtmlEscaped());
+    QStringList text{tr("arguments: %1").arg(run.arguments),
+                     tr("started: %1, %2 s")
+                         .arg(run.startedAt.toLocalTime().toString(Qt::ISODate))
+                         .arg(run.durationS, 0, 'f', 1),
+                     QString()};
+    Json structured;
+    if (job) {
+        const ToolResult &result = job->result();
+        text.append(result.text.isEmpty() ? job->progressMessage() : result.text);
+        structured = Json{{"arguments", job->arguments()},
+                          {"isError", result.isError},
+                          {"structuredContent", result.structured}};
+    } else {
+        text.append(run.summary);
+        if (run.reloaded)
+            text.append(tr("\n(from an earlier session: only this summary was kept)"));
+    }
+    auto *dialog = new ResultDetailsDialog(title, headline, text.join(QLatin1Char('\n')), structured, this);
+    dialog->show();
+    return dialog;
 }
 
 void AgentFeedView::updateButtons()

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The session's jobs as they happen (the agent's requests and the window's own), a progress bar per
-// running job, and Cancel, which goes through Session::cancel like MCP's notifications/cancelled.
+// running job, Cancel, which goes through Session::cancel like MCP's notifications/cancelled, and a
+// details window for any row (double-click): its full result text and JSON.
 // GUI thread.
 #pragma once
 
 #include <QWidget>
 
+class QDialog;
 class QPushButton;
 class QTableView;
 
@@ -23,6 +25,8 @@ public:
     QPushButton *cancelButton() const { return m_cancel; }
     // Cancels the selected job; false when none is selected or it is not running.
     bool cancelSelected();
+    // The details of a row: the whole result text and JSON (double-click); null for no row.
+    QDialog *openDetails(int row);
 
 private:
     void updateButtons();

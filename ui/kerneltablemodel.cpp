@@ -53,12 +53,38 @@ double shapeSize(const QString &shape)
 
 bool isText(int column)
 {
-    return column == KernelTableModel::NameColumn || column == KernelTableModel::BoundColumn;
+    return column == KernelTableModel::NameColumn || column == KernelTableModel::BoundColumn ||
+           column == KernelTableModel::HintColumn;
 }
 
 } // namespace
 
 KernelTableModel::KernelTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+QString KernelTableModel::shortName(const QString &name)
+{
+    QString s = name.trimmed();
+    // Anonymous namespaces as demanglers and ncu print them; their brackets are not arguments.
+    for (const auto *noise : {"(anonymous namespace)::", "<unnamed>::", "unnamed>::"})
+        s.remove(QLatin1String(noise));
+    qsizetype cut = s.size();
+    bool templated = false;
+    for (qsizetype i = 0; i < s.size(); ++i) {
+        if (s[i] == QLatin1Char('<') || s[i] == QLatin1Char('(')) {
+            cut = i;
+            templated = s[i] == QLatin1Char('<');
+            break;
+        }
+    }
+    QString base = s.left(cut).trimmed();
+    base = base.mid(base.lastIndexOf(QLatin1Char(' ')) + 1); // drop the return type
+    const qsizetype scope = base.lastIndexOf(QLatin1String("::"));
+    if (scope >= 0)
+        base = base.mid(scope + 2);
+    if (base.isEmpty())
+        return name;
+    return templated ? base + QStringLiteral("<…>") : base;
+}
 
 void KernelTableModel::setTable(KernelTable table)
 {
@@ -144,6 +170,8 @@ double KernelTableModel::sortKey(const Row &r, int column) const
         return gone ? 0 : k.avgNs;
     case ShareColumn:
         return gone ? 0 : k.share;
+    case HintColumn:
+        return 0;
     case RegistersColumn:
         return k.registersPerThread.value_or(-1);
     case OccupancyColumn:
@@ -174,10 +202,11 @@ std::vector<int> KernelTableModel::sortedOrder(int column, Qt::SortOrder order) 
     if (isText(column)) {
         // Names are case-folded once per table; the hint is one short word per row.
         std::vector<QString> hints;
-        if (column == BoundColumn) {
+        if (column != NameColumn) {
             hints.reserve(m_rows.size());
             for (const Row &r : m_rows)
-                hints.push_back(stat(r).boundHint.toCaseFolded());
+                hints.push_back(
+                    (column == BoundColumn ? stat(r).boundHint : stat(r).hintReason).toCaseFolded());
         }
         const std::vector<QString> &keys = column == NameColumn ? m_sortNames : hints;
         std::stable_sort(rows.begin(), rows.end(), [&keys, descending](int a, int b) {
@@ -262,13 +291,14 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
             return k.mangledName.isEmpty() || k.mangledName == k.name
                        ? k.name
                        : k.name + QLatin1Char('\n') + k.mangledName;
-        if (index.column() == BoundColumn)
+        if (index.column() == BoundColumn || index.column() == HintColumn)
             return k.hintReason.isEmpty() ? QVariant() : QVariant(k.hintReason);
+        if (index.column() == DeltaColumn && m_delta)
+            return tr("after / before - 1 of the average time per call; before: %1, after: %2")
+                .arg(m_before.path, m_after.path);
         return {};
     case Qt::TextAlignmentRole:
-        return index.column() == NameColumn || index.column() == BoundColumn
-                   ? QVariant()
-                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return isText(index.column()) ? QVariant() : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::DisplayRole:
         break;
     default:
@@ -276,7 +306,8 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
     }
     switch (index.column()) {
     case NameColumn:
-        return gone ? tr("%1 (gone)").arg(k.name) : k.name;
+        // In a comparison, a kernel only the before report has was removed by the change.
+        return gone ? tr("%1 (removed)").arg(shortName(k.name)) : shortName(k.name);
     case CallsColumn:
         return gone ? QVariant() : QVariant(k.calls);
     case TotalColumn:
@@ -299,6 +330,8 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
         return percent(k.smThroughputPct);
     case BoundColumn:
         return k.boundHint;
+    case HintColumn:
+        return k.hintReason;
     case BeforeAverageColumn:
         return r.before ? formatNs(r.before->avgNs) : QString();
     case DeltaColumn:
@@ -306,7 +339,7 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
             return QStringLiteral("%1%2 %")
                 .arg(*d >= 0 ? QStringLiteral("+") : QString())
                 .arg(*d * 100, 0, 'f', 1);
-        return r.before ? QString() : tr("new");
+        return r.before ? QString() : tr("added");
     }
     return {};
 }
@@ -321,9 +354,9 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     case CallsColumn:
         return tr("Calls");
     case TotalColumn:
-        return tr("Total");
+        return tr("Time");
     case AverageColumn:
-        return m_delta ? tr("Average (after)") : tr("Average");
+        return m_delta ? tr("After (avg)") : tr("Average");
     case ShareColumn:
         return tr("Share");
     case GridColumn:
@@ -335,15 +368,17 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     case OccupancyColumn:
         return tr("Occupancy");
     case DramColumn:
-        return tr("DRAM");
+        return tr("DRAM %");
     case SmColumn:
-        return tr("SM");
+        return tr("SM %");
     case BoundColumn:
         return tr("Bound");
+    case HintColumn:
+        return tr("Hint");
     case BeforeAverageColumn:
-        return tr("Average (before)");
+        return tr("Before (avg)");
     case DeltaColumn:
-        return tr("Delta");
+        return tr("Change");
     }
     return {};
 }

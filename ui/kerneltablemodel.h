@@ -18,21 +18,24 @@ class KernelTableModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    // Nsight Compute's order: what a reader decides on first (share, time, throughputs, the
+    // bound and its reason), the launch details after.
     enum Column {
         NameColumn,
-        CallsColumn,
+        ShareColumn,
         TotalColumn,
         AverageColumn,
-        ShareColumn,
+        BeforeAverageColumn, // delta mode only
+        DeltaColumn,         // delta mode only: after / before - 1
+        DramColumn,
+        SmColumn,
+        OccupancyColumn,
+        BoundColumn,
+        HintColumn,
+        CallsColumn,
         GridColumn,
         BlockColumn,
         RegistersColumn,
-        OccupancyColumn,
-        DramColumn,
-        SmColumn,
-        BoundColumn,
-        BeforeAverageColumn, // delta mode only
-        DeltaColumn,         // delta mode only: after / before - 1
         ColumnCount
     };
     enum Role {
@@ -43,6 +46,10 @@ public:
     };
 
     explicit KernelTableModel(QObject *parent = nullptr);
+
+    // "void at::native::foo<float, 4>(T1)" -> "foo<…>": the name cut at its template arguments and
+    // parameters, without return type and namespaces (the table's tooltip keeps the full name).
+    static QString shortName(const QString &name);
 
     void setTable(KernelTable table);
     // Before/after: one row per kernel name found in either report.

@@ -5,12 +5,16 @@
 #include "kerneltablemodel.h"
 #include "sharebardelegate.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -27,13 +31,31 @@ KernelTableView::KernelTableView(QWidget *parent)
     m_table->sortByColumn(KernelTableModel::TotalColumn, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, &KernelTableView::showContextMenu);
+    auto *copy = new QAction(tr("Copy name"), m_table);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy, &QAction::triggered, this, [this] {
+        if (const QString name = selectedKernel(); !name.isEmpty())
+            QApplication::clipboard()->setText(name);
+    });
+    m_table->addAction(copy);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->setItemDelegateForColumn(KernelTableModel::ShareColumn,
                                       new ShareBarDelegate(KernelTableModel::ShareRole, m_table));
-    m_table->setColumnWidth(KernelTableModel::NameColumn, 320);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->setColumnWidth(KernelTableModel::NameColumn, 230);
+    m_table->setColumnWidth(KernelTableModel::ShareColumn, 90);
+    for (int c :
+         {KernelTableModel::TotalColumn, KernelTableModel::AverageColumn,
+          KernelTableModel::BeforeAverageColumn, KernelTableModel::DeltaColumn, KernelTableModel::DramColumn,
+          KernelTableModel::SmColumn, KernelTableModel::OccupancyColumn, KernelTableModel::BoundColumn})
+        m_table->setColumnWidth(c, 78);
+    m_table->setColumnWidth(KernelTableModel::HintColumn, 260);
     m_filter->setPlaceholderText(tr("Filter kernels by name"));
     m_filter->setClearButtonEnabled(true);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &KernelFilterProxy::setNameFilter);
@@ -42,8 +64,10 @@ KernelTableView::KernelTableView(QWidget *parent)
                 if (current.isValid())
                     Q_EMIT kernelSelected(current.data(KernelTableModel::KernelNameRole).toString());
             });
-    m_report->setToolTip(tr("Report"));
-    m_before->setToolTip(tr("Compare with an earlier report: a before/after delta per kernel"));
+    m_report->setToolTip(tr("The report shown (after, in a comparison)"));
+    m_before->setToolTip(
+        tr("Compare: the report before the change; each kernel's Change is after / before - 1, "
+           "kernels only before are removed, kernels only after are added"));
     auto refresh = [this] { showReports(m_report->currentIndex(), m_before->currentIndex() - 1); };
     connect(m_report, &QComboBox::activated, this, refresh);
     connect(m_before, &QComboBox::activated, this, refresh);
@@ -54,9 +78,10 @@ KernelTableView::KernelTableView(QWidget *parent)
            "under profiles/) to fill this table."));
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_filter, 2);
-    bar->addWidget(m_report, 1);
-    bar->addWidget(new QLabel(tr("vs"), this));
+    // Reads left to right as the change went: before -> after.
     bar->addWidget(m_before, 1);
+    bar->addWidget(new QLabel(QStringLiteral("→"), this));
+    bar->addWidget(m_report, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(bar);
@@ -70,7 +95,7 @@ void KernelTableView::setTables(std::vector<KernelTable> tables)
     m_tables = std::move(tables);
     m_report->clear();
     m_before->clear();
-    m_before->addItem(tr("(no comparison)"));
+    m_before->addItem(tr("(compare with...)"));
     for (const KernelTable &t : m_tables) {
         const QString label = QStringLiteral("%1 (%2)").arg(QFileInfo(t.path).fileName(), t.source);
         m_report->addItem(label);
@@ -102,6 +127,40 @@ void KernelTableView::updateColumns()
 {
     m_table->setColumnHidden(KernelTableModel::BeforeAverageColumn, !m_model->isDelta());
     m_table->setColumnHidden(KernelTableModel::DeltaColumn, !m_model->isDelta());
+}
+
+void KernelTableView::addKernelAction(QAction *action)
+{
+    m_kernelActions.append(action);
+}
+
+QString KernelTableView::comparisonText() const
+{
+    if (!m_model->isDelta())
+        return {};
+    return QStringLiteral("%1 -> %2")
+        .arg(QFileInfo(m_model->beforeTable().path).fileName(), QFileInfo(m_model->table().path).fileName());
+}
+
+void KernelTableView::showContextMenu(const QPoint &position)
+{
+    const QModelIndex index = m_table->indexAt(position);
+    if (!index.isValid())
+        return;
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                          QItemSelectionModel::Rows);
+    const QString name = index.data(KernelTableModel::KernelNameRole).toString();
+    // popup(), not exec(): the GUI thread never waits in a nested event loop.
+    auto *menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->addAction(tr("Copy name"), this, [name] { QApplication::clipboard()->setText(name); });
+    menu->addAction(tr("Copy short name"), this,
+                    [name] { QApplication::clipboard()->setText(KernelTableModel::shortName(name)); });
+    if (!m_kernelActions.isEmpty())
+        menu->addSeparator();
+    for (QAction *a : std::as_const(m_kernelActions))
+        menu->addAction(a);
+    menu->popup(m_table->viewport()->mapToGlobal(position));
 }
 
 bool KernelTableView::selectKernel(const QString &name)

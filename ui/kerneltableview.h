@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernel table pane: a report's kernels sortable and filterable by text, share as a bar,
-// names elided in the middle (full name on hover), and a before/after delta of two reports.
-// GUI thread.
+// names cut at their template arguments (full name on hover, copy in the context menu), and a
+// "before -> after" delta of two reports. GUI thread.
 #pragma once
 
 #include "inspect/kernelstat.h"
@@ -10,6 +10,7 @@
 
 #include <vector>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -37,6 +38,11 @@ public:
     QString selectedKernel() const;
     // Before/after by index into the tables given; -1 for before shows one report.
     void showReports(int after, int before = -1);
+    // Actions on the selected kernel (profile it, disasm it, a new target from it), shown in the
+    // table's context menu after the copy actions; they read selectedKernel() when triggered.
+    void addKernelAction(QAction *action);
+    // What the compare bar reads, e.g. "a.csv -> b.csv" (empty without a comparison).
+    QString comparisonText() const;
 
 Q_SIGNALS:
     void kernelSelected(const QString &name);
@@ -45,6 +51,7 @@ Q_SIGNALS:
 
 private:
     void updateColumns();
+    void showContextMenu(const QPoint &position);
 
     std::vector<KernelTable> m_tables;
     KernelTableModel *m_model;
@@ -54,6 +61,7 @@ private:
     QComboBox *m_report;
     QComboBox *m_before;
     QLabel *m_empty;
+    QList<QAction *> m_kernelActions;
 };
 
 } // namespace hotkernel

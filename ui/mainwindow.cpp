@@ -6,12 +6,14 @@
 #include "kernelfilterproxy.h"
 #include "kerneltablemodel.h"
 #include "kerneltableview.h"
+#include "resultdetailsdialog.h"
 #include "rooflinechartview.h"
 #include "sassview.h"
 #include "schemaformdialog.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/sessionstore.h"
+#include "session/toolspec.h"
 #include "sourcetextview.h"
 #include "targetsmodel.h"
 #include "targetsview.h"
@@ -23,26 +25,33 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableView>
 #include <QToolBar>
+#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace hotkernel {
 
 namespace {
 
-// Tools whose results change what the working directory holds.
-bool changesWorkspace(const QString &tool)
+constexpr int kRecentCount = 8;
+
+// The markdown files Help shows, bundled as resources (ui/CMakeLists.txt).
+const QString kHelpRoot = QStringLiteral(":/hotkernel-help");
+
+QString readResource(const QString &path)
 {
-    static const QStringList tools{QStringLiteral("record"),      QStringLiteral("profile"),
-                                   QStringLiteral("torch_trace"), QStringLiteral("disasm"),
-                                   QStringLiteral("new_target"),  QStringLiteral("bench"),
-                                   QStringLiteral("top_kernels")};
-    return tools.contains(tool);
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
 } // namespace
@@ -53,7 +62,11 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
       m_cardLabel(new QLabel(this)), m_pythonLabel(new QLabel(this)), m_jobsLabel(new QLabel(this)),
       m_agentsLabel(new QLabel(this))
 {
+    m_recordButton = new QPushButton(this);
+    m_recordButton->hide();
+    connect(m_recordButton, &QPushButton::clicked, this, [this] { recordDialog(); });
     setWindowTitle(tr("hotkernel: %1").arg(QDir::toNativeSeparators(session->workDir().root())));
+    addRecent(QStringLiteral("recent/directories"), session->workDir().root());
     setObjectName(QStringLiteral("hotkernelMainWindow"));
     setDockNestingEnabled(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowNestedDocks |
@@ -64,13 +77,21 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     m_rooflineView = new RooflineChartView;
     m_sassView = new SassView;
     m_sourceView = new SourceTextView;
+    m_sourceNote = new QLabel;
+    m_sourceNote->setWordWrap(true);
+    m_sourceNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *sourcePane = new QWidget;
+    auto *sourceLayout = new QVBoxLayout(sourcePane);
+    sourceLayout->setContentsMargins(2, 2, 2, 2);
+    sourceLayout->addWidget(m_sourceNote);
+    sourceLayout->addWidget(m_sourceView, 1);
     m_historyView = new VerifyHistoryView(m_historyModel);
     m_feedView = new AgentFeedView(session, m_feedModel);
 
     auto *targets = addDock(m_targetsView, tr("Targets"), QStringLiteral("targets"), Qt::LeftDockWidgetArea);
     auto *kernels = addDock(m_kernelView, tr("Kernels"), QStringLiteral("kernels"), Qt::LeftDockWidgetArea);
     auto *sass = addDock(m_sassView, tr("SASS"), QStringLiteral("sass"), Qt::RightDockWidgetArea);
-    auto *source = addDock(m_sourceView, tr("Source"), QStringLiteral("source"), Qt::RightDockWidgetArea);
+    auto *source = addDock(sourcePane, tr("Source"), QStringLiteral("source"), Qt::RightDockWidgetArea);
     auto *roofline =
         addDock(m_rooflineView, tr("Roofline"), QStringLiteral("roofline"), Qt::RightDockWidgetArea);
     auto *history =
@@ -82,16 +103,18 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     sass->raise();
     splitDockWidget(history, feed, Qt::Horizontal);
     resizeDocks({targets, kernels}, {150, 350}, Qt::Vertical);
-    resizeDocks({targets, sass}, {560, 700}, Qt::Horizontal);
+    resizeDocks({targets, sass}, {620, 980}, Qt::Horizontal);
     // The charts need height to be readable: give the roofline and the history room by default.
     resizeDocks({sass, roofline}, {330, 420}, Qt::Vertical);
     resizeDocks({kernels, history}, {420, 330}, Qt::Vertical);
 
     statusBar()->addWidget(m_cardLabel);
     statusBar()->addWidget(m_pythonLabel);
+    statusBar()->addWidget(m_recordButton);
     statusBar()->addPermanentWidget(m_agentsLabel);
     statusBar()->addPermanentWidget(m_jobsLabel);
     createActions();
+    createMenus();
 
     connect(m_kernelView, &KernelTableView::kernelSelected, this, &MainWindow::onKernelSelected);
     connect(m_kernelView, &KernelTableView::reportChanged, this, &MainWindow::refreshRoofline);
@@ -112,11 +135,14 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
         }
         m_feedModel->setReloadedRuns(reloaded);
         for (const Json &verify : m_store->history()) {
-            if (auto r = VerifyRecord::fromJson(verify))
+            if (auto r = VerifyRecord::fromJson(verify)) {
+                m_verifyResults.insert(r->verifiedAt, verify);
                 m_sessionVerifies.push_back(std::move(*r));
+            }
         }
     }
 
+    m_defaultState = saveState();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -144,11 +170,20 @@ QDockWidget *MainWindow::addDock(QWidget *widget, const QString &title, const QS
 
 void MainWindow::createActions()
 {
+    // The one toolbar: the loop's steps in the order a session goes through them.
     auto *toolBar = addToolBar(tr("Session"));
     toolBar->setObjectName(QStringLiteral("sessionToolBar"));
-    auto *newTarget = toolBar->addAction(tr("New target..."), this,
-                                         [this] { runDialog(QStringLiteral("new_target"), Json::object()); });
-    auto *bench = toolBar->addAction(tr("Bench..."), this, [this] {
+    toolBar->addAction(tr("New target..."), this,
+                       [this] { runDialog(QStringLiteral("new_target"), Json::object()); });
+    toolBar->addAction(tr("Profile..."), this, [this] {
+        const QString target = m_targetsView->currentTarget();
+        runDialog(QStringLiteral("profile"),
+                  target.isEmpty()
+                      ? Json::object()
+                      : Json{{"command",
+                              Json::array({"python3", toStd(target + QStringLiteral("_candidate.py"))})}});
+    });
+    toolBar->addAction(tr("Bench..."), this, [this] {
         const QString target = m_targetsView->currentTarget();
         runDialog(QStringLiteral("bench"),
                   forTool(QStringLiteral("bench"),
@@ -156,7 +191,7 @@ void MainWindow::createActions()
                               ? Json::object()
                               : Json{{"script", toStd(target + QStringLiteral("_candidate.py"))}}));
     });
-    auto *verify = toolBar->addAction(tr("Verify..."), this, [this] {
+    toolBar->addAction(tr("Verify..."), this, [this] {
         const QString target = m_targetsView->currentTarget();
         Json wanted = Json::object();
         if (!target.isEmpty())
@@ -164,19 +199,198 @@ void MainWindow::createActions()
                           {"candidate", toStd(target + QStringLiteral("_candidate.py"))}};
         runDialog(QStringLiteral("verify"), forTool(QStringLiteral("verify"), wanted));
     });
+    auto *record = toolBar->addAction(tr("Record..."), this, [this] { recordDialog(); });
+    record->setToolTip(
+        tr("Record the selected (or latest) verify of this target in results/ and the leaderboard"));
+    toolBar->addSeparator();
+    toolBar->addAction(tr("torch_trace..."), this, [this] {
+        const QString target = m_targetsView->currentTarget();
+        runDialog(QStringLiteral("torch_trace"),
+                  target.isEmpty() ? Json::object()
+                                   : Json{{"script", toStd(target + QStringLiteral("_baseline.py"))}});
+    });
+    toolBar->addAction(tr("Disasm..."), this,
+                       [this] { runDialog(QStringLiteral("disasm"), Json::object()); });
     auto *diff = toolBar->addAction(tr("Diff SASS"), this, &MainWindow::showTargetDiff);
     diff->setToolTip(tr("Side-by-side SASS of the selected target's baseline and candidate "
                         "(listings named <target>_baseline*.sass and <target>_candidate*.sass)"));
-    toolBar->addSeparator();
     toolBar->addAction(tr("GPU info"), this,
                        [this] { startTool(QStringLiteral("gpu_info"), Json::object()); });
     toolBar->addAction(tr("Reload"), this, &MainWindow::reloadWorkspace);
-    for (QAction *a : {newTarget, bench, verify, diff})
-        m_targetsView->addTargetAction(a);
+
+    // What a kernel row offers (its context menu): the kernel's own next steps.
+    auto kernelAction = [this](const QString &text, auto slot) {
+        auto *a = new QAction(text, this);
+        connect(a, &QAction::triggered, this, slot);
+        m_kernelView->addKernelAction(a);
+    };
+    kernelAction(tr("Profile this kernel (ncu --set full)..."), [this] {
+        const QString kernel = KernelTableModel::shortName(m_kernelView->selectedKernel());
+        const QString target = m_targetsView->currentTarget();
+        Json wanted{{"tool", "ncu"},
+                    {"kernel_regex", toStd(kernel.section(QLatin1Char('<'), 0, 0))},
+                    {"launch_count", 1}};
+        if (!target.isEmpty())
+            wanted["command"] = Json::array({"python3", toStd(target + QStringLiteral("_candidate.py"))});
+        runDialog(QStringLiteral("profile"), forTool(QStringLiteral("profile"), wanted));
+    });
+    kernelAction(tr("Disasm this kernel..."), [this] {
+        const QString kernel = KernelTableModel::shortName(m_kernelView->selectedKernel());
+        runDialog(QStringLiteral("disasm"),
+                  forTool(QStringLiteral("disasm"),
+                          Json{{"function", toStd(kernel.section(QLatin1Char('<'), 0, 0))}}));
+    });
+    kernelAction(tr("torch_trace the target's baseline..."), [this] {
+        const QString target = m_targetsView->currentTarget();
+        runDialog(QStringLiteral("torch_trace"),
+                  target.isEmpty() ? Json::object()
+                                   : Json{{"script", toStd(target + QStringLiteral("_baseline.py"))}});
+    });
+    kernelAction(tr("New target from this kernel..."), [this] {
+        // The journey's core (`new --from-trace REPORT --op ROW`) takes from_trace and op where the
+        // tool's schema has them; forTool drops them where it does not, leaving the name.
+        const QString kernel = m_kernelView->selectedKernel();
+        const KernelTable &table = m_kernelView->model()->table();
+        runDialog(QStringLiteral("new_target"),
+                  forTool(QStringLiteral("new_target"), Json{{"target", toStd(kernelTargetName(kernel))},
+                                                             {"from_trace", toStd(table.path)},
+                                                             {"op", toStd(kernel)}}));
+    });
+}
+
+QString MainWindow::kernelTargetName(const QString &kernel) const
+{
+    // "void at::native::rms_norm_kernel<float>(...)" -> "rms_norm_kernel": a name new_target takes.
+    QString name = KernelTableModel::shortName(kernel).section(QLatin1Char('<'), 0, 0);
+    for (QChar &c : name) {
+        if (!c.isLetterOrNumber() && c != QLatin1Char('_'))
+            c = QLatin1Char('_');
+    }
+    while (name.startsWith(QLatin1Char('_')))
+        name.remove(0, 1);
+    return name.left(48).toLower();
+}
+
+void MainWindow::createMenus()
+{
+    auto *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Open &directory..."), QKeySequence::Open, this, [this] {
+        auto *dialog = new QFileDialog(this, tr("Open a working directory"), m_session->workDir().root());
+        dialog->setFileMode(QFileDialog::Directory);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+            addRecent(QStringLiteral("recent/directories"), path);
+            Q_EMIT openDirectoryRequested(path);
+        });
+        dialog->open(); // modeless to the event loop: no nested exec()
+    });
+    file->addAction(tr("Open &report..."), this, [this] {
+        auto *dialog = new QFileDialog(this, tr("Open a kernel report"), m_session->workDir().root(),
+                                       tr("Reports (*.csv *.jsonl *.json *.txt);;All files (*)"));
+        dialog->setFileMode(QFileDialog::ExistingFile);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openReport);
+        dialog->open();
+    });
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    auto *run = menuBar()->addMenu(tr("&Run"));
+    for (QAction *a : findChild<QToolBar *>(QStringLiteral("sessionToolBar"))->actions())
+        run->addAction(a);
 
     auto *view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget *dock : std::as_const(m_docks))
         view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+
+    auto *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("The agent &skill (kernel-speedrun)"), this, [this] {
+        ResultDetailsDialog::markdown(
+            tr("The kernel-speedrun skill"),
+            readResource(kHelpRoot + QStringLiteral("/skills/kernel-speedrun/SKILL.md")), this)
+            ->show();
+    });
+    auto *docs = help->addMenu(tr("&Docs"));
+    QDir docsDir(kHelpRoot + QStringLiteral("/docs"));
+    for (const QString &name : docsDir.entryList({QStringLiteral("*.md")}, QDir::Files, QDir::Name)) {
+        const QString path = docsDir.filePath(name);
+        docs->addAction(name, this, [this, name, path] {
+            ResultDetailsDialog::markdown(name, readResource(path), this)->show();
+        });
+    }
+    help->addSeparator();
+    help->addAction(tr("&About hotkernel"), this, [this] {
+        auto *box =
+            new QMessageBox(QMessageBox::NoIcon, tr("About hotkernel"),
+                            tr("<b>hotkernel %1</b><p>A workbench for finding hot GPU kernels, reading their "
+                               "SASS, checking the roofline and verifying rewrites as correct and faster. "
+                               "The window, the CLI and agents (over MCP: <code>hotkernel mcp</code>) "
+                               "share one session.</p><p>Apache-2.0; binaries linking Qt Charts are "
+                               "distributed under GPL-3.0 terms.</p>")
+                                .arg(QStringLiteral(HOTKERNEL_VERSION)),
+                            QMessageBox::Close, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
+}
+
+void MainWindow::addRecent(const QString &key, const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(key).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    settings.setValue(key, recent.mid(0, kRecentCount));
+}
+
+void MainWindow::fillRecentMenu()
+{
+    m_recentMenu->clear();
+    QSettings settings;
+    for (const QString &dir : settings.value(QStringLiteral("recent/directories")).toStringList()) {
+        if (dir != m_session->workDir().root())
+            m_recentMenu->addAction(QDir::toNativeSeparators(dir), this,
+                                    [this, dir] { Q_EMIT openDirectoryRequested(dir); });
+    }
+    const QStringList reports = settings.value(QStringLiteral("recent/reports")).toStringList();
+    if (!reports.isEmpty())
+        m_recentMenu->addSeparator();
+    for (const QString &report : reports)
+        m_recentMenu->addAction(QFileInfo(report).fileName(), this, [this, report] { openReport(report); });
+    if (m_recentMenu->isEmpty())
+        m_recentMenu->addAction(tr("(nothing yet)"))->setEnabled(false);
+}
+
+void MainWindow::openReport(const QString &path)
+{
+    addRecent(QStringLiteral("recent/reports"), path);
+    if (m_store)
+        m_store->addProfile(path);
+    else if (!m_openedReports.contains(path))
+        m_openedReports.append(path);
+    reloadWorkspace();
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultState);
+    for (QDockWidget *d : std::as_const(m_docks))
+        d->show();
+    if (QDockWidget *sass = dock(QStringLiteral("sass")))
+        sass->raise();
+}
+
+QDockWidget *MainWindow::dock(const QString &objectName) const
+{
+    for (QDockWidget *d : m_docks) {
+        if (d->objectName() == objectName)
+            return d;
+    }
+    return nullptr;
 }
 
 Json MainWindow::forTool(const QString &tool, const Json &wanted) const
@@ -197,16 +411,52 @@ Json MainWindow::forTool(const QString &tool, const Json &wanted) const
     return kept;
 }
 
-void MainWindow::runDialog(const QString &tool, const Json &initial)
+QDialog *MainWindow::runDialog(const QString &tool, const Json &initial, const Json &fixed)
 {
     const ToolSpec *spec = m_session->tools().find(tool);
     if (!spec)
-        return;
-    auto *dialog = new SchemaFormDialog(*spec, initial, this);
+        return nullptr;
+    auto *dialog = new SchemaFormDialog(*spec, initial, this, fixed);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     // Modeless: the GUI never waits in a nested event loop.
-    connect(dialog, &QDialog::accepted, this, [this, dialog, tool] { startTool(tool, dialog->arguments()); });
+    connect(dialog, &QDialog::accepted, this, [this, dialog, tool, spec] {
+        const Json arguments = dialog->arguments();
+        if (spec->resultKind == ToolSpec::ResultKind::Record && arguments.contains("who"))
+            QSettings().setValue(QStringLiteral("record/who"), toQt(arguments["who"].get<std::string>()));
+        startTool(tool, arguments);
+    });
     dialog->open();
+    return dialog;
+}
+
+QDialog *MainWindow::recordDialog()
+{
+    // The selected history row, else the newest verify of the target that nobody recorded.
+    const VerifyRecord *chosen = nullptr;
+    const auto &shown = m_historyModel->shown();
+    const QModelIndex current = m_historyView->table()->currentIndex();
+    if (current.isValid() && size_t(current.row()) < shown.size() && !shown[size_t(current.row())].recorded)
+        chosen = &shown[size_t(current.row())];
+    for (auto it = shown.rbegin(); !chosen && it != shown.rend(); ++it) {
+        if (!it->recorded && m_verifyResults.contains(it->verifiedAt))
+            chosen = &*it;
+    }
+    if (!chosen || !m_verifyResults.contains(chosen->verifiedAt)) {
+        statusBar()->showMessage(tr("Nothing to record: verify the target first (Verify...); a verify "
+                                    "already recorded is in results/."),
+                                 8000);
+        return nullptr;
+    }
+    QString who = QSettings().value(QStringLiteral("record/who")).toString();
+    if (who.isEmpty())
+        who = tr("hand-written by %1").arg(qEnvironmentVariable("USER", tr("me")));
+    const QString note =
+        chosen->speedup
+            ? tr("%1 at %2x (n %3)").arg(chosen->verdict).arg(*chosen->speedup, 0, 'f', 3).arg(chosen->n)
+            : chosen->verdict;
+    return runDialog(QStringLiteral("record"),
+                     Json{{"target", toStd(chosen->target)}, {"who", toStd(who)}, {"note", toStd(note)}},
+                     Json{{"verify_result", m_verifyResults.value(chosen->verifiedAt)}});
 }
 
 Job *MainWindow::startTool(const QString &tool, const Json &arguments)
@@ -235,13 +485,17 @@ void MainWindow::reloadWorkspace()
     if (m_loader.isRunning())
         return;
     const QString root = m_session->workDir().root();
-    const QStringList profiles = m_store ? m_store->profiles() : QStringList();
+    const QStringList profiles = m_store ? m_store->profiles() : m_openedReports;
     m_loader.setFuture(QtConcurrent::run([root, profiles] { return Workspace::load(root, profiles); }));
 }
 
 void MainWindow::setWorkspace(Workspace workspace)
 {
     m_workspace = std::move(workspace);
+    // A card named explicitly (gpu_info, a roofline call) gives the ceilings on a machine whose
+    // directory names none, e.g. one without a GPU.
+    if (m_workspace.card.isEmpty() && !m_explicitCard.isEmpty())
+        m_workspace.card = m_explicitCard;
     m_kernelView->setTables(m_workspace.kernelTables);
     std::vector<VerifyRecord> records = m_workspace.records;
     // Verifies nobody recorded yet stay visible (a record of the same verify replaces it).
@@ -268,7 +522,19 @@ void MainWindow::setWorkspace(Workspace workspace)
             const auto &kernels = m_workspace.kernelTables[t].kernels;
             if (std::any_of(kernels.begin(), kernels.end(),
                             [this](const KernelStat &k) { return m_workspace.functionFor(k.name); })) {
-                m_kernelView->showReports(int(t));
+                // A candidate's report opens as the change it is: its target's baseline -> it.
+                const QString file = QFileInfo(m_workspace.kernelTables[t].path).fileName();
+                const qsizetype at = file.indexOf(QLatin1String("_candidate"));
+                int before = -1;
+                for (size_t b = 0; at > 0 && b < m_workspace.kernelTables.size(); ++b) {
+                    if (QFileInfo(m_workspace.kernelTables[b].path)
+                            .fileName()
+                            .startsWith(file.left(at) + QStringLiteral("_baseline"))) {
+                        before = int(b);
+                        break;
+                    }
+                }
+                m_kernelView->showReports(int(t), before);
                 break;
             }
         }
@@ -322,6 +588,32 @@ void MainWindow::onTargetSelected(const QString &name)
 {
     m_historyModel->setTarget(name);
     refreshRoofline();
+    showSourceOf(name);
+}
+
+void MainWindow::showSourceOf(const QString &target)
+{
+    const int row = m_targetsModel->rowForTarget(target);
+    if (row < 0)
+        return;
+    const TargetInfo &info = m_targetsModel->targets()[row];
+    const QString path = info.candidatePath.isEmpty() ? info.baselinePath : info.candidatePath;
+    QFile file(path);
+    if (file.open(QIODevice::ReadOnly))
+        m_sourceView->setSource(QString::fromUtf8(file.readAll()), path);
+    m_sourceNote->setText(sourceNote());
+}
+
+QString MainWindow::sourceNote() const
+{
+    const QString shown = QFileInfo(m_sourceView->fileName()).fileName();
+    // ncu attributes samples to source lines only in a source page exported with the CUDA/Python
+    // view (--print-source cuda); every source page here was exported as SASS.
+    return tr("<b>%1</b>: no per-line samples here. The profiles of this directory attribute stall "
+              "samples to SASS instructions only (the SASS tab); per-line samples need a profile made "
+              "with <code>--import-source yes</code> and its source page exported with "
+              "<code>--print-source cuda</code>.")
+        .arg(shown.isEmpty() ? tr("Source") : shown.toHtmlEscaped());
 }
 
 void MainWindow::showTargetDiff()
@@ -354,6 +646,7 @@ void MainWindow::openScript(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return;
     m_sourceView->setSource(QString::fromUtf8(file.readAll()), path);
+    m_sourceNote->setText(sourceNote());
     for (QDockWidget *dock : std::as_const(m_docks)) {
         if (dock->widget() == m_sourceView)
             dock->raise();
@@ -365,27 +658,62 @@ void MainWindow::onJobFinished(Job *job)
     updateStatus();
     if (!job || job->result().isError)
         return;
+    const ToolSpec *spec = m_session->tools().find(job->tool());
+    if (!spec)
+        return;
     const Json &s = job->result().structured;
-    if (job->tool() == QLatin1String("verify")) {
+    switch (spec->resultKind) {
+    case ToolSpec::ResultKind::Verify:
         if (auto r = VerifyRecord::fromJson(s)) {
+            m_verifyResults.insert(r->verifiedAt, s);
+            // Record is the next step of the loop: offer it where the eye is.
+            m_recordButton->setText(
+                tr("Record this verify (%1, %2)...")
+                    .arg(r->verdict,
+                         r->speedup ? QStringLiteral("%1x").arg(*r->speedup, 0, 'f', 3) : QString()));
+            m_recordButton->show();
             m_sessionVerifies.push_back(*r);
             m_historyModel->addRecord(std::move(*r));
             refreshRoofline();
         }
-    } else if (job->tool() == QLatin1String("gpu_info")) {
-        const QString name = stringField(s, "name", stringField(s, "card"));
-        if (!name.isEmpty())
+        break;
+    case ToolSpec::ResultKind::GpuInfo:
+        if (const QString name = stringField(s, "name"); !name.isEmpty()) {
             m_cardLabel->setText(tr("Card: %1").arg(name));
-    } else if (job->tool() == QLatin1String("roofline") && s.contains("intensity_flops_per_byte") &&
-               s.contains("achieved") && s["achieved"].is_object()) {
-        const QString label = stringField(job->arguments(), "label", stringField(job->arguments(), "kernel"));
-        const double intensity = s["intensity_flops_per_byte"].get<double>();
-        const double tflops = s["achieved"].value("tflops", 0.0);
-        if (!label.isEmpty())
-            addRooflinePoints(
-                {RooflinePoint{label, QStringLiteral("kernel"), intensity, tflops * 1e12, label}});
+            m_explicitCard = name;
+            if (m_workspace.card.isEmpty()) {
+                m_workspace.card = name;
+                refreshRoofline();
+            }
+        }
+        break;
+    case ToolSpec::ResultKind::Roofline:
+        if (s.contains("card") && s["card"].is_object()) {
+            m_explicitCard = stringField(s["card"], "name");
+            if (!m_explicitCard.isEmpty() && m_workspace.card != m_explicitCard)
+                m_workspace.card = m_explicitCard;
+        }
+        if (s.contains("intensity_flops_per_byte") && s["intensity_flops_per_byte"].is_number() &&
+            s.contains("achieved") && s["achieved"].is_object()) {
+            const QString label =
+                stringField(job->arguments(), "label", stringField(job->arguments(), "kernel"));
+            const double intensity = s["intensity_flops_per_byte"].get<double>();
+            const double tflops = s["achieved"].value("tflops", 0.0);
+            if (!label.isEmpty())
+                m_extraPoints.push_back(
+                    RooflinePoint{label, QStringLiteral("kernel"), intensity, tflops * 1e12, label});
+        }
+        refreshRoofline();
+        break;
+    case ToolSpec::ResultKind::Record:
+        m_recordButton->hide();
+        break;
+    case ToolSpec::ResultKind::Bench:
+    case ToolSpec::ResultKind::NewTarget:
+    case ToolSpec::ResultKind::Other:
+        break;
     }
-    if (changesWorkspace(job->tool()))
+    if (spec->writesWorkspace)
         reloadWorkspace();
 }
 
@@ -452,8 +780,22 @@ QStringList MainWindow::writeScreenshots(const QString &dir)
             written.append(path);
     };
     save(this, QStringLiteral("window"));
-    for (QDockWidget *dock : std::as_const(m_docks))
-        save(dock, dock->objectName());
+    // A tabbed pane behind another (Source behind SASS) is raised for its picture, then put back.
+    QList<QDockWidget *> raised;
+    for (QDockWidget *d : std::as_const(m_docks)) {
+        if (!d->visibleRegion().isEmpty())
+            raised.append(d);
+    }
+    for (QDockWidget *d : std::as_const(m_docks)) {
+        if (d->visibleRegion().isEmpty()) {
+            d->raise();
+            if (d->layout())
+                d->layout()->activate();
+        }
+        save(d, d->objectName());
+    }
+    for (QDockWidget *d : std::as_const(raised))
+        d->raise();
     return written;
 }
 

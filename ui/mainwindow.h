@@ -8,10 +8,14 @@
 #include "session/workspace.h"
 
 #include <QFutureWatcher>
+#include <QHash>
 #include <QMainWindow>
 
 class QLabel;
 class QDockWidget;
+class QDialog;
+class QMenu;
+class QPushButton;
 
 namespace hotkernel {
 
@@ -48,6 +52,19 @@ public:
     Job *startVerify(const QString &target, int n, int warmup);
     Job *startBench(const QString &script);
     Job *startTool(const QString &tool, const Json &arguments);
+    // Opens the dialog of tool with initial values (fixed ones are passed as given); the dialog,
+    // or null when there is no such tool.
+    QDialog *runDialog(const QString &tool, const Json &initial, const Json &fixed = Json::object());
+    // The record dialog for the selected history row, else the target's latest verify nobody
+    // recorded: target, who and note filled in; null when there is no verify to record.
+    QDialog *recordDialog();
+    // A report file (ncu/nsys CSV, trace) shown in the kernel table beside profiles/.
+    void openReport(const QString &path);
+    // The dock layout the window opens with the first time.
+    void resetLayout();
+    QDockWidget *dock(const QString &objectName) const;
+    // What the Source pane says above the text (why there are no per-line samples).
+    QString sourceNote() const;
 
     // Agents attached through the session's listener (app/ connects SessionListener here): the
     // feed and the status bar say who is attached, who left and how many of its jobs ended.
@@ -73,6 +90,8 @@ public:
 
 Q_SIGNALS:
     void workspaceLoaded();
+    // File > Open directory: a session belongs to one directory, so app/ opens another window.
+    void openDirectoryRequested(const QString &path);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -80,6 +99,11 @@ protected:
 private:
     QDockWidget *addDock(QWidget *widget, const QString &title, const QString &name, Qt::DockWidgetArea area);
     void createActions();
+    void createMenus();
+    void addRecent(const QString &key, const QString &path);
+    void fillRecentMenu();
+    QString kernelTargetName(const QString &kernel) const;
+    void showSourceOf(const QString &target);
     void onJobFinished(Job *job);
     void updateStatus();
     void updateAgentsLabel();
@@ -90,13 +114,18 @@ private:
     void openScript(const QString &path);
     // Keeps the wanted arguments the tool's schema knows (all when the schema lists none).
     Json forTool(const QString &tool, const Json &wanted) const;
-    void runDialog(const QString &tool, const Json &initial);
 
     Session *m_session;
     SessionStore *m_store;
     Workspace m_workspace;
     std::vector<VerifyRecord> m_sessionVerifies; // verified here or in a saved session, not recorded
     std::vector<RooflinePoint> m_extraPoints;
+    QHash<QString, Json> m_verifyResults; // verify results by finished_at, for Record
+    QStringList m_openedReports;          // File > Open report, without a saved session
+    QString m_explicitCard;               // named by gpu_info or a roofline call: its ceilings show
+    QByteArray m_defaultState;            // the dock layout before any saved one (View > Reset layout)
+    QMenu *m_recentMenu = nullptr;
+    QPushButton *m_recordButton = nullptr; // in the status bar after a verify nobody recorded
     QFutureWatcher<Workspace> m_loader;
 
     TargetsModel *m_targetsModel;
@@ -107,6 +136,7 @@ private:
     RooflineChartView *m_rooflineView;
     SassView *m_sassView;
     SourceTextView *m_sourceView;
+    QLabel *m_sourceNote;
     VerifyHistoryView *m_historyView;
     AgentFeedView *m_feedView;
     QList<QDockWidget *> m_docks;

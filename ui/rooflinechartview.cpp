@@ -8,6 +8,7 @@
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMap>
@@ -47,6 +48,7 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     // Beside the plot, not under it: the dock is wider than tall, and the log axes need the height.
     m_view->chart()->legend()->setAlignment(Qt::AlignRight);
     m_view->setMinimumHeight(260);
+    connect(m_view->chart(), &QChart::plotAreaChanged, this, &RooflineChartView::placeLabels);
     auto *png = new QPushButton(tr("Export PNG..."), this);
     auto *svg = new QPushButton(tr("Export SVG..."), this);
     connect(png, &QPushButton::clicked, this, [this] {
@@ -120,6 +122,122 @@ void RooflineChartView::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
 }
 
+QColor RooflineChartView::kindColor(const QString &kind)
+{
+    // Mid-tone hues that read on white and on the dark theme's near-black alike.
+    if (kind == QLatin1String("baseline"))
+        return QColor(235, 125, 20);
+    if (kind == QLatin1String("candidate"))
+        return QColor(40, 165, 75);
+    return QColor(45, 125, 210); // kernels
+}
+
+namespace {
+
+// One colour and one dash per ceiling, in order; none of them the point colours.
+const QColor kCeilingColors[] = {QColor(200, 40, 60), QColor(150, 90, 210), QColor(20, 160, 170),
+                                 QColor(190, 140, 0), QColor(220, 80, 170), QColor(110, 120, 135)};
+const Qt::PenStyle kCeilingDashes[] = {Qt::SolidLine, Qt::DashLine,       Qt::DashDotLine,
+                                       Qt::DotLine,   Qt::DashDotDotLine, Qt::SolidLine};
+
+struct Roofs
+{
+    double compute = 0;   // highest
+    double bandwidth = 0; // highest
+};
+
+Roofs roofsOf(const RooflineData &data)
+{
+    Roofs r;
+    for (const auto &c : data.ceilings)
+        (c.kind == QLatin1String("compute") ? r.compute : r.bandwidth) =
+            std::max(c.kind == QLatin1String("compute") ? r.compute : r.bandwidth, c.value);
+    return r;
+}
+
+// Where a bandwidth roof stops (it meets the highest compute roof) and where a compute roof starts.
+double bandwidthEnd(double bandwidth, const Roofs &roofs, double xMax)
+{
+    return roofs.compute > 0 ? std::min(roofs.compute / bandwidth, xMax) : xMax;
+}
+
+double computeStart(double compute, const Roofs &roofs, double xMin)
+{
+    return roofs.bandwidth > 0 ? std::max(compute / roofs.bandwidth, xMin) : xMin;
+}
+
+} // namespace
+
+RooflineChartView::Ranges RooflineChartView::fittedRanges(const RooflineData &data)
+{
+    Ranges r;
+    const Roofs roofs = roofsOf(data);
+    double xLo = std::numeric_limits<double>::max(), xHi = 0;
+    for (const auto &p : data.points) {
+        xLo = std::min(xLo, p.intensity);
+        xHi = std::max(xHi, p.intensity);
+    }
+    // The ridges: where each roof meets the highest roof of the other kind.
+    for (const auto &c : data.ceilings) {
+        const double ridge = c.kind == QLatin1String("compute")
+                                 ? (roofs.bandwidth > 0 ? c.value / roofs.bandwidth : 0)
+                                 : (roofs.compute > 0 ? roofs.compute / c.value : 0);
+        if (ridge > 0) {
+            xLo = std::min(xLo, ridge / 30);
+            xHi = std::max(xHi, ridge * 10);
+        }
+    }
+    if (xHi <= 0) {
+        xLo = 0.01;
+        xHi = 1000;
+    }
+    // A quarter decade of room each side, so points on the frame stay visible.
+    r.xMin = std::pow(10, std::log10(xLo) - 0.25);
+    r.xMax = std::pow(10, std::log10(xHi) + 0.25);
+
+    double yLo = std::numeric_limits<double>::max(), yHi = 0;
+    for (const auto &p : data.points) {
+        yLo = std::min(yLo, p.flopsPerSecond);
+        yHi = std::max(yHi, p.flopsPerSecond);
+    }
+    for (const auto &c : data.ceilings) {
+        if (c.kind == QLatin1String("compute")) {
+            yHi = std::max(yHi, c.value);
+            yLo = std::min(yLo, c.value / 100);
+        } else {
+            yLo = std::min(yLo, c.value * r.xMin);
+            yHi = std::max(yHi, c.value * bandwidthEnd(c.value, roofs, r.xMax));
+        }
+    }
+    if (yHi <= 0) {
+        yLo = 1e9;
+        yHi = 1e15;
+    }
+    r.yMin = std::pow(10, std::log10(yLo) - 0.25);
+    r.yMax = std::pow(10, std::log10(yHi) + 0.35); // room for the labels above the top roof
+    return r;
+}
+
+QString RooflineChartView::describe(const RooflinePoint &p) const
+{
+    const Roofs roofs = roofsOf(m_data);
+    double roof = 0;
+    if (roofs.compute > 0 && roofs.bandwidth > 0)
+        roof = std::min(roofs.compute, roofs.bandwidth * p.intensity);
+    else
+        roof = roofs.compute > 0 ? roofs.compute : roofs.bandwidth * p.intensity;
+    QString text = QStringLiteral("%1 (%2)\n%3 FLOP/B\n%4\n%5 GB/s")
+                       .arg(p.label, p.kind)
+                       .arg(p.intensity, 0, 'g', 3)
+                       .arg(flopsText(p.flopsPerSecond))
+                       .arg(p.flopsPerSecond / p.intensity / 1e9, 0, 'f', 1);
+    if (roof > 0)
+        text += tr("\n%1 % of the roof here (%2)")
+                    .arg(100 * p.flopsPerSecond / roof, 0, 'f', 1)
+                    .arg(flopsText(roof));
+    return text;
+}
+
 void RooflineChartView::rebuild()
 {
     QChart *chart = m_view->chart();
@@ -131,6 +249,9 @@ void RooflineChartView::rebuild()
     m_selectedSeries = nullptr;
     delete m_callout;
     m_callout = nullptr;
+    for (LineLabel &l : m_lineLabels)
+        delete l.item;
+    m_lineLabels.clear();
 
     if (m_data.ceilings.empty() && m_data.points.empty()) {
         chart->setTitle(tr("Roofline"));
@@ -142,46 +263,17 @@ void RooflineChartView::rebuild()
         return;
     }
     chart->setTitle(tr("Roofline: %1 %2").arg(m_data.card, m_data.dtype));
-
-    // Axis ranges cover every point and every ridge, a decade of margin each side.
-    double xMin = std::numeric_limits<double>::max(), xMax = 0, yMin = std::numeric_limits<double>::max(),
-           yMax = 0;
-    double maxCompute = 0, maxBandwidth = 0;
-    for (const auto &c : m_data.ceilings) {
-        double &max = c.kind == QLatin1String("compute") ? maxCompute : maxBandwidth;
-        max = std::max(max, c.value);
-    }
-    for (const auto &p : m_data.points) {
-        xMin = std::min(xMin, p.intensity);
-        xMax = std::max(xMax, p.intensity);
-        yMin = std::min(yMin, p.flopsPerSecond);
-        yMax = std::max(yMax, p.flopsPerSecond);
-    }
-    if (maxCompute > 0 && maxBandwidth > 0) {
-        xMin = std::min(xMin, maxCompute / maxBandwidth / 100);
-        xMax = std::max(xMax, maxCompute / maxBandwidth * 10);
-    }
-    if (xMax <= 0) {
-        xMin = 0.01;
-        xMax = 1000;
-    }
-    xMin = std::pow(10, std::floor(std::log10(xMin)));
-    xMax = std::pow(10, std::ceil(std::log10(xMax)));
-    for (const auto &c : m_data.ceilings) {
-        yMax = std::max(yMax, c.kind == QLatin1String("compute") ? c.value : c.value * xMax);
-        yMin = std::min(yMin, c.kind == QLatin1String("compute") ? c.value / 1000 : c.value * xMin);
-    }
-    yMin = std::pow(10, std::floor(std::log10(yMin)));
-    yMax = std::pow(10, std::ceil(std::log10(yMax)));
+    m_ranges = fittedRanges(m_data);
+    const Roofs roofs = roofsOf(m_data);
 
     auto *x = new QLogValueAxis;
     x->setTitleText(tr("Arithmetic intensity (FLOP/byte)"));
     x->setLabelFormat(QStringLiteral("%g"));
-    x->setRange(xMin, xMax);
+    x->setRange(m_ranges.xMin, m_ranges.xMax);
     auto *y = new QLogValueAxis;
-    y->setTitleText(tr("Performance (FLOP/s)"));
+    y->setTitleText(tr("FLOP/s"));
     y->setLabelFormat(QStringLiteral("%.0e"));
-    y->setRange(yMin, yMax);
+    y->setRange(m_ranges.yMin, m_ranges.yMax);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
 
@@ -190,64 +282,152 @@ void RooflineChartView::rebuild()
         series->attachAxis(x);
         series->attachAxis(y);
     };
+    int index = 0;
+    int computeLabels = 0, bandwidthLabels = 0;
     for (const RooflineCeiling &c : m_data.ceilings) {
         auto *line = new QLineSeries;
         line->setName(c.label);
+        QPointF from, to;
         if (c.kind == QLatin1String("compute")) {
-            // From where the fastest memory meets it to the right edge.
-            const double ridge = maxBandwidth > 0 ? c.value / maxBandwidth : xMin;
-            line->append(std::max(ridge, xMin), c.value);
-            line->append(xMax, c.value);
+            from = QPointF(computeStart(c.value, roofs, m_ranges.xMin), c.value);
+            to = QPointF(m_ranges.xMax, c.value);
         } else {
-            const double end = maxCompute > 0 ? std::min(maxCompute / c.value, xMax) : xMax;
-            line->append(xMin, c.value * xMin);
-            line->append(end, c.value * end);
+            const double end = bandwidthEnd(c.value, roofs, m_ranges.xMax);
+            from = QPointF(m_ranges.xMin, c.value * m_ranges.xMin);
+            to = QPointF(end, c.value * end);
         }
-        QPen pen = line->pen();
+        line->append(from);
+        line->append(to);
+        const int n = int(std::size(kCeilingColors));
+        QPen pen(kCeilingColors[index % n]);
         pen.setWidthF(2);
-        // Spec roofs solid in the text colour, what calibrate measured on this card dashed in the
-        // highlight colour: both from the palette, so they show on light and dark themes.
-        pen.setColor(palette().color(QPalette::WindowText));
-        if (c.origin == QLatin1String("measured")) {
-            pen.setStyle(Qt::DashLine);
-            pen.setColor(palette().color(QPalette::Highlight));
-        }
+        pen.setStyle(kCeilingDashes[index % n]);
         line->setPen(pen);
         attach(line);
+        // The label on the line says which roof it is; the legend keeps to the points.
+        for (QLegendMarker *marker : chart->legend()->markers(line))
+            marker->setVisible(false);
+        auto *label = new QGraphicsSimpleTextItem(c.label, chart);
+        label->setBrush(pen.color());
+        label->setZValue(5);
+        // Staggered along their lines so that close roofs keep readable labels.
+        if (c.kind == QLatin1String("compute")) {
+            const double t = 0.97 - 0.5 * computeLabels++;
+            m_lineLabels.push_back(
+                {label, from,
+                 QPointF(std::pow(10, std::log10(from.x()) + t * std::log10(to.x() / from.x())), to.y())});
+        } else {
+            const double t = 0.06 + 0.3 * bandwidthLabels++;
+            const double lx = std::pow(10, std::log10(from.x()) + t * std::log10(to.x() / from.x()));
+            m_lineLabels.push_back({label, QPointF(lx, c.value * lx), to});
+        }
+        ++index;
     }
+    // Baselines first and larger, hollow: a candidate on the same spot sits inside, not on top.
     QMap<QString, QScatterSeries *> byKind;
+    for (const QString &kind :
+         {QStringLiteral("baseline"), QStringLiteral("kernel"), QStringLiteral("candidate")}) {
+        if (std::none_of(m_data.points.begin(), m_data.points.end(),
+                         [&kind](const RooflinePoint &p) { return p.kind == kind; }))
+            continue;
+        auto *series = new QScatterSeries;
+        series->setName(kind);
+        const QColor color = kindColor(kind);
+        if (kind == QLatin1String("baseline")) {
+            series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+            series->setMarkerSize(16);
+            series->setColor(Qt::transparent);
+            series->setPen(QPen(color, 3));
+        } else if (kind == QLatin1String("kernel")) {
+            series->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+            series->setMarkerSize(13);
+            series->setColor(color);
+            series->setPen(QPen(color.darker(140), 1));
+        } else {
+            series->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+            series->setMarkerSize(9);
+            series->setColor(color);
+            series->setPen(QPen(color.darker(140), 1));
+        }
+        byKind.insert(kind, series);
+    }
     for (const RooflinePoint &p : m_data.points) {
         QScatterSeries *&series = byKind[p.kind];
         if (!series) {
             series = new QScatterSeries;
             series->setName(p.kind);
             series->setMarkerSize(10);
-            attach(series);
-            connect(series, &QScatterSeries::clicked, this, [this](const QPointF &value) {
-                if (const RooflinePoint *hit = pointNear(value)) {
-                    selectKey(hit->key);
-                    Q_EMIT pointSelected(hit->key);
-                }
-            });
-            connect(series, &QScatterSeries::hovered, this, &RooflineChartView::showCallout);
+            series->setColor(kindColor(p.kind));
         }
         series->append(p.intensity, p.flopsPerSecond);
     }
+    QList<QScatterSeries *> ordered;
+    for (const QString &kind :
+         {QStringLiteral("baseline"), QStringLiteral("kernel"), QStringLiteral("candidate")})
+        if (byKind.contains(kind))
+            ordered.append(byKind.value(kind));
+    for (auto it = byKind.cbegin(); it != byKind.cend(); ++it)
+        if (!ordered.contains(it.value()))
+            ordered.append(it.value());
+    for (QScatterSeries *series : std::as_const(ordered)) {
+        attach(series);
+        connect(series, &QScatterSeries::clicked, this, [this](const QPointF &value) {
+            if (const RooflinePoint *hit = pointNear(value)) {
+                selectKey(hit->key);
+                Q_EMIT pointSelected(hit->key);
+            }
+        });
+        connect(series, &QScatterSeries::hovered, this, &RooflineChartView::showCallout);
+    }
     m_selectedSeries = new QScatterSeries;
     m_selectedSeries->setName(tr("selected"));
-    m_selectedSeries->setMarkerSize(16);
+    m_selectedSeries->setMarkerSize(22);
     m_selectedSeries->setColor(Qt::transparent);
     m_selectedSeries->setBorderColor(QColor(220, 30, 30));
     QPen pen(QColor(220, 30, 30));
     pen.setWidth(3);
     m_selectedSeries->setPen(pen);
     attach(m_selectedSeries);
-    QStringList status{tr("%n point(s)", nullptr, int(m_data.points.size()))};
+    QStringList status;
+    QMap<QString, int> counts;
+    for (const RooflinePoint &p : m_data.points)
+        ++counts[p.kind];
+    QStringList parts;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        parts.append(QStringLiteral("%1 %2").arg(it.value()).arg(it.key()));
+    status.append(tr("%n point(s)", nullptr, int(m_data.points.size())) +
+                  (parts.isEmpty() ? QString() : QStringLiteral(": ") + parts.join(QStringLiteral(", "))) +
+                  tr(". Hover a point for GB/s, FLOP/s and its share of the roof."));
     status += m_data.notes;
     if (!m_rejected.isEmpty())
         status.append(tr("Left out (not > 0): %1").arg(m_rejected.join(QStringLiteral("; "))));
     m_status->setText(status.join(QLatin1Char('\n')));
     selectKey(m_selectedKey);
+    placeLabels();
+}
+
+void RooflineChartView::placeLabels()
+{
+    QChart *chart = m_view->chart();
+    for (const LineLabel &l : m_lineLabels) {
+        const QPointF a = chart->mapToPosition(l.from);
+        const QPointF b = chart->mapToPosition(l.to);
+        const bool flat = std::abs(a.y() - b.y()) < 0.5;
+        const QRectF box = l.item->boundingRect();
+        if (flat) {
+            // A compute roof: the label ends at its anchor, just above the line.
+            l.item->setRotation(0);
+            l.item->setPos(b.x() - box.width(), b.y() - box.height() - 1);
+        } else {
+            // A bandwidth roof: along the slope, starting at the anchor.
+            const double angle = std::atan2(b.y() - a.y(), b.x() - a.x()) * 180 / M_PI;
+            l.item->setRotation(angle);
+            const double rad = angle * M_PI / 180;
+            l.item->setPos(a.x() + std::sin(rad) * (box.height() + 1),
+                           a.y() - std::cos(rad) * (box.height() + 1));
+        }
+        l.item->setVisible(chart->plotArea().contains(a) || chart->plotArea().contains(b));
+    }
 }
 
 const RooflinePoint *RooflineChartView::pointNear(const QPointF &value) const
@@ -294,10 +474,7 @@ void RooflineChartView::showCallout(const QPointF &value, bool show)
         m_callout->setZValue(10);
     }
     m_callout->setBrush(palette().color(QPalette::Text));
-    m_callout->setText(QStringLiteral("%1\n%2 FLOP/B, %3")
-                           .arg(p->label)
-                           .arg(p->intensity, 0, 'g', 3)
-                           .arg(flopsText(p->flopsPerSecond)));
+    m_callout->setText(describe(*p));
     m_callout->setPos(m_view->chart()->mapToPosition(value) + QPointF(10, -30));
     m_callout->show();
 }

@@ -39,6 +39,19 @@ public:
     QChart *chart() const;
     static RooflineData validated(const RooflineData &data, QStringList *rejected);
 
+    // The axes' ranges: every point and every roof up to where it meets the highest roof of the
+    // other kind, a little room around them, whole decades only where that costs little.
+    struct Ranges
+    {
+        double xMin = 0.01, xMax = 1000, yMin = 1e9, yMax = 1e15;
+    };
+    static Ranges fittedRanges(const RooflineData &data);
+    Ranges ranges() const { return m_ranges; }
+    // The text a hover over point shows: FLOP/B, GB/s, FLOP/s and the share of the roof above it.
+    QString describe(const RooflinePoint &point) const;
+    // Fixed per kind, the same in both themes and for every profile (kernel, baseline, candidate).
+    static QColor kindColor(const QString &kind);
+
 Q_SIGNALS:
     void pointSelected(const QString &key);
 
@@ -47,6 +60,7 @@ protected:
 
 private:
     void rebuild();
+    void placeLabels();
     void showCallout(const QPointF &value, bool show);
     const RooflinePoint *pointNear(const QPointF &value) const;
 
@@ -57,6 +71,15 @@ private:
     QLabel *m_status;
     QScatterSeries *m_selectedSeries = nullptr;
     QGraphicsSimpleTextItem *m_callout = nullptr;
+    Ranges m_ranges;
+    // Each ceiling's label sits on its line; placed again when the plot area moves.
+    struct LineLabel
+    {
+        QGraphicsSimpleTextItem *item = nullptr;
+        QPointF from; // chart values the label runs along (from -> to)
+        QPointF to;
+    };
+    std::vector<LineLabel> m_lineLabels;
 };
 
 } // namespace hotkernel

@@ -3,6 +3,7 @@
 
 #include "sassmodel.h"
 
+#include <QAbstractProxyModel>
 #include <QPainter>
 
 namespace hotkernel {
@@ -24,40 +25,68 @@ QColor diffColor(int status, bool dark)
     return {};
 }
 
+// The SassModel behind a view's model (the main table sorts through a proxy) and the row there.
+const SassModel *sourceOf(const QModelIndex &index, int *row)
+{
+    QModelIndex at = index;
+    while (const auto *proxy = qobject_cast<const QAbstractProxyModel *>(at.model()))
+        at = proxy->mapToSource(at);
+    *row = at.row();
+    return qobject_cast<const SassModel *>(at.model());
+}
+
 } // namespace
 
 void SassDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
                          const QModelIndex &index) const
 {
-    const auto *model = qobject_cast<const SassModel *>(index.model());
+    int row = -1;
+    const SassModel *model = sourceOf(index, &row);
     const bool dark = option.palette.color(QPalette::Base).lightness() < 128;
+    const bool selected = option.state & QStyle::State_Selected;
     painter->save();
     QColor background = diffColor(index.data(SassModel::DiffStatusRole).toInt(), dark);
-    if (index.data(SassModel::IsHotRole).toBool()) {
-        // Hot lines in red, stronger the more samples they hold.
-        const double hotness = index.data(SassModel::HotnessRole).toDouble();
-        background = QColor(220, 40, 30, 40 + int(120 * hotness));
+    const double hotness = index.data(SassModel::HotnessRole).toDouble();
+    const bool hot = index.data(SassModel::IsHotRole).toBool();
+    if (hot) {
+        // A tint light enough that the highlighter's colours stay readable on it (the strength is
+        // in the samples column's bar); dark themes get a deep red instead of a pale one.
+        background =
+            dark ? QColor(140, 30, 25, 70 + int(110 * hotness)) : QColor(255, 90, 60, 30 + int(70 * hotness));
     }
-    if (option.state & QStyle::State_Selected)
-        background = option.palette.color(QPalette::Highlight);
     if (background.isValid())
         painter->fillRect(option.rect, background);
+    if (index.column() == SassModel::StallSamplesColumn && hotness > 0) {
+        QRect bar = option.rect.adjusted(2, 3, -2, -3);
+        bar.setWidth(std::max(2, int(bar.width() * hotness)));
+        painter->fillRect(bar, dark ? QColor(235, 90, 60, 170) : QColor(220, 50, 30, 130));
+    }
+    if (selected) {
+        // The selection is an outline and a light wash, so the selected line keeps its heat.
+        QColor wash = option.palette.color(QPalette::Highlight);
+        wash.setAlpha(hot ? 60 : 110);
+        painter->fillRect(option.rect, wash);
+        painter->setPen(QPen(option.palette.color(QPalette::Highlight), 1));
+        painter->drawLine(option.rect.topLeft(), option.rect.topRight());
+        painter->drawLine(option.rect.bottomLeft(), option.rect.bottomRight());
+    }
+    const QColor text = option.palette.color(QPalette::Text);
 
     if (model && index.column() == SassModel::InstructionColumn) {
-        if (QTextLayout *layout = model->layout(index.row(), option.font)) {
+        if (QTextLayout *layout = model->layout(row, option.font)) {
             const qreal y = option.rect.y() + (option.rect.height() - layout->boundingRect().height()) / 2;
-            painter->setPen(option.state & QStyle::State_Selected
-                                ? option.palette.color(QPalette::HighlightedText)
-                                : option.palette.color(QPalette::Text));
+            painter->setPen(text);
             painter->setClipRect(option.rect);
             layout->draw(painter, QPointF(option.rect.x() + 4, y));
         }
     } else {
-        const QString text = index.data(Qt::DisplayRole).toString();
-        painter->setPen(option.palette.color(option.state & QStyle::State_Selected ? QPalette::HighlightedText
-                                                                                   : QPalette::Text));
-        const int align = index.column() >= SassModel::StallSamplesColumn ? Qt::AlignRight : Qt::AlignLeft;
-        painter->drawText(option.rect.adjusted(4, 0, -4, 0), align | Qt::AlignVCenter, text);
+        const QString display = index.data(Qt::DisplayRole).toString();
+        painter->setPen(text);
+        const int align =
+            index.column() == SassModel::StallSamplesColumn || index.column() == SassModel::ExecutedColumn
+                ? Qt::AlignRight
+                : Qt::AlignLeft;
+        painter->drawText(option.rect.adjusted(4, 0, -4, 0), align | Qt::AlignVCenter, display);
     }
     painter->restore();
 }

@@ -63,6 +63,16 @@ void SassModel::setFunction(SassFunction function, std::vector<Row> rows)
         if (k < size_t(kHotLineCount) || double(bySamples[k].first) >= kHotShare * double(total))
             m_hot[bySamples[k].second] = true;
     }
+    m_hotRows.clear();
+    m_hottestRow = -1;
+    for (size_t r = 0; r < m_rows.size(); ++r) {
+        const int in = m_rows[r].instruction;
+        if (in < 0 || !m_hot[size_t(in)])
+            continue;
+        m_hotRows.push_back(int(r));
+        if (!bySamples.empty() && size_t(in) == bySamples.front().second)
+            m_hottestRow = int(r);
+    }
     rehighlight();
     endResetModel();
 }
@@ -120,6 +130,23 @@ QString SassModel::lineText(int row) const
     if (row < 0 || size_t(row) >= m_rows.size() || m_rows[size_t(row)].instruction < 0)
         return {};
     return instructionText(m_function.instructions[size_t(m_rows[size_t(row)].instruction)]);
+}
+
+QString SassModel::topStall(const SassInstruction &in)
+{
+    qint64 total = 0;
+    const std::pair<const QString, qint64> *top = nullptr;
+    for (const auto &entry : in.stallReasons) {
+        total += entry.second;
+        if (!top || entry.second > top->second)
+            top = &entry;
+    }
+    if (!top || top->second <= 0 || total <= 0)
+        return {};
+    QString reason = top->first;
+    if (reason.startsWith(QLatin1String("stall_")))
+        reason = reason.mid(6);
+    return QStringLiteral("%1 %2 %").arg(reason).arg(qRound(100.0 * double(top->second) / double(total)));
 }
 
 int SassModel::find(const QString &needle, int from) const
@@ -183,6 +210,8 @@ QVariant SassModel::data(const QModelIndex &index, int role) const
             return instructionText(in);
         case StallSamplesColumn:
             return in.stallSamples ? QVariant(qlonglong(*in.stallSamples)) : QVariant();
+        case TopStallColumn:
+            return topStall(in);
         case ExecutedColumn:
             return in.executed ? QVariant(qlonglong(*in.executed)) : QVariant();
         }
@@ -191,14 +220,22 @@ QVariant SassModel::data(const QModelIndex &index, int role) const
         if (in.stallReasons.empty())
             return {};
         {
-            QStringList reasons;
-            for (const auto &[reason, samples] : in.stallReasons)
+            // Every reason, most samples first.
+            std::vector<std::pair<qint64, QString>> sorted;
+            for (const auto &[reason, samples] : in.stallReasons) {
+                if (samples > 0)
+                    sorted.emplace_back(samples, reason);
+            }
+            std::sort(sorted.begin(), sorted.end(), std::greater<>());
+            QStringList reasons{tr("Stall samples by reason:")};
+            for (const auto &[samples, reason] : sorted)
                 reasons.append(QStringLiteral("%1: %2").arg(reason).arg(samples));
             return reasons.join(QLatin1Char('\n'));
         }
     case Qt::TextAlignmentRole:
-        return index.column() >= StallSamplesColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
-                                                    : QVariant();
+        return index.column() == StallSamplesColumn || index.column() == ExecutedColumn
+                   ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                   : QVariant();
     case AddressRole:
         return in.address ? QVariant(qulonglong(*in.address)) : QVariant();
     case StallSamplesRole:
@@ -208,8 +245,15 @@ QVariant SassModel::data(const QModelIndex &index, int role) const
     case IsHotRole:
         return hot;
     case SortRole:
-        return index.column() == StallSamplesColumn ? QVariant(qlonglong(in.stallSamples.value_or(0)))
-                                                    : data(index, Qt::DisplayRole);
+        switch (index.column()) {
+        case AddressColumn:
+            return qulonglong(in.address.value_or(0));
+        case StallSamplesColumn:
+            return qlonglong(in.stallSamples.value_or(0));
+        case ExecutedColumn:
+            return qlonglong(in.executed.value_or(0));
+        }
+        return data(index, Qt::DisplayRole);
     }
     return {};
 }
@@ -225,6 +269,8 @@ QVariant SassModel::headerData(int section, Qt::Orientation orientation, int rol
         return tr("Instruction");
     case StallSamplesColumn:
         return tr("Stall samples");
+    case TopStallColumn:
+        return tr("Top stall");
     case ExecutedColumn:
         return tr("Executed");
     }

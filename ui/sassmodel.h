@@ -19,7 +19,14 @@ class SassModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { AddressColumn, InstructionColumn, StallSamplesColumn, ExecutedColumn, ColumnCount };
+    enum Column {
+        AddressColumn,
+        InstructionColumn,
+        StallSamplesColumn,
+        TopStallColumn, // the reason most of the line's samples give, with its share
+        ExecutedColumn,
+        ColumnCount
+    };
     enum Role {
         AddressRole = Qt::UserRole + 1, // qulonglong, invalid for labels and filler rows
         StallSamplesRole,               // qlonglong
@@ -54,6 +61,11 @@ public:
     // Row of the instruction at address, or of the nearest one before it; -1 if none.
     int rowForAddress(quint64 address) const;
     QString lineText(int row) const;
+    // Rows of the hot lines in row order, and the row with the most samples (-1 when none).
+    const std::vector<int> &hotRows() const { return m_hotRows; }
+    int hottestRow() const { return m_hottestRow; }
+    // "long_sb 62 %": a stall reason as ncu names it (stall_ prefix dropped) and its share.
+    static QString topStall(const SassInstruction &instruction);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -69,7 +81,9 @@ private:
     QVector<QVector<LineHighlighter::Span>> m_spans; // per instruction
     std::unique_ptr<LineHighlighter> m_highlighter;
     qint64 m_maxSamples = 0;
-    std::vector<bool> m_hot;                                     // per instruction
+    std::vector<bool> m_hot; // per instruction
+    std::vector<int> m_hotRows;
+    int m_hottestRow = -1;
     mutable std::vector<std::unique_ptr<QTextLayout>> m_layouts; // per row, built when first painted
     mutable QFont m_layoutFont;
 };

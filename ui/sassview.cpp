@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sassview.h"
 
+#include "heatscrollbar.h"
 #include "highlighting.h"
 #include "sassdelegate.h"
 #include "sassdiff.h"
@@ -13,18 +14,35 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollBar>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace hotkernel {
 
 SassView::SassView(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_search(new QLineEdit(this)), m_jump(new QLineEdit(this)),
       m_stack(new QStackedWidget(this)), m_empty(new QLabel(this)), m_model(new SassModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)), m_heatBar(new HeatScrollBar(this)),
+      m_previousHot(new QToolButton(this)), m_nextHot(new QToolButton(this)),
       m_leftModel(new SassModel(this)), m_rightModel(new SassModel(this))
 {
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(SassModel::SortRole);
+    m_previousHot->setText(tr("◀ Hot"));
+    m_previousHot->setToolTip(tr("Previous hot instruction (Shift+F3)"));
+    m_previousHot->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
+    m_nextHot->setText(tr("Hot ▶"));
+    m_nextHot->setToolTip(tr("Next hot instruction (F3): the lines holding most of the stall samples"));
+    m_nextHot->setShortcut(QKeySequence(Qt::Key_F3));
+    connect(m_previousHot, &QToolButton::clicked, this, [this] { nextHot(false); });
+    connect(m_nextHot, &QToolButton::clicked, this, [this] { nextHot(true); });
     m_search->setPlaceholderText(tr("Search (Enter: next)"));
     m_search->setClearButtonEnabled(true);
     m_jump->setPlaceholderText(tr("Jump to address (0x1c0)"));
@@ -42,10 +60,17 @@ SassView::SassView(QWidget *parent)
     m_jump->setMinimumWidth(140);
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_title, 1);
+    bar->addWidget(m_previousHot);
+    bar->addWidget(m_nextHot);
     bar->addWidget(m_search, 1);
     bar->addWidget(m_jump);
 
-    m_table = makeTable(m_model);
+    m_table = makeTable(m_proxy);
+    m_table->setVerticalScrollBar(m_heatBar);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(-1, Qt::AscendingOrder); // address order until a header is clicked
+    m_table->horizontalHeader()->setSortIndicatorShown(true);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &SassView::updateHeatMarks);
     m_leftTable = makeTable(m_leftModel);
     m_rightTable = makeTable(m_rightModel);
     auto *splitter = new QSplitter(Qt::Horizontal);
@@ -73,7 +98,7 @@ SassView::SassView(QWidget *parent)
         "No SASS yet. Select a kernel that has a disassembly, or run disasm on a .cubin or Triton kernel."));
 }
 
-QTableView *SassView::makeTable(SassModel *model)
+QTableView *SassView::makeTable(QAbstractItemModel *model)
 {
     auto *table = new QTableView;
     table->setModel(model);
@@ -90,9 +115,10 @@ QTableView *SassView::makeTable(SassModel *model)
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     table->horizontalHeader()->setStretchLastSection(false);
     table->setColumnWidth(SassModel::AddressColumn, 70);
-    table->setColumnWidth(SassModel::InstructionColumn, 460);
-    table->setColumnWidth(SassModel::StallSamplesColumn, 100);
-    table->setColumnWidth(SassModel::ExecutedColumn, 100);
+    table->setColumnWidth(SassModel::InstructionColumn, 430);
+    table->setColumnWidth(SassModel::StallSamplesColumn, 110);
+    table->setColumnWidth(SassModel::TopStallColumn, 120);
+    table->setColumnWidth(SassModel::ExecutedColumn, 90);
     return table;
 }
 
@@ -108,7 +134,11 @@ void SassView::setFunction(const SassFunction &function)
         std::any_of(function.instructions.begin(), function.instructions.end(),
                     [](const SassInstruction &in) { return in.stallSamples.has_value(); });
     m_table->setColumnHidden(SassModel::StallSamplesColumn, !hasSamples);
+    m_table->setColumnHidden(SassModel::TopStallColumn, !hasSamples);
     m_table->setColumnHidden(SassModel::ExecutedColumn, !hasSamples);
+    m_previousHot->setEnabled(hasSamples);
+    m_nextHot->setEnabled(hasSamples);
+    updateHeatMarks();
     m_title->setText(
         QStringLiteral("<b>%1</b> %2 %3")
             .arg((function.demangled.isEmpty() ? function.name : function.demangled).toHtmlEscaped(),
@@ -116,6 +146,76 @@ void SassView::setFunction(const SassFunction &function)
     showPage(function.instructions.empty() ? static_cast<QWidget *>(m_empty) : m_table);
     if (function.instructions.empty())
         m_empty->setText(tr("%1 has no instructions.").arg(function.name));
+    // Open where the samples are, as Nsight's source view does not: the hottest line, centred.
+    showRow(m_model->hottestRow() >= 0 ? m_model->hottestRow() : 0);
+}
+
+void SassView::showRow(int modelRow)
+{
+    const QModelIndex index = m_proxy->mapFromSource(m_model->index(modelRow, 0));
+    if (!index.isValid())
+        return;
+    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                          QItemSelectionModel::Rows);
+    m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
+    // A table not yet laid out scrolls against a zero-height viewport: centre again when shown.
+    m_pendingRow = m_table->isVisible() && m_table->viewport()->height() > 0 ? -1 : modelRow;
+}
+
+int SassView::currentRow() const
+{
+    const QModelIndex current = m_table->currentIndex();
+    return current.isValid() ? m_proxy->mapToSource(current).row() : -1;
+}
+
+int SassView::nextHot(bool forward)
+{
+    const std::vector<int> &hot = m_model->hotRows();
+    if (hot.empty() || isDiffShown())
+        return -1;
+    // Hot lines in the order the table shows them, so "next" follows the screen when sorted.
+    std::vector<std::pair<int, int>> shown; // proxy row, model row
+    for (int row : hot)
+        shown.emplace_back(m_proxy->mapFromSource(m_model->index(row, 0)).row(), row);
+    std::sort(shown.begin(), shown.end());
+    const int at = m_table->currentIndex().isValid() ? m_table->currentIndex().row() : -1;
+    int target = -1;
+    if (forward) {
+        auto it = std::find_if(shown.begin(), shown.end(), [at](const auto &p) { return p.first > at; });
+        target = (it == shown.end() ? shown.front() : *it).second;
+    } else {
+        auto it = std::find_if(shown.rbegin(), shown.rend(), [at](const auto &p) { return p.first < at; });
+        target = (it == shown.rend() ? shown.back() : *it).second;
+    }
+    showRow(target);
+    return target;
+}
+
+void SassView::updateHeatMarks()
+{
+    std::vector<HeatScrollBar::Mark> marks;
+    const int rows = m_proxy->rowCount();
+    if (rows > 0) {
+        for (int row : m_model->hotRows()) {
+            const QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));
+            marks.push_back(
+                {double(index.row()) / double(rows), index.data(SassModel::HotnessRole).toDouble()});
+        }
+    }
+    m_heatBar->setMarks(std::move(marks));
+}
+
+void SassView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_pendingRow >= 0) {
+        const int row = m_pendingRow;
+        // After this event the layout has given the table its height.
+        QTimer::singleShot(0, this, [this, row] {
+            if (m_pendingRow == row)
+                showRow(row);
+        });
+    }
 }
 
 void SassView::setDiff(const SassFunction &baseline, const SassFunction &candidate)
@@ -124,8 +224,8 @@ void SassView::setDiff(const SassFunction &baseline, const SassFunction &candida
     m_leftModel->setFunction(baseline, diff.left);
     m_rightModel->setFunction(candidate, diff.right);
     for (QTableView *t : {m_leftTable, m_rightTable}) {
-        t->setColumnHidden(SassModel::StallSamplesColumn, true);
-        t->setColumnHidden(SassModel::ExecutedColumn, true);
+        for (int c : {SassModel::StallSamplesColumn, SassModel::TopStallColumn, SassModel::ExecutedColumn})
+            t->setColumnHidden(c, true);
     }
     m_title->setText(
         tr("<b>Diff</b> baseline %1 | candidate %2: %n changed line(s)", nullptr, diff.changedLines)
@@ -148,27 +248,38 @@ bool SassView::isDiffShown() const
 
 int SassView::findNext(const QString &text)
 {
-    QTableView *table = isDiffShown() ? m_rightTable : m_table;
-    auto *model = static_cast<SassModel *>(table->model());
-    const int current = table->currentIndex().isValid() ? table->currentIndex().row() + 1 : 0;
-    const int row = model->find(text, current);
-    m_search->setStyleSheet(row < 0 && !text.isEmpty() ? QStringLiteral("color: red") : QString());
-    if (row >= 0) {
-        table->selectRow(row);
-        table->scrollTo(model->index(row, 0), QAbstractItemView::PositionAtCenter);
+    if (isDiffShown()) {
+        const int current =
+            m_rightTable->currentIndex().isValid() ? m_rightTable->currentIndex().row() + 1 : 0;
+        const int row = m_rightModel->find(text, current);
+        m_search->setStyleSheet(row < 0 && !text.isEmpty() ? QStringLiteral("color: red") : QString());
+        if (row >= 0) {
+            m_rightTable->selectRow(row);
+            m_rightTable->scrollTo(m_rightModel->index(row, 0), QAbstractItemView::PositionAtCenter);
+        }
+        return row;
     }
+    const int row = m_model->find(text, currentRow() + 1);
+    m_search->setStyleSheet(row < 0 && !text.isEmpty() ? QStringLiteral("color: red") : QString());
+    if (row >= 0)
+        showRow(row);
     return row;
 }
 
 bool SassView::jumpToAddress(quint64 address)
 {
-    QTableView *table = isDiffShown() ? m_rightTable : m_table;
-    auto *model = static_cast<SassModel *>(table->model());
-    const int row = model->rowForAddress(address);
+    if (isDiffShown()) {
+        const int row = m_rightModel->rowForAddress(address);
+        if (row < 0)
+            return false;
+        m_rightTable->selectRow(row);
+        m_rightTable->scrollTo(m_rightModel->index(row, 0), QAbstractItemView::PositionAtCenter);
+        return true;
+    }
+    const int row = m_model->rowForAddress(address);
     if (row < 0)
         return false;
-    table->selectRow(row);
-    table->scrollTo(model->index(row, 0), QAbstractItemView::PositionAtCenter);
+    showRow(row);
     return true;
 }
 

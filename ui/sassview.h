@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// The selected kernel's SASS or PTX: highlighted table with hot lines, search, jump to address,
-// and a side-by-side diff of baseline and candidate. Follows the palette. GUI thread.
+// The selected kernel's SASS or PTX: highlighted table with hot lines (marked on the scroll bar,
+// stepped through with next/previous hot), sortable columns, search, jump to address, and a
+// side-by-side diff of baseline and candidate. Opens on the hottest line. Follows the palette.
+// GUI thread.
 #pragma once
 
 #include "inspect/sassinstruction.h"
 
 #include <QWidget>
 
+class QAbstractItemModel;
 class QLabel;
+class QSortFilterProxyModel;
+class QToolButton;
 class QLineEdit;
 class QStackedWidget;
 class QTableView;
 
 namespace hotkernel {
 
+class HeatScrollBar;
 class SassModel;
 
 class SassView : public QWidget
@@ -34,14 +40,24 @@ public:
     int findNext(const QString &text);
     // Selects the instruction at (or just before) address; false when there is none.
     bool jumpToAddress(quint64 address);
+    // Selects the next (forward) or previous hot line after the current one, wrapping; returns its
+    // model row, or -1 when the listing has no samples.
+    int nextHot(bool forward = true);
+    // The model row the main table's current index shows (-1 when none).
+    int currentRow() const;
+    HeatScrollBar *heatBar() const { return m_heatBar; }
 
 protected:
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
-    QTableView *makeTable(SassModel *model);
+    QTableView *makeTable(QAbstractItemModel *model);
     void applyTheme();
     void showPage(QWidget *page);
+    // Selects a model row of the main table and centres it.
+    void showRow(int modelRow);
+    void updateHeatMarks();
 
     QLabel *m_title;
     QLineEdit *m_search;
@@ -49,7 +65,12 @@ private:
     QStackedWidget *m_stack;
     QLabel *m_empty;
     SassModel *m_model;
+    QSortFilterProxyModel *m_proxy; // sorting by any column; the model keeps address order
     QTableView *m_table;
+    HeatScrollBar *m_heatBar;
+    QToolButton *m_previousHot;
+    QToolButton *m_nextHot;
+    int m_pendingRow = -1; // centred again once the table has its size
     QWidget *m_diffPage;
     SassModel *m_leftModel;
     SassModel *m_rightModel;

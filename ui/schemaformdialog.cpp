@@ -8,6 +8,7 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -38,10 +39,51 @@ QString typeOf(const Json &schema)
     return QStringLiteral("string");
 }
 
+// Numbers as a person writes them: "300", "0.05", never "300.000000".
+class NumberSpinBox : public QDoubleSpinBox
+{
+public:
+    using QDoubleSpinBox::QDoubleSpinBox;
+    QString textFromValue(double value) const override
+    {
+        return locale().toString(value, 'g', 12).remove(locale().groupSeparator());
+    }
+};
+
 } // namespace
 
-SchemaFormDialog::SchemaFormDialog(const ToolSpec &tool, const Json &initial, QWidget *parent)
-    : QDialog(parent)
+QString SchemaFormDialog::summaryOf(const QString &description)
+{
+    const QString text = description.simplified();
+    // The first sentence: up to a full stop followed by a space (not "e.g. ", not "1.5").
+    for (qsizetype i = 0; i + 1 < text.size(); ++i) {
+        if (text[i] == QLatin1Char('.') && text[i + 1] == QLatin1Char(' ') &&
+            !text.left(i + 1).endsWith(QLatin1String("e.g.")) &&
+            !text.left(i + 1).endsWith(QLatin1String("i.e.")))
+            return text.left(i + 1);
+    }
+    return text;
+}
+
+QString SchemaFormDialog::unitOf(const QString &name, const QString &description)
+{
+    if (name.endsWith(QLatin1String("_ms")))
+        return QStringLiteral(" ms");
+    if (name.endsWith(QLatin1String("_us")))
+        return QStringLiteral(" us");
+    if (name.endsWith(QLatin1String("_s")) || name.contains(QLatin1String("timeout")) ||
+        description.contains(QLatin1String("seconds")))
+        return QStringLiteral(" s");
+    if (name.endsWith(QLatin1String("_bytes")) || name == QLatin1String("bytes"))
+        return QStringLiteral(" B");
+    if (name.endsWith(QLatin1String("_pct")))
+        return QStringLiteral(" %");
+    return {};
+}
+
+SchemaFormDialog::SchemaFormDialog(const ToolSpec &tool, const Json &initial, QWidget *parent,
+                                   const Json &fixed)
+    : QDialog(parent), m_fixed(fixed.is_object() ? fixed : Json::object())
 {
     setWindowTitle(tool.title.isEmpty() ? tool.name : tool.title);
     auto *form = new QFormLayout;
@@ -52,22 +94,49 @@ SchemaFormDialog::SchemaFormDialog(const ToolSpec &tool, const Json &initial, QW
     const Json properties = schema.contains("properties") && schema["properties"].is_object()
                                 ? schema["properties"]
                                 : Json::object();
-    for (const auto &[key, property] : properties.items()) {
-        const QString name = toQt(key);
-        addField(name, property, initial.contains(key) ? initial[key] : Json(), required.contains(name),
-                 form);
+    // Required fields first: what must be filled is what a person looks for.
+    for (const bool wantRequired : {true, false}) {
+        for (const auto &[key, property] : properties.items()) {
+            const QString name = toQt(key);
+            if (required.contains(name) != wantRequired)
+                continue;
+            if (m_fixed.contains(key)) {
+                auto *given = new QLabel(
+                    tr("(given: %1)")
+                        .arg(stringField(property, "description").section(QLatin1Char('.'), 0, 0)));
+                given->setWordWrap(true);
+                form->addRow(name, given);
+                continue;
+            }
+            addField(name, property, initial.contains(key) ? initial[key] : Json(), required.contains(name),
+                     form);
+        }
     }
     // Pre-filled values the schema does not list still travel: the session validates them.
     if (initial.is_object()) {
         for (const auto &[key, value] : initial.items()) {
-            if (!properties.contains(key))
+            if (!properties.contains(key) && !m_fixed.contains(key))
                 addField(toQt(key), Json{{"type", value.is_number_integer() ? "integer" : "string"}}, value,
                          true, form);
         }
     }
 
+    auto *summary = new QLabel(summaryOf(tool.description), this);
+    summary->setWordWrap(true);
     auto *description = new QLabel(tool.description, this);
     description->setWordWrap(true);
+    description->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    description->hide();
+    auto *more = new QPushButton(tr("More..."), this);
+    more->setCheckable(true);
+    more->setVisible(summaryOf(tool.description) != tool.description.simplified());
+    connect(more, &QPushButton::toggled, this, [description, more](bool on) {
+        description->setVisible(on);
+        more->setText(on ? tr("Less") : tr("More..."));
+    });
+    auto *top = new QHBoxLayout;
+    top->addWidget(summary, 1);
+    top->addWidget(more, 0, Qt::AlignTop);
     auto *inner = new QWidget;
     inner->setLayout(form);
     auto *scroll = new QScrollArea(this);
@@ -78,10 +147,12 @@ SchemaFormDialog::SchemaFormDialog(const ToolSpec &tool, const Json &initial, QW
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto *layout = new QVBoxLayout(this);
+    layout->addLayout(top);
     layout->addWidget(description);
     layout->addWidget(scroll, 1);
     layout->addWidget(buttons);
-    resize(520, 480);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    resize(640, 520);
 }
 
 void SchemaFormDialog::addField(const QString &name, const Json &schema, const Json &initial, bool required,
@@ -129,7 +200,7 @@ void SchemaFormDialog::addField(const QString &name, const Json &schema, const J
                 spin->setValue(v.get<int>());
         };
     } else if (type == QLatin1String("number")) {
-        auto *spin = new QDoubleSpinBox;
+        auto *spin = new NumberSpinBox;
         spin->setDecimals(6);
         spin->setRange(-1e18, 1e18);
         if (start.is_number())
@@ -189,14 +260,30 @@ void SchemaFormDialog::addField(const QString &name, const Json &schema, const J
     const QString description =
         schema.contains("description") ? stringField(schema, "description") : QString();
     field.editor->setToolTip(description);
+    if (const QString unit = unitOf(name, description); !unit.isEmpty()) {
+        if (auto *spin = qobject_cast<QSpinBox *>(field.editor))
+            spin->setSuffix(unit);
+        else if (auto *dspin = qobject_cast<QDoubleSpinBox *>(field.editor))
+            dspin->setSuffix(unit);
+    }
     field.editor->setObjectName(name);
     form->addRow(required ? name + QStringLiteral(" *") : name, field.editor);
+    if (!description.isEmpty()) {
+        // The field's own first sentence under it, smaller: enough to fill it without the tooltip.
+        auto *hint = new QLabel(summaryOf(description));
+        hint->setWordWrap(true);
+        QFont small = hint->font();
+        small.setPointSizeF(small.pointSizeF() * 0.9);
+        hint->setFont(small);
+        hint->setForegroundRole(QPalette::PlaceholderText);
+        form->addRow(QString(), hint);
+    }
     m_fields.push_back(std::move(field));
 }
 
 Json SchemaFormDialog::arguments() const
 {
-    Json args = Json::object();
+    Json args = m_fixed;
     for (const Field &f : m_fields) {
         Json v = f.value();
         if (!v.is_null())

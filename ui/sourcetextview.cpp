@@ -22,6 +22,7 @@ SourceTextView::SourceTextView(QWidget *parent)
 
 void SourceTextView::setSource(const QString &text, const QString &fileName)
 {
+    m_fileName = fileName;
     m_highlighter->setDefinition(Highlighting::definitionForFileName(fileName));
     setPlainText(text);
 }

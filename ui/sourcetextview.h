@@ -19,6 +19,7 @@ public:
     // fileName picks the definition (".py", ".ptx", ".sass").
     void setSource(const QString &text, const QString &fileName);
     QString definitionName() const;
+    QString fileName() const { return m_fileName; }
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -26,6 +27,7 @@ protected:
 private:
     void applyTheme();
     KSyntaxHighlighting::SyntaxHighlighter *m_highlighter;
+    QString m_fileName;
 };
 
 } // namespace hotkernel

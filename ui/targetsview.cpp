@@ -6,14 +6,12 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
-#include <QToolBar>
 #include <QVBoxLayout>
 
 namespace hotkernel {
 
 TargetsView::TargetsView(TargetsModel *model, QWidget *parent)
-    : QWidget(parent), m_model(model), m_toolBar(new QToolBar(this)), m_table(new QTableView(this)),
-      m_empty(new QLabel(this))
+    : QWidget(parent), m_model(model), m_table(new QTableView(this)), m_empty(new QLabel(this))
 {
     m_table->setModel(model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -21,7 +19,6 @@ TargetsView::TargetsView(TargetsModel *model, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
     m_empty->setWordWrap(true);
     m_empty->setText(tr("No targets here. A target is <name>_baseline.py with <name>_candidate.py; "
                         "New target scaffolds one from a PyTorch function."));
@@ -41,15 +38,9 @@ TargetsView::TargetsView(TargetsModel *model, QWidget *parent)
     connect(model, &QAbstractItemModel::modelReset, this, updateEmpty);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(m_toolBar);
     layout->addWidget(m_empty);
     layout->addWidget(m_table, 1);
     updateEmpty();
-}
-
-void TargetsView::addTargetAction(QAction *action)
-{
-    m_toolBar->addAction(action);
 }
 
 QString TargetsView::currentTarget() const

@@ -19,7 +19,6 @@ class TargetsView : public QWidget
     Q_OBJECT
 public:
     TargetsView(TargetsModel *model, QWidget *parent = nullptr);
-    void addTargetAction(QAction *action);
     QTableView *table() const { return m_table; }
     QString currentTarget() const;
     void selectTarget(const QString &name);
@@ -30,7 +29,6 @@ Q_SIGNALS:
 
 private:
     TargetsModel *m_model;
-    QToolBar *m_toolBar;
     QTableView *m_table;
     QLabel *m_empty;
 };

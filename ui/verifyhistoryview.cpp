@@ -3,13 +3,14 @@
 
 #include "verifyhistorymodel.h"
 
-#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMap>
 #include <QScatterSeries>
 #include <QSplitter>
 #include <QTableView>
@@ -33,20 +34,27 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     m_table->setWordWrap(false);
     m_chartView->setRenderHint(QPainter::Antialiasing);
     m_chartView->setMinimumHeight(200);
-    // Legend beside the plot: under it, it takes the height the axis labels need.
-    m_chartView->chart()->legend()->setAlignment(Qt::AlignRight);
+    m_chartView->setMinimumWidth(260);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    // No legend: in a dock this small it takes the plot's room; the title names the lines and the
+    // points take the verdict colours of the table beside.
+    m_chartView->chart()->legend()->hide();
     m_empty->setWordWrap(true);
     m_empty->setText(
         tr("No verify yet for this target. Verify it (Verify in the toolbar, or `hotkernel verify`) "
            "and record the result to build its history."));
 
-    auto *splitter = new QSplitter(Qt::Vertical, this);
+    // Side by side: the dock is wider than tall, and every row must show (issue 22).
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_table);
     splitter->addWidget(m_chartView);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_empty);
     layout->addWidget(splitter, 1);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
 
     connect(model, &QAbstractItemModel::modelReset, this, &VerifyHistoryView::rebuildChart);
     connect(model, &QAbstractItemModel::rowsInserted, this, &VerifyHistoryView::rebuildChart);
@@ -68,70 +76,110 @@ void VerifyHistoryView::changeEvent(QEvent *event)
 void VerifyHistoryView::rebuildChart()
 {
     QChart *chart = m_chartView->chart();
-    chart->setTheme(palette().color(QPalette::Base).lightness() < 128 ? QChart::ChartThemeDark
-                                                                      : QChart::ChartThemeLight);
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart->removeAllSeries();
     for (QAbstractAxis *axis : chart->axes())
         chart->removeAxis(axis);
+    m_table->resizeColumnsToContents();
     const auto &records = m_model->shown();
     m_empty->setVisible(records.empty());
-    chart->setTitle(records.empty() ? tr("Verify history") : tr("Verify history: %1").arg(m_model->target()));
+    chart->setTitle(
+        records.empty()
+            ? tr("Verify history")
+            : tr("%1: speedup per verify\n(dotted 1x baseline, dashed best)").arg(m_model->target()));
     if (records.empty())
         return;
 
-    auto *upper = new QLineSeries;
-    auto *lower = new QLineSeries;
-    auto *candidate = new QLineSeries;
-    auto *points = new QScatterSeries;
+    auto *line = new QLineSeries;
+    line->setName(tr("speedup"));
+    QMap<QString, QScatterSeries *> byVerdict;
     auto *best = new QLineSeries;
-    candidate->setName(tr("candidate mean"));
-    points->setName(tr("candidate"));
-    points->setMarkerSize(8);
     best->setName(tr("best so far"));
-    double yMin = std::numeric_limits<double>::max(), yMax = 0,
-           bestSoFar = std::numeric_limits<double>::max();
+    double lo = std::numeric_limits<double>::max(), hi = 0, bestSoFar = 0;
     for (size_t i = 0; i < records.size(); ++i) {
         const VerifyRecord &r = records[i];
         const double x = double(i + 1);
-        upper->append(x, r.baselineMeanMs + r.baselineStdMs);
-        lower->append(x, r.baselineMeanMs - r.baselineStdMs);
-        candidate->append(x, r.candidateMeanMs);
-        points->append(x, r.candidateMeanMs);
+        const double speedup =
+            r.speedup ? *r.speedup : (r.candidateMeanMs > 0 ? r.baselineMeanMs / r.candidateMeanMs : 0);
+        if (!(speedup > 0))
+            continue;
+        line->append(x, speedup);
+        QScatterSeries *&points = byVerdict[r.verdict];
+        if (!points) {
+            points = new QScatterSeries;
+            points->setName(r.verdict);
+            points->setMarkerSize(10);
+            points->setColor(VerifyHistoryModel::verdictColor(r.verdict));
+            points->setBorderColor(VerifyHistoryModel::verdictColor(r.verdict).darker(130));
+        }
+        points->append(x, speedup);
         // Only a correct, faster result can be the best so far.
         if (r.verdict == QLatin1String("faster"))
-            bestSoFar = std::min(bestSoFar, r.candidateMeanMs);
-        if (bestSoFar < std::numeric_limits<double>::max())
+            bestSoFar = std::max(bestSoFar, speedup);
+        if (bestSoFar > 0)
             best->append(x, bestSoFar);
-        yMin = std::min({yMin, r.candidateMeanMs, r.baselineMeanMs - r.baselineStdMs});
-        yMax = std::max({yMax, r.candidateMeanMs, r.baselineMeanMs + r.baselineStdMs});
+        lo = std::min(lo, speedup);
+        hi = std::max(hi, speedup);
     }
-    if (records.size() == 1) {
-        // A band needs two x values to be visible.
-        upper->append(1.5, upper->at(0).y());
-        lower->append(1.5, lower->at(0).y());
+    if (hi <= 0) {
+        delete line;
+        delete best;
+        qDeleteAll(byVerdict);
+        return;
     }
-    auto *band = new QAreaSeries(upper, lower);
-    band->setName(tr("baseline mean ± std"));
-    QColor fill(120, 120, 200, 70);
-    band->setBrush(fill);
-    band->setPen(QPen(fill.darker(), 1));
-
+    // Fitted to the speedups (12.5x-12.9x must not be a flat line at the top of 0-13x); log when
+    // they span more than 3x, so 0.5x and 12x both stay readable.
+    m_logAxis = hi / lo > 3;
+    QAbstractAxis *y = nullptr;
+    if (m_logAxis) {
+        auto *log = new QLogValueAxis;
+        log->setBase(10);
+        log->setLabelFormat(QStringLiteral("%gx"));
+        log->setMinorTickCount(8);
+        m_range = {lo / 1.3, hi * 1.3};
+        log->setRange(m_range.first, m_range.second);
+        y = log;
+    } else {
+        auto *linear = new QValueAxis;
+        const double pad = std::max((hi - lo) * 0.15, hi * 0.01);
+        m_range = {std::max(0.0, lo - pad), hi + pad};
+        linear->setRange(m_range.first, m_range.second);
+        linear->setLabelFormat(QStringLiteral("%.3gx"));
+        linear->applyNiceNumbers();
+        m_range = {linear->min(), linear->max()};
+        y = linear;
+    }
+    y->setTitleText(tr("speedup (baseline / candidate)"));
     auto *x = new QValueAxis;
-    x->setTitleText(tr("experiment"));
+    x->setTitleText(tr("verify #"));
     x->setLabelFormat(QStringLiteral("%d"));
     x->setRange(0.5, double(records.size()) + 0.5);
     x->setTickType(QValueAxis::TicksDynamic);
     x->setTickAnchor(1);
     x->setTickInterval(std::max(1.0, std::ceil(double(records.size()) / 10)));
-    auto *y = new QValueAxis;
-    y->setTitleText(tr("ms per call"));
-    const double pad = std::max((yMax - yMin) * 0.1, yMax * 0.01);
-    y->setRange(std::max(0.0, yMin - pad), yMax + pad);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
-    QList<QAbstractSeries *> series{band, candidate, points};
+
+    QList<QAbstractSeries *> series;
+    // The baseline (1x) where the axis reaches it, in a colour both themes show.
+    if (m_range.first <= 1.0 && m_range.second >= 1.0) {
+        auto *one = new QLineSeries;
+        one->setName(tr("baseline 1x"));
+        one->append(0.5, 1.0);
+        one->append(double(records.size()) + 0.5, 1.0);
+        QPen pen(dark ? QColor(200, 200, 210) : QColor(90, 90, 100));
+        pen.setWidth(2);
+        pen.setStyle(Qt::DotLine);
+        one->setPen(pen);
+        series.append(one);
+    }
+    QPen linePen(dark ? QColor(150, 170, 220) : QColor(70, 90, 150));
+    linePen.setWidthF(1.5);
+    line->setPen(linePen);
+    series.append(line);
     if (best->count() > 0) {
-        QPen bestPen(QColor(30, 150, 60));
+        QPen bestPen(QColor(30, 170, 70));
         bestPen.setWidth(2);
         bestPen.setStyle(Qt::DashLine);
         best->setPen(bestPen);
@@ -139,6 +187,8 @@ void VerifyHistoryView::rebuildChart()
     } else {
         delete best;
     }
+    for (QScatterSeries *points : std::as_const(byVerdict))
+        series.append(points);
     for (QAbstractSeries *s : std::as_const(series)) {
         chart->addSeries(s);
         s->attachAxis(x);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The selected target's verifies: a table, and a chart of candidate mean per experiment against the
-// baseline band (mean ± std) with the best-so-far line. GUI thread; Qt Charts stays in here.
+// The selected target's verifies: a table of every row with units, beside a chart of the speedup per
+// experiment (log axis when the speedups span more than 3x, else fitted to them), the baseline's
+// 1x and the best so far. GUI thread; Qt Charts stays in here.
 #pragma once
 
 #include <QWidget>
@@ -22,6 +23,9 @@ public:
     QChartView *chartView() const { return m_chartView; }
     // Series in the chart now (tests): candidate, band, best so far.
     int seriesCount() const;
+    // The speedup axis now: log or linear, and its range (tests).
+    bool speedupAxisIsLog() const { return m_logAxis; }
+    QPair<double, double> speedupRange() const { return m_range; }
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -33,6 +37,8 @@ private:
     QTableView *m_table;
     QChartView *m_chartView;
     QLabel *m_empty;
+    bool m_logAxis = false;
+    QPair<double, double> m_range;
 };
 
 } // namespace hotkernel

@@ -10,6 +10,38 @@ bool WindowOptions::isWindowArgument(const QString &argument)
            argument.startsWith(QLatin1String("--screenshot="));
 }
 
+QString WindowOptions::displayProblem(const QStringList &environment)
+{
+    auto value = [&environment](const QString &key) {
+        const QString prefix = key + QLatin1Char('=');
+        for (const QString &line : environment) {
+            if (line.startsWith(prefix))
+                return line.mid(prefix.size());
+        }
+        return QString();
+    };
+    // Platforms that draw without a display server ("offscreen:fontengine=..." carries options).
+    static const QStringList displayless{QStringLiteral("offscreen"),   QStringLiteral("minimal"),
+                                         QStringLiteral("minimalegl"),  QStringLiteral("vnc"),
+                                         QStringLiteral("eglfs"),       QStringLiteral("linuxfb"),
+                                         QStringLiteral("vkkhrdisplay")};
+    const QString platform = value(QStringLiteral("QT_QPA_PLATFORM")).section(QLatin1Char(':'), 0, 0);
+    if (displayless.contains(platform))
+        return {};
+    if (!value(QStringLiteral("DISPLAY")).isEmpty() || !value(QStringLiteral("WAYLAND_DISPLAY")).isEmpty())
+        return {};
+#if defined(Q_OS_MACOS) || defined(Q_OS_WIN)
+    return {};
+#else
+    return QStringLiteral(
+        "hotkernel: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+        "To see the window without one, write it to PNGs with `hotkernel --demo --screenshot DIR` "
+        "under QT_QPA_PLATFORM=offscreen, or run it inside a virtual display with "
+        "`xvfb-run hotkernel`; to let an agent work without any window, run "
+        "`hotkernel mcp --headless`; the CLI verbs (`hotkernel help`) need no display either.");
+#endif
+}
+
 WindowOptions WindowOptions::parse(const QStringList &arguments)
 {
     WindowOptions o;

@@ -15,6 +15,10 @@ struct WindowOptions
 
     static bool isWindowArgument(const QString &argument);
     static WindowOptions parse(const QStringList &arguments);
+    // Empty when a window can open; else a paragraph saying why not and what to run instead.
+    // Called before QApplication exists: without a display Qt aborts in its constructor (134).
+    // environment: KEY=VALUE lines (QProcessEnvironment::systemEnvironment().toStringList()).
+    static QString displayProblem(const QStringList &environment);
 };
 
 } // namespace hotkernel

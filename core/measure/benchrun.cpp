@@ -159,6 +159,23 @@ QString str(const Json &o, const char *key)
 }
 } // namespace
 
+QString BenchRun::headline(const Json &r)
+{
+    if (!r.is_object() || !r.contains("stats") || !r["stats"].is_object())
+        return {};
+    const Json &s = r["stats"];
+    if (!s.contains("mean_ms") || !s["mean_ms"].is_number())
+        return {};
+    const double mean = s["mean_ms"].get<double>();
+    const double spread = s.contains("std_ms") && s["std_ms"].is_number() ? s["std_ms"].get<double>() : 0.0;
+    // Three decimals read well from 0.1 ms up; shorter calls need a fourth to differ.
+    const int decimals = mean < 0.1 ? 4 : 3;
+    QString line = QStringLiteral("%1 ± %2 ms").arg(mean, 0, 'f', decimals).arg(spread, 0, 'f', decimals);
+    if (s.contains("n") && s["n"].is_number_integer())
+        line += QStringLiteral(" (n %1)").arg(s["n"].get<int>());
+    return line;
+}
+
 QString BenchRun::text(const Json &r)
 {
     const Json &s = r["stats"];

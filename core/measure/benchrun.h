@@ -18,6 +18,8 @@ class BenchRun
 public:
     static QCoro::Task<ToolResult> run(Session &session, Json arguments, Job &job);
     static QString text(const Json &result);
+    // "0.290 ± 0.106 ms (n 7)": the mean and spread a person reads first; empty without stats.
+    static QString headline(const Json &result);
 };
 
 } // namespace hotkernel

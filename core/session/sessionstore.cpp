@@ -6,6 +6,7 @@
 #include "base/usererror.h"
 #include "session/job.h"
 #include "session/session.h"
+#include "session/toolspec.h"
 
 #include <QDir>
 #include <QFile>
@@ -70,7 +71,7 @@ RunSummary RunSummary::fromJson(const Json &json)
     return r;
 }
 
-RunSummary RunSummary::fromJob(const Job &job)
+RunSummary RunSummary::fromJob(const Job &job, const ToolSpec *spec)
 {
     RunSummary r;
     r.id = job.id();
@@ -81,7 +82,7 @@ RunSummary RunSummary::fromJob(const Job &job)
     r.durationS = job.elapsedSeconds();
     r.state = stateName(job.state());
     r.summary = job.state() == Job::State::Running ? job.progressMessage()
-                                                   : SessionStore::summarizeResult(job.result());
+                                                   : SessionStore::summarizeResult(job.result(), spec);
     return r;
 }
 
@@ -165,19 +166,21 @@ void SessionStore::onJobFinished(Job *job)
 {
     if (!job)
         return;
-    const RunSummary run = RunSummary::fromJob(*job);
+    const ToolSpec *spec = m_session.tools().find(job->tool());
+    const RunSummary run = RunSummary::fromJob(*job, spec);
     m_runs.append(run);
     while (m_runs.size() > kMaxRuns)
         m_runs.removeFirst();
     const ToolResult &result = job->result();
     if (!result.isError) {
         const Json &s = result.structured;
-        if (job->tool() == QLatin1String("verify"))
+        const auto kind = spec ? spec->resultKind : ToolSpec::ResultKind::Other;
+        if (kind == ToolSpec::ResultKind::Verify)
             m_history.push_back(s);
-        if (job->tool() == QLatin1String("new_target"))
-            addTarget(stringField(s, "target", stringField(s, "name")));
-        for (const char *key : {"report_path", "report", "trace_path"})
-            addProfile(stringField(s, key));
+        if (kind == ToolSpec::ResultKind::NewTarget)
+            addTarget(stringField(s, "target"));
+        for (const QString &field : spec ? spec->reportFields : QStringList())
+            addProfile(stringField(s, toStd(field).c_str()));
     }
     QString error;
     if (!save(&error))
@@ -199,8 +202,12 @@ QString SessionStore::summarizeArguments(const Json &arguments)
     return line;
 }
 
-QString SessionStore::summarizeResult(const ToolResult &result)
+QString SessionStore::summarizeResult(const ToolResult &result, const ToolSpec *spec)
 {
+    if (spec && spec->headline && !result.isError) {
+        if (QString line = spec->headline(result.structured); !line.isEmpty())
+            return line;
+    }
     QString text = result.text.trimmed();
     const qsizetype newline = text.indexOf(QLatin1Char('\n'));
     if (newline >= 0)

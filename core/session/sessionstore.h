@@ -15,6 +15,7 @@ namespace hotkernel {
 class Job;
 class Session;
 struct ToolResult;
+struct ToolSpec;
 
 struct RunSummary
 {
@@ -30,7 +31,8 @@ struct RunSummary
 
     Json toJson() const;
     static RunSummary fromJson(const Json &json);
-    static RunSummary fromJob(const Job &job);
+    // spec: the job's tool, whose headline (when it has one) summarises a successful result.
+    static RunSummary fromJob(const Job &job, const ToolSpec *spec = nullptr);
 };
 
 class SessionStore : public QObject
@@ -56,7 +58,7 @@ public:
 
     // One line each, for feeds and summaries.
     static QString summarizeArguments(const Json &arguments);
-    static QString summarizeResult(const ToolResult &result);
+    static QString summarizeResult(const ToolResult &result, const ToolSpec *spec = nullptr);
 
     static constexpr int kMaxRuns = 2000;
 

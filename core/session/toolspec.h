@@ -42,6 +42,27 @@ struct ToolSpec
     // Jobs that time kernels on the GPU; the Session runs them one at a time per device.
     bool timesGpu = false;
 
+    // What front-ends need to know about a result, so that none of them matches tool names or
+    // peeks at a result's keys (issue 17).
+    enum class ResultKind {
+        Other,
+        Verify,    // a VerifyRecord (record/verifyrecord.h): the window's history
+        Bench,     // stats.mean_ms/std_ms: a target's latest bench
+        GpuInfo,   // name: the card the status bar shows
+        Roofline,  // intensity_flops_per_byte and achieved.tflops: a point on the roofline
+        NewTarget, // target: a target the saved session remembers
+        Record     // a verify written to results/: nothing left to record
+    };
+    ResultKind resultKind = ResultKind::Other;
+    // A successful call changes what the working directory holds (reports, records, targets,
+    // listings): the window reads the directory again after it.
+    bool writesWorkspace = false;
+    // Output properties naming a report file the saved session keeps (profile's "report").
+    QStringList reportFields;
+    // One line saying what a successful result found ("0.290 ± 0.106 ms (n 7)") for feeds and
+    // summaries; null: the first line of the result's text.
+    std::function<QString(const Json &structured)> headline;
+
     Handler handler;
 };
 

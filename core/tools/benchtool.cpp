@@ -157,6 +157,9 @@ void registerBenchTool(ToolRegistry &registry)
     spec.cliVerb = QStringLiteral("bench");
     spec.cliPositionals = QStringList{QStringLiteral("script")};
     spec.timesGpu = true;
+    spec.resultKind = ToolSpec::ResultKind::Bench;
+    spec.writesWorkspace = true;
+    spec.headline = &BenchRun::headline;
     spec.handler = &BenchRun::run;
     registry.add(std::move(spec));
 }

@@ -476,6 +476,7 @@ void registerDisasmTool(ToolRegistry &registry)
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
     spec.cliVerb = QStringLiteral("disasm");
+    spec.writesWorkspace = true;
     spec.cliPositionals = {QStringLiteral("target")};
     spec.handler = disasm;
     registry.add(std::move(spec));

@@ -229,6 +229,7 @@ void registerGpuInfoTool(ToolRegistry &registry)
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
     spec.cliVerb = QStringLiteral("gpu-info");
+    spec.resultKind = ToolSpec::ResultKind::GpuInfo;
     spec.handler = gpuInfoHandler;
     registry.add(std::move(spec));
 }

@@ -316,6 +316,8 @@ void registerNewTargetTool(ToolRegistry &registry)
     spec.annotations.destructive = true; // force overwrites
     spec.annotations.idempotent = false;
     spec.cliVerb = QStringLiteral("new");
+    spec.resultKind = ToolSpec::ResultKind::NewTarget;
+    spec.writesWorkspace = true;
     spec.cliPositionals = QStringList{QStringLiteral("target")};
     spec.handler = runNewTarget;
     registry.add(std::move(spec));

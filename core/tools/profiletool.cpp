@@ -250,6 +250,8 @@ void registerProfileTool(ToolRegistry &registry)
     spec.cliVerb = QStringLiteral("profile");
     spec.cliPositionals = {QStringLiteral("command")};
     spec.timesGpu = true;
+    spec.writesWorkspace = true;
+    spec.reportFields = QStringList{QStringLiteral("report")};
     spec.handler = profile;
     registry.add(std::move(spec));
 }

@@ -252,6 +252,8 @@ void registerRecordTool(ToolRegistry &registry)
     spec.annotations.destructive = false;
     spec.annotations.idempotent = false;
     spec.cliVerb = QStringLiteral("record");
+    spec.writesWorkspace = true;
+    spec.resultKind = ToolSpec::ResultKind::Record;
     spec.cliPositionals = QStringList{QStringLiteral("target"), QStringLiteral("verify_result")};
     spec.handler = recordHandler;
     registry.add(std::move(spec));

@@ -210,6 +210,7 @@ void registerRooflineTool(ToolRegistry &registry)
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
     spec.cliVerb = QStringLiteral("roofline");
+    spec.resultKind = ToolSpec::ResultKind::Roofline;
     spec.handler = rooflineHandler;
     registry.add(std::move(spec));
 }

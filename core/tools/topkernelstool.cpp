@@ -179,6 +179,7 @@ void registerTopKernelsTool(ToolRegistry &registry)
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
     spec.cliVerb = QStringLiteral("top-kernels");
+    spec.writesWorkspace = true;
     spec.cliPositionals = {QStringLiteral("path")};
     spec.handler = topKernels;
     registry.add(std::move(spec));

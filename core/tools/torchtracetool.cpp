@@ -232,6 +232,7 @@ void registerTorchTraceTool(ToolRegistry &registry)
     spec.cliVerb = QStringLiteral("torch-trace");
     spec.cliPositionals = {QStringLiteral("script"), QStringLiteral("args")};
     spec.timesGpu = true;
+    spec.writesWorkspace = true;
     spec.handler = torchTrace;
     registry.add(std::move(spec));
 }

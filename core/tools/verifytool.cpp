@@ -225,6 +225,7 @@ void registerVerifyTool(ToolRegistry &registry)
     spec.cliVerb = QStringLiteral("verify");
     spec.cliPositionals = QStringList{QStringLiteral("baseline"), QStringLiteral("candidate")};
     spec.timesGpu = true;
+    spec.resultKind = ToolSpec::ResultKind::Verify;
     spec.handler = &VerifyRun::run;
     registry.add(std::move(spec));
 }

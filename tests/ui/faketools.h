@@ -68,6 +68,7 @@ inline void installFakeVerify(Session &session)
           {"pause_ms", {{"type", "integer"}, {"default", 60}, {"description", "pause per pair"}}}}}};
     verify.outputSchema = Json{{"type", "object"}};
     verify.cliVerb = QStringLiteral("verify");
+    verify.resultKind = ToolSpec::ResultKind::Verify;
     verify.handler = fakeVerify;
     registry.add(std::move(verify));
     session.mutableTools() = std::move(registry);

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: Apache-2.0
+// What issue 22 asks of the window, each seen by a test: the SASS view opens on the hottest line
+// and steps through the hot ones, the roofline's axes hold every point and roof, the kernel
+// comparison reads before -> after, the history shows every row, results open in full, dialogs
+// show numbers as written, and without a display the binary says what to do and exits 2.
+#include "agentfeedmodel.h"
+#include "agentfeedview.h"
+#include "faketools.h"
+#include "heatscrollbar.h"
+#include "kerneltablemodel.h"
+#include "kerneltableview.h"
+#include "mainwindow.h"
+#include "measure/benchrun.h"
+#include "resultdetailsdialog.h"
+#include "rooflinechartview.h"
+#include "sassmodel.h"
+#include "sassview.h"
+#include "schemaformdialog.h"
+#include "session/workspace.h"
+#include "verifyhistorymodel.h"
+#include "verifyhistoryview.h"
+#include "windowoptions.h"
+
+#include <QApplication>
+#include <QDoubleSpinBox>
+#include <QHash>
+#include <QImage>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace hotkernel;
+
+namespace {
+
+// The bundled demo directory: real profiles, listings and records from the GPU machine.
+Workspace demoWorkspace()
+{
+    Workspace w = Workspace::load(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/demo"));
+    w.loadCalibration();
+    return w;
+}
+
+const SassFunction *hotFunction(const Workspace &w)
+{
+    for (const SassFunction &f : w.functions) {
+        if (std::any_of(f.instructions.begin(), f.instructions.end(),
+                        [](const SassInstruction &in) { return in.stallSamples.value_or(0) > 0; }))
+            return &f;
+    }
+    return nullptr;
+}
+
+KernelStat kernel(const QString &name, double avgNs)
+{
+    KernelStat k;
+    k.name = name;
+    k.calls = 1;
+    k.avgNs = k.totalNs = avgNs;
+    k.share = 0.5;
+    return k;
+}
+
+VerifyRecord record(int i, double speedup)
+{
+    VerifyRecord r;
+    r.time = QDateTime(QDate(2026, 12, 2), QTime(10, i));
+    r.target = QStringLiteral("t");
+    r.n = 7;
+    r.baselineMeanMs = 1.0;
+    r.baselineStdMs = 0.01;
+    r.candidateMeanMs = 1.0 / speedup;
+    r.candidateStdMs = 0.001;
+    r.verdict = speedup > 1 ? QStringLiteral("faster") : QStringLiteral("slower");
+    r.speedup = speedup;
+    r.recorded = true;
+    return r;
+}
+
+// The share of pixels that differ from the picture's most common colour.
+double nonBackgroundShare(const QString &path)
+{
+    const QImage image(path);
+    if (image.isNull())
+        return 0;
+    QHash<QRgb, int> counts;
+    int total = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            ++counts[image.pixel(x, y)];
+            ++total;
+        }
+    }
+    int most = 0;
+    for (int c : std::as_const(counts))
+        most = std::max(most, c);
+    return total > 0 ? 1.0 - double(most) / double(total) : 0;
+}
+
+QProcessEnvironment withoutDisplay()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char *key : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(QLatin1String(key));
+    return env;
+}
+
+} // namespace
+
+class TestWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("hotkernel-tests"));
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    void sassOpensOnTheHottestLine()
+    {
+        const Workspace w = demoWorkspace();
+        const SassFunction *f = hotFunction(w);
+        QVERIFY2(f, "the demo's listing has stall samples");
+        SassView view;
+        view.resize(900, 300); // a dozen rows: the hottest line is far below the first screen
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setFunction(*f);
+        const int hottest = view.model()->hottestRow();
+        QVERIFY(hottest > 20);
+        QCOMPARE(view.currentRow(), hottest);
+        // Centred: the hottest row sits in the middle half of the viewport, not below the first screen.
+        QTableView *table = view.table();
+        const int shownRow = table->currentIndex().row();
+        QTRY_VERIFY(table->rowViewportPosition(shownRow) >= table->viewport()->height() / 4 &&
+                    table->rowViewportPosition(shownRow) <= table->viewport()->height() * 3 / 4);
+        // Heat marks on the scroll bar, one per hot line; next/previous walk them in order.
+        QCOMPARE(view.heatBar()->marks().size(), view.model()->hotRows().size());
+        const std::vector<int> hot = view.model()->hotRows();
+        QVERIFY(hot.size() >= 2);
+        const int next = view.nextHot(true);
+        QVERIFY(next != hottest);
+        QVERIFY(std::find(hot.begin(), hot.end(), next) != hot.end());
+        QCOMPARE(view.nextHot(false), hottest);
+        // Sortable: samples descending puts the hottest first; the top stall reason shows.
+        table->sortByColumn(SassModel::StallSamplesColumn, Qt::DescendingOrder);
+        QCOMPARE(table->model()->index(0, SassModel::AddressColumn).data(SassModel::AddressRole),
+                 view.model()->index(hottest, 0).data(SassModel::AddressRole));
+        QVERIFY(!table->model()->index(0, SassModel::TopStallColumn).data().toString().isEmpty());
+        QVERIFY(!table->isColumnHidden(SassModel::TopStallColumn));
+    }
+
+    void rooflineAxesHoldEveryPointAndRoof()
+    {
+        const Workspace w = demoWorkspace();
+        QVERIFY(!w.kernelTables.empty());
+        for (const KernelTable &t : w.kernelTables) {
+            const RooflineData data = RooflineChartView::validated(w.roofline(w.records, &t), nullptr);
+            QVERIFY(!data.ceilings.empty());
+            const auto r = RooflineChartView::fittedRanges(data);
+            double highest = 0;
+            for (const RooflinePoint &p : data.points) {
+                QVERIFY2(p.intensity >= r.xMin && p.intensity <= r.xMax, qPrintable(p.label));
+                QVERIFY2(p.flopsPerSecond >= r.yMin && p.flopsPerSecond <= r.yMax, qPrintable(p.label));
+            }
+            for (const RooflineCeiling &c : data.ceilings) {
+                if (c.kind == QLatin1String("compute")) {
+                    QVERIFY2(c.value >= r.yMin && c.value <= r.yMax, qPrintable(c.label));
+                    highest = std::max(highest, c.value);
+                } else {
+                    QVERIFY2(c.value * r.xMin >= r.yMin, qPrintable(c.label)); // its start is on the chart
+                }
+            }
+            // Fitted, not decades of empty space above the highest roof (1e17 against 1e15).
+            QVERIFY(r.yMax < highest * 4);
+        }
+        // A card named explicitly draws its spec ceilings with no calibration or record at all.
+        Workspace bare;
+        bare.card = QStringLiteral("h200-sxm");
+        QVERIFY(!bare.roofline({}).ceilings.empty());
+        // Point colours are fixed per kind: themes and profiles do not change them.
+        QCOMPARE(RooflineChartView::kindColor(QStringLiteral("baseline")),
+                 RooflineChartView::kindColor(QStringLiteral("baseline")));
+        QVERIFY(RooflineChartView::kindColor(QStringLiteral("baseline")) !=
+                RooflineChartView::kindColor(QStringLiteral("candidate")));
+    }
+
+    void kernelCompareReadsBeforeToAfter()
+    {
+        QCOMPARE(KernelTableModel::shortName(QStringLiteral(
+                     "void at::native::(anonymous namespace)::vectorized_kernel<float, 4>(int, T1)")),
+                 QStringLiteral("vectorized_kernel<…>"));
+        QCOMPARE(KernelTableModel::shortName(QStringLiteral("_rmsnorm_kernel")),
+                 QStringLiteral("_rmsnorm_kernel"));
+        KernelTable before;
+        before.path = QStringLiteral("/x/before.csv");
+        before.kernels = {kernel(QStringLiteral("shared"), 100),
+                          kernel(QStringLiteral("void ns::old_kernel<int>(int)"), 50)};
+        KernelTable after;
+        after.path = QStringLiteral("/x/after.csv");
+        after.kernels = {kernel(QStringLiteral("shared"), 50), kernel(QStringLiteral("new_kernel"), 10)};
+        KernelTableView view;
+        view.setTables({after, before}); // newest first, as the workspace lists them
+        view.showReports(0, 1);
+        QCOMPARE(view.comparisonText(), QStringLiteral("before.csv -> after.csv"));
+        KernelTableModel *m = view.model();
+        const int added = m->rowForKernel(QStringLiteral("new_kernel"));
+        const int removed = m->rowForKernel(QStringLiteral("void ns::old_kernel<int>(int)"));
+        const int shared = m->rowForKernel(QStringLiteral("shared"));
+        QCOMPARE(m->index(added, KernelTableModel::DeltaColumn).data().toString(), QStringLiteral("added"));
+        QCOMPARE(m->index(removed, KernelTableModel::NameColumn).data().toString(),
+                 QStringLiteral("old_kernel<…> (removed)"));
+        QCOMPARE(m->index(shared, KernelTableModel::DeltaColumn).data().toString(),
+                 QStringLiteral("-50.0 %"));
+        // The full name stays in the tooltip.
+        QVERIFY(m->index(removed, KernelTableModel::NameColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QLatin1String("ns::old_kernel<int>")));
+        // Nsight's columns first.
+        QCOMPARE(int(KernelTableModel::ShareColumn), 1);
+        QVERIFY(KernelTableModel::DramColumn < KernelTableModel::CallsColumn);
+    }
+
+    void historyShowsEveryRowOnAFittedAxis()
+    {
+        VerifyHistoryModel model;
+        std::vector<VerifyRecord> records;
+        for (int i = 0; i < 6; ++i)
+            records.push_back(record(i, 12.5 + 0.08 * i));
+        model.setRecords(records);
+        model.setTarget(QStringLiteral("t"));
+        VerifyHistoryView view(&model);
+        view.resize(1000, 330);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(model.rowCount(), 6);
+        QTableView *table = view.table();
+        // Every row on screen at the dock's default height.
+        QTRY_VERIFY(table->rowViewportPosition(5) + table->rowHeight(5) <= table->viewport()->height());
+        QVERIFY(model.index(0, VerifyHistoryModel::BaselineColumn).data().toString() ==
+                QStringLiteral("1.0000 ± 0.0100"));
+        QVERIFY(model.headerData(VerifyHistoryModel::BaselineColumn, Qt::Horizontal)
+                    .toString()
+                    .contains(QLatin1String("ms")));
+        // 12.5x-12.9x fills the axis instead of a flat line at the top of 0-13x.
+        QVERIFY(!view.speedupAxisIsLog());
+        QVERIFY(view.speedupRange().first > 10);
+        QVERIFY(view.speedupRange().second < 15);
+        records.push_back(record(7, 0.5));
+        model.setRecords(records);
+        QVERIFY(view.speedupAxisIsLog()); // 0.5x beside 12.9x
+    }
+
+    void feedRowsOpenInFull()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        test::installFakeVerify(session);
+        AgentFeedModel model(&session);
+        AgentFeedView view(&session, &model);
+        Job *job =
+            session.start(QStringLiteral("verify"), Json{{"n", 1}, {"pause_ms", 1}}, QStringLiteral("agent"));
+        QTRY_VERIFY(job->state() != Job::State::Running);
+        QCOMPARE(model.rowCount(), 1);
+        auto *dialog = qobject_cast<ResultDetailsDialog *>(view.openDetails(0));
+        QVERIFY(dialog);
+        QVERIFY(dialog->text().contains(QLatin1String("faster: 2.000x")));
+        QVERIFY(dialog->json().contains(QLatin1String("\"candidate_stats\"")));
+        dialog->close();
+        // A bench's summary is its time, not its command.
+        const Json bench{{"stats", {{"n", 7}, {"mean_ms", 0.2904}, {"std_ms", 0.1061}}}};
+        QCOMPARE(BenchRun::headline(bench), QStringLiteral("0.290 ± 0.106 ms (n 7)"));
+    }
+
+    void dialogsSummariseAndWriteNumbersPlainly()
+    {
+        ToolSpec spec;
+        spec.name = QStringLiteral("t");
+        spec.description = QStringLiteral("Times a script. It runs it n times, e.g. 7, and says so.");
+        spec.inputSchema =
+            Json{{"type", "object"},
+                 {"properties",
+                  {{"timeout", {{"type", "number"}, {"default", 300}, {"description", "Seconds. Long."}}}}}};
+        QCOMPARE(SchemaFormDialog::summaryOf(spec.description), QStringLiteral("Times a script."));
+        SchemaFormDialog dialog(spec, Json::object());
+        auto *spin = dialog.findChild<QDoubleSpinBox *>(QStringLiteral("timeout"));
+        QVERIFY(spin);
+        QCOMPARE(spin->text(), QStringLiteral("300 s"));
+    }
+
+    void withoutADisplayTheBinarySaysWhatToDo()
+    {
+        const QStringList none = withoutDisplay().toStringList();
+        const QString problem = WindowOptions::displayProblem(none);
+        for (const char *named : {"--demo --screenshot DIR", "xvfb-run", "hotkernel mcp --headless"})
+            QVERIFY2(problem.contains(QLatin1String(named)), named);
+        QVERIFY(WindowOptions::displayProblem(none + QStringList{QStringLiteral("DISPLAY=:0")}).isEmpty());
+        QVERIFY(WindowOptions::displayProblem(none + QStringList{QStringLiteral("QT_QPA_PLATFORM=offscreen")})
+                    .isEmpty());
+        QVERIFY(!WindowOptions::displayProblem(none + QStringList{QStringLiteral("QT_QPA_PLATFORM=xcb")})
+                     .isEmpty());
+
+        QProcess process;
+        process.setProcessEnvironment(withoutDisplay());
+        process.start(QStringLiteral(HOTKERNEL_BINARY), {QStringLiteral("--demo")});
+        QVERIFY(process.waitForFinished(120000));
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 2); // not Qt's abort (134)
+        QVERIFY(process.readAllStandardError().contains("xvfb-run"));
+    }
+
+    void demoScreenshotsShowEveryPane_data()
+    {
+        QTest::addColumn<QString>("theme");
+        QTest::newRow("light") << QStringLiteral("light");
+        QTest::newRow("dark") << QStringLiteral("dark");
+    }
+
+    void demoScreenshotsShowEveryPane()
+    {
+        QFETCH(QString, theme);
+        QTemporaryDir dir;
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(HOTKERNEL_BINARY),
+                      {QStringLiteral("--demo"), QStringLiteral("--theme"), theme,
+                       QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("shots"))});
+        QVERIFY(process.waitForFinished(180000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        const QStringList panes{QStringLiteral("window"),  QStringLiteral("targets"),
+                                QStringLiteral("kernels"), QStringLiteral("sass"),
+                                QStringLiteral("source"),  QStringLiteral("roofline"),
+                                QStringLiteral("history"), QStringLiteral("feed")};
+        for (const QString &pane : panes) {
+            const QString file = dir.filePath(QStringLiteral("shots/%1.png").arg(pane));
+            const double share = nonBackgroundShare(file);
+            QVERIFY2(share >= 0.05, qPrintable(QStringLiteral("%1: %2").arg(file).arg(share)));
+        }
+    }
+};
+
+QTEST_MAIN(TestWindow)
+#include "tst_window.moc"
