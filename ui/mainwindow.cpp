@@ -247,15 +247,30 @@ void MainWindow::createActions()
                                    : Json{{"script", toStd(target + QStringLiteral("_baseline.py"))}});
     });
     kernelAction(tr("New target from this kernel..."), [this] {
-        // The journey's core (`new --from-trace REPORT --op ROW`) takes from_trace and op where the
-        // tool's schema has them; forTool drops them where it does not, leaving the name.
+        // new_target rebuilds the aten op that launched the kernel from a torch_trace report: the
+        // table's own report when it is one, else the newest report under profiles/.
         const QString kernel = m_kernelView->selectedKernel();
         const KernelTable &table = m_kernelView->model()->table();
-        runDialog(QStringLiteral("new_target"),
-                  forTool(QStringLiteral("new_target"), Json{{"target", toStd(kernelTargetName(kernel))},
-                                                             {"from_trace", toStd(table.path)},
-                                                             {"op", toStd(kernel)}}));
+        Json wanted{{"target", toStd(kernelTargetName(kernel))}};
+        const QString report = table.path.endsWith(QLatin1String(".torch-trace.json"))
+                                   ? table.path
+                                   : newestTraceReport(m_session->workDir().root());
+        if (!report.isEmpty()) {
+            wanted["from_trace"] = toStd(QDir(m_session->workDir().root()).relativeFilePath(report));
+            wanted["kernel"] = toStd(kernel);
+        }
+        runDialog(QStringLiteral("new_target"), forTool(QStringLiteral("new_target"), wanted));
     });
+}
+
+QString MainWindow::newestTraceReport(const QString &root)
+{
+    // Report names carry a UTC stamp (NAME-yyyyMMdd-HHmmss.torch-trace.json), so the newest sorts
+    // last among the same script's; across scripts the file time decides.
+    const QFileInfoList reports =
+        QDir(root + QStringLiteral("/profiles"))
+            .entryInfoList({QStringLiteral("*.torch-trace.json")}, QDir::Files, QDir::Time);
+    return reports.isEmpty() ? QString() : reports.first().absoluteFilePath();
 }
 
 QString MainWindow::kernelTargetName(const QString &kernel) const
