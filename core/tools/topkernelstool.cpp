@@ -72,6 +72,10 @@ void registerTopKernelsTool(ToolRegistry &registry)
     spec.name = QStringLiteral("top_kernels");
     spec.title = QStringLiteral("Heaviest kernels of a saved report");
     spec.description = QStringLiteral(
+        "The n heaviest kernels of a saved report (ncu CSV, nsys kernel-summary CSV or "
+        ".trace.jsonl): share, calls, times, launch shape, registers and, from ncu, occupancy and "
+        "DRAM/SM throughput with a bound hint.");
+    spec.help = QStringLiteral(
         "The n heaviest kernels of a saved profile: an ncu details CSV (`ncu --import R.ncu-rep --csv --page "
         "details`, "
         "units as printed), an ncu raw CSV (`--page raw`), an nsys kernel summary CSV (`nsys stats --report "
@@ -84,20 +88,19 @@ void registerTopKernelsTool(ToolRegistry &registry)
         "60% of peak), compute (SM >= 60%) or latency (both lower). Reads the file only. Fails with a "
         "message naming the "
         "accepted formats when the file is none of them.");
-    spec.inputSchema =
-        Json{{"type", "object"},
-             {"properties",
-              {{"path",
-                {{"type", "string"},
-                 {"minLength", 1},
-                 {"description", "the saved report (relative paths are taken from the working directory)"}}},
-               {"n",
-                {{"type", "integer"},
-                 {"minimum", 1},
-                 {"default", 10},
-                 {"description", "how many kernels to return, heaviest first"}}}}},
-             {"required", Json::array({"path"})},
-             {"additionalProperties", false}};
+    spec.inputSchema = Json{{"type", "object"},
+                            {"properties",
+                             {{"path",
+                               {{"type", "string"},
+                                {"minLength", 1},
+                                {"description", "The saved report (CSV or .trace.jsonl)."}}},
+                              {"n",
+                               {{"type", "integer"},
+                                {"minimum", 1},
+                                {"default", 10},
+                                {"description", "Kernels to return, heaviest first."}}}}},
+                            {"required", Json::array({"path"})},
+                            {"additionalProperties", false}};
     spec.outputSchema =
         Json{{"type", "object"},
              {"properties",
@@ -116,6 +119,10 @@ void registerTopKernelsTool(ToolRegistry &registry)
              {"required", Json::array({"source", "path", "total_ns", "kernels"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
+    // The original hotkernel's argument names (docs/mcp.md, "Calls written for the original").
+    spec.argumentAliases = {
+        {QStringLiteral("summary_csv"), QStringLiteral("path"), ArgumentAlias::Kind::Rename},
+        {QStringLiteral("tool"), QString(), ArgumentAlias::Kind::Ignore}};
     spec.cliVerb = QStringLiteral("top-kernels");
     spec.cliPositionals = {QStringLiteral("path")};
     spec.handler = topKernels;
