@@ -26,6 +26,8 @@ mount -t proc proc "$root/proc"
 
 echo "== apt install ./$(basename "$deb") (its dependencies from the mirror)"
 cp "$deb" "$root/tmp/"
+# mmdebstrap leaves no package lists behind: fetch them for the dependencies.
+chroot "$root" apt-get update -qq
 chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
     "/tmp/$(basename "$deb")" >/dev/null
 chroot "$root" dpkg -s hotkernel | grep -E '^(Package|Version|Depends):'
