@@ -81,7 +81,10 @@ void registerVerifyTool(ToolRegistry &registry)
         "message "
         "naming the run when a script crashes, hangs past timeout (its process group is killed), or prints "
         "no or "
-        "malformed result lines. Holds the GPU for the whole call.");
+        "malformed result lines. Holds the GPU for the whole call."
+        " A script that does not import the vendored contract runs uncontracted (docs/mcp.md): `python "
+        "SCRIPT ARGS...` in cwd, a process per run, its printed ms and ok taken as they are; its results are "
+        "labelled uncontracted and record refuses them.");
     spec.inputSchema = Json{
         {"type", "object"},
         {"properties",
