@@ -14,7 +14,8 @@ constexpr int ToolTimeoutSeconds = 1800;
 
 std::string jsonBlock(const QString &binary, const QString &python)
 {
-    nlohmann::ordered_json server{{"command", binary.toStdString()}, {"args", nlohmann::ordered_json::array({"mcp"})}};
+    nlohmann::ordered_json server{{"command", binary.toStdString()},
+                                  {"args", nlohmann::ordered_json::array({"mcp"})}};
     if (!python.isEmpty())
         server["env"] = {{"HOTKERNEL_PYTHON", python.toStdString()}};
     return nlohmann::ordered_json{{"mcpServers", {{"hotkernel", server}}}}.dump(2);
@@ -36,8 +37,9 @@ QStringList clients()
 std::optional<QString> text(const QString &client, const QString &binary, const QString &python)
 {
     if (client == QLatin1String("claude")) {
-        return QStringLiteral("# .mcp.json in the project (or: claude mcp add-json hotkernel '<the inner object>')\n"
-                              "# Long verifies: start Claude Code with MCP_TOOL_TIMEOUT=%1 (milliseconds).\n")
+        return QStringLiteral(
+                   "# .mcp.json in the project (or: claude mcp add-json hotkernel '<the inner object>')\n"
+                   "# Long verifies: start Claude Code with MCP_TOOL_TIMEOUT=%1 (milliseconds).\n")
                    .arg(ToolTimeoutSeconds * 1000) +
                QString::fromStdString(jsonBlock(binary, python)) + QLatin1Char('\n');
     }

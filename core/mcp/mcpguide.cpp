@@ -69,10 +69,10 @@ Json McpGuide::getPrompt(const Json &params)
 {
     const QString name = stringField(params, "name");
     if (name != skillName()) {
-        throw McpError(McpError::InvalidParams,
-                       QStringLiteral("Unknown prompt: '%1'. Prompts: %2 (see prompts/list).")
-                           .arg(name, skillName()),
-                       Json{{"name", toStd(name)}});
+        throw McpError(
+            McpError::InvalidParams,
+            QStringLiteral("Unknown prompt: '%1'. Prompts: %2 (see prompts/list).").arg(name, skillName()),
+            Json{{"name", toStd(name)}});
     }
     QString goal;
     if (params.contains("arguments") && !params["arguments"].is_null()) {
@@ -86,9 +86,9 @@ Json McpGuide::getPrompt(const Json &params)
                                QStringLiteral("prompt %1 takes only the argument '%2', not '%3'")
                                    .arg(skillName(), QLatin1String(GoalArgument), toQt(it.key())));
             if (!it.value().is_string())
-                throw McpError(McpError::InvalidParams,
-                               QStringLiteral("prompt argument '%1' must be a string")
-                                   .arg(QLatin1String(GoalArgument)));
+                throw McpError(
+                    McpError::InvalidParams,
+                    QStringLiteral("prompt argument '%1' must be a string").arg(QLatin1String(GoalArgument)));
             goal = toQt(it.value().get<std::string>()).trimmed();
         }
     }

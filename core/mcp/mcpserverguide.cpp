@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // McpServer's prompts and resources requests, apart from the dispatcher: the skill and the
 // session's files, and list_changed when the files change.
-#include "mcp/mcpguide.h"
 #include "mcp/mcperror.h"
+#include "mcp/mcpguide.h"
 #include "mcp/mcpserver.h"
 #include "mcp/resourcewatcher.h"
 #include "session/session.h"
@@ -37,7 +37,8 @@ bool McpServer::handleGuideRequest(const Json &id, const QString &method, const 
     } else if (method == QLatin1String("resources/read")) {
         const Json &p = paramsObject(params);
         if (!p.contains("uri") || !p["uri"].is_string())
-            throw McpError(McpError::InvalidParams, QStringLiteral("resources/read needs params.uri, a string"));
+            throw McpError(McpError::InvalidParams,
+                           QStringLiteral("resources/read needs params.uri, a string"));
         sendResult(id, Json{{"contents", m_resources.read(toQt(p["uri"].get<std::string>()))}});
     } else {
         return false;

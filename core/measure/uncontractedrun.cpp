@@ -75,7 +75,8 @@ std::unique_ptr<UncontractedScriptRunner> runnerFor(const ScriptFile &file, cons
 Json statsJson(const std::vector<double> &samples)
 {
     const SampleStats s = Statistics::describe(samples);
-    return Json{{"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
+    return Json{
+        {"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
 }
 
 Json intervalJson(const std::optional<Interval> &i)
@@ -100,8 +101,7 @@ void UncontractedRun::addSchemaProperties(Json &inputSchema)
     p["args"] = Json{{"type", "array"},
                      {"items", {{"type", "string"}}},
                      {"description", "Arguments for the script; the run is then uncontracted."}};
-    p["cwd"] = Json{{"type", "string"},
-                    {"description", "Folder (inside the working directory) to run in."}};
+    p["cwd"] = Json{{"type", "string"}, {"description", "Folder (inside the working directory) to run in."}};
 }
 
 QString UncontractedRun::caveat()
@@ -184,7 +184,9 @@ QCoro::Task<ToolResult> UncontractedRun::bench(Session &session, Json arguments,
         if (i < warmup)
             continue;
         samples.push_back(outcome.line.ms);
-        runs.push_back(Json{{"run", i}, {"ms", outcome.line.ms}, {"line", outcome.line.json},
+        runs.push_back(Json{{"run", i},
+                            {"ms", outcome.line.ms},
+                            {"line", outcome.line.json},
                             {"wall_s", outcome.wallSeconds}});
     }
     deviceLock.release();
@@ -285,8 +287,10 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
             }
         }
         job->setProgress(i + 1, double(pairs),
-                         QStringLiteral("pair %1 of %2%3").arg(i + 1).arg(pairs).arg(
-                             i < warmup ? QStringLiteral(" (warm-up)") : QString()));
+                         QStringLiteral("pair %1 of %2%3")
+                             .arg(i + 1)
+                             .arg(pairs)
+                             .arg(i < warmup ? QStringLiteral(" (warm-up)") : QString()));
     }
     deviceLock.release();
 
@@ -350,8 +354,14 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
     const SampleStats bs = Statistics::describe(b.ms);
     const SampleStats cs = Statistics::describe(c.ms);
     QString text = QStringLiteral("verify %1 vs %2 (UNCONTRACTED)\n").arg(b.file.given, c.file.given);
-    text += QStringLiteral("  baseline  mean %1 ms ± %2 (n %3)\n").arg(bs.mean, 0, 'g', 5).arg(bs.std, 0, 'g', 3).arg(bs.n);
-    text += QStringLiteral("  candidate mean %1 ms ± %2 (n %3)\n").arg(cs.mean, 0, 'g', 5).arg(cs.std, 0, 'g', 3).arg(cs.n);
+    text += QStringLiteral("  baseline  mean %1 ms ± %2 (n %3)\n")
+                .arg(bs.mean, 0, 'g', 5)
+                .arg(bs.std, 0, 'g', 3)
+                .arg(bs.n);
+    text += QStringLiteral("  candidate mean %1 ms ± %2 (n %3)\n")
+                .arg(cs.mean, 0, 'g', 5)
+                .arg(cs.std, 0, 'g', 3)
+                .arg(cs.n);
     text += QStringLiteral("  verdict: %1 (%2)%3\n")
                 .arg(verdict.toUpper(), reason,
                      verdict == QLatin1String("faster")

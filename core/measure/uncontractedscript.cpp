@@ -29,7 +29,8 @@ bool UncontractedScriptRunner::isUncontracted(const QString &path)
     // its main; test doubles hand it to a stand-in contract module the same way. Taking a script
     // for contracted is safe when wrong: the contracted path then refuses its lines (no protocol).
     static const QRegularExpression contractImport(
-        QStringLiteral("^\\s*(from|import)\\s+_hotkernel_contract\\b|^\\s*from\\s+[\\w.]*contract\\s+import\\s[^\\n]*\\bmain\\b"),
+        QStringLiteral("^\\s*(from|import)\\s+_hotkernel_contract\\b|^\\s*from\\s+[\\w.]*contract\\s+"
+                       "import\\s[^\\n]*\\bmain\\b"),
         QRegularExpression::MultilineOption);
     return !contractImport.match(QString::fromUtf8(file.read(1 << 20))).hasMatch();
 }
@@ -71,10 +72,11 @@ std::optional<RunLine> UncontractedScriptRunner::parseOutput(const QByteArray &s
             r.mismatch = stringField(j, "error", QStringLiteral("the script reported ok false"));
         return r;
     }
-    *error = QStringLiteral("%1 run %2: printed no JSON line with \"ms\" and \"ok\" on stdout (an uncontracted "
-                            "script must print one, e.g. {\"ms\": 0.25, \"ok\": true}).")
-                 .arg(script)
-                 .arg(run);
+    *error =
+        QStringLiteral("%1 run %2: printed no JSON line with \"ms\" and \"ok\" on stdout (an uncontracted "
+                       "script must print one, e.g. {\"ms\": 0.25, \"ok\": true}).")
+            .arg(script)
+            .arg(run);
     return std::nullopt;
 }
 
@@ -119,12 +121,13 @@ QCoro::Task<RunOutcome> UncontractedScriptRunner::run(int runIndex)
                 .arg(runIndex)
                 .arg(spec.program, r.errorString));
     case ProcessResult::Status::TimedOut:
-        throw UserError(QStringLiteral("%1 run %2: no result within %3 s; its process group was killed. Raise "
-                                       "timeout if it is that slow, or look for a hang.%4")
-                            .arg(name)
-                            .arg(runIndex)
-                            .arg(double(m_options.timeout.count()) / 1000.0)
-                            .arg(stderrText));
+        throw UserError(
+            QStringLiteral("%1 run %2: no result within %3 s; its process group was killed. Raise "
+                           "timeout if it is that slow, or look for a hang.%4")
+                .arg(name)
+                .arg(runIndex)
+                .arg(double(m_options.timeout.count()) / 1000.0)
+                .arg(stderrText));
     case ProcessResult::Status::Crashed:
         throw UserError(QStringLiteral("%1 run %2: the script crashed (killed by a signal).%3")
                             .arg(name)

@@ -26,9 +26,10 @@ Json ArgumentAliases::apply(const ToolSpec &spec, const Json &arguments, const W
         case ArgumentAlias::Kind::SplitCommand: {
             const std::string ours = toStd(alias.ours);
             if (out.contains(ours)) {
-                *problem = QStringLiteral("'%1' and '%2' are the same argument (%1 is the original hotkernel's "
-                                          "name for it); give only '%2'")
-                               .arg(alias.theirs, alias.ours);
+                *problem =
+                    QStringLiteral("'%1' and '%2' are the same argument (%1 is the original hotkernel's "
+                                   "name for it); give only '%2'")
+                        .arg(alias.theirs, alias.ours);
                 return arguments;
             }
             if (alias.kind == ArgumentAlias::Kind::SplitCommand && value.is_string())
@@ -44,11 +45,13 @@ Json ArgumentAliases::apply(const ToolSpec &spec, const Json &arguments, const W
                 return arguments;
             }
             const QString given = toQt(value.get<std::string>());
-            const QString resolved = QFileInfo(QDir(workDir.root()).absoluteFilePath(given)).canonicalFilePath();
+            const QString resolved =
+                QFileInfo(QDir(workDir.root()).absoluteFilePath(given)).canonicalFilePath();
             if (resolved != QFileInfo(workDir.root()).canonicalFilePath()) {
-                *problem = QStringLiteral("'%1' is '%2', but %3 writes only in the working directory %4: start "
-                                          "hotkernel there, or leave '%1' out")
-                               .arg(alias.theirs, given, spec.name, workDir.root());
+                *problem =
+                    QStringLiteral("'%1' is '%2', but %3 writes only in the working directory %4: start "
+                                   "hotkernel there, or leave '%1' out")
+                        .arg(alias.theirs, given, spec.name, workDir.root());
                 return arguments;
             }
             break;
