@@ -29,7 +29,8 @@ CliFrontend::CliFrontend(Session &session, bool json, bool quiet)
 QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
 {
     if (arguments.contains(QStringLiteral("--help")) || arguments.contains(QStringLiteral("-h"))) {
-        writeTo(stdout, spec.description + QStringLiteral("\n\n") + CliArguments::usage(spec));
+        writeTo(stdout, (spec.help.isEmpty() ? spec.description : spec.help) + QStringLiteral("\n\n") +
+                            CliArguments::usage(spec));
         co_return 0;
     }
     Json toolArguments;

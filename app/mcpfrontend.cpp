@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mcpfrontend.h"
 
+#include "clientconfig.h"
+
 #include "base/logging.h"
 #include "base/workdir.h"
 #include "mcp/localsockettransport.h"
@@ -133,18 +135,35 @@ struct McpProcess
 QString McpFrontend::help()
 {
     return QStringLiteral(
-        "Usage: hotkernel mcp [--headless]\n\n"
+        "Usage: hotkernel mcp [--headless]\n"
+        "       hotkernel mcp --print-config claude|codex|cursor\n\n"
         "Serves MCP over stdio for a coding agent. When a hotkernel window is open for the current\n"
         "directory, attaches to it: the agent drives the session the window shows. Otherwise starts\n"
         "a window when there is a display (DISPLAY or WAYLAND_DISPLAY) and attaches to it, or serves\n"
         "the session in this process.\n\n"
-        "  --headless  always serve the session in this process; never attach nor start a window\n");
+        "  --headless      always serve the session in this process; never attach nor start a window\n"
+        "  --print-config  print a block for that client's MCP configuration (this binary, the tool\n"
+        "                  timeout verify needs, HOTKERNEL_PYTHON when set) and exit\n");
 }
 
 int McpFrontend::run(QCoreApplication &app, const QStringList &arguments)
 {
     bool headless = false;
-    for (const QString &a : arguments) {
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        const QString &a = arguments[i];
+        if (a == QLatin1String("--print-config")) {
+            const QString client = i + 1 < arguments.size() ? arguments[i + 1] : QString();
+            const auto text = ClientConfig::text(client, QCoreApplication::applicationFilePath(),
+                                                 qEnvironmentVariable("HOTKERNEL_PYTHON"));
+            if (!text) {
+                std::fprintf(stderr, "hotkernel mcp: --print-config takes one of %s, not '%s'.\n",
+                             qPrintable(ClientConfig::clients().join(QStringLiteral(", "))),
+                             qPrintable(client));
+                return 2;
+            }
+            std::fputs(text->toUtf8().constData(), stdout);
+            return 0;
+        }
         if (a == QLatin1String("--headless")) {
             headless = true;
         } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Speed of `hotkernel mcp` as an agent feels it (a benchmark, not a timed test).
 
-Prints: process start to initialize reply (goal < 150 ms), tools/list latency p50/p95 over
-1,000 requests (goal p95 < 5 ms), and roofline call latency idle vs while a verify runs in
+Prints: process start to initialize reply (goal < 150 ms), the size of tools/list and of the
+initialize reply (what every agent session pays in context; goal < 15 KB), tools/list latency
+p50/p95 over 1,000 requests (goal p95 < 5 ms), and roofline call latency idle vs while a verify runs in
 the background (goal: unaffected).
 
 usage: bench/mcp_bench.py [path/to/hotkernel]   (default: $HOTKERNEL_BINARY, then build/dev/app/hotkernel)
@@ -98,7 +99,14 @@ def main():
           f"min {min(startups):.1f} ms, max {max(startups):.1f} ms over 10 starts (goal < 150 ms)")
 
     server = Server(binary, workdir)
-    initialize(server)
+    init, _ = initialize(server)
+    listed, _ = server.call("tools/list")
+    tools_bytes = len(json.dumps(listed["result"], separators=(",", ":")).encode())
+    init_bytes = len(json.dumps(init["result"], separators=(",", ":")).encode())
+    print(f"tools/list: {tools_bytes} bytes ({tools_bytes / 1024:.1f} KB) for {len(listed['result']['tools'])} tools "
+          f"(goal < 15 KB); initialize reply {init_bytes} bytes")
+    for tool in sorted(listed["result"]["tools"], key=lambda t: -len(json.dumps(t))):
+        print(f"  {tool['name']:12} {len(json.dumps(tool, separators=(',', ':'))):6} bytes")
     latencies = [server.call("tools/list")[1] for _ in range(1000)]
     print(f"tools/list x1000: p50 {percentile(latencies, 50):.3f} ms, p95 {percentile(latencies, 95):.3f} ms, "
           f"max {max(latencies):.3f} ms (goal p95 < 5 ms)")

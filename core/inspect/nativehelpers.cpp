@@ -23,8 +23,14 @@ QStringList NativeHelpers::searchDirectories()
     const QString env = QString::fromLocal8Bit(qgetenv("HOTKERNEL_NATIVE_DIR"));
     if (!env.isEmpty())
         dirs.append(env);
-    if (QCoreApplication::instance())
+    if (QCoreApplication::instance()) {
         dirs.append(QCoreApplication::applicationDirPath());
+#ifdef HOTKERNEL_PRIVATE_LIBDIR_FROM_BIN
+        // Installed: bin/hotkernel keeps the tracer in lib/hotkernel/ (packaging/CMakeLists.txt).
+        dirs.append(QDir::cleanPath(QCoreApplication::applicationDirPath() + QLatin1Char('/') +
+                                    QStringLiteral(HOTKERNEL_PRIVATE_LIBDIR_FROM_BIN)));
+#endif
+    }
 #ifdef HOTKERNEL_NATIVE_BUILD_DIR
     // Tests and tools run from the build tree, where CMake puts the helpers beside hotkernel.
     dirs.append(QStringLiteral(HOTKERNEL_NATIVE_BUILD_DIR));

@@ -26,15 +26,16 @@ RooflineCeilingsUsed ceilings(double peak, double bandwidth, double flops, doubl
     return c;
 }
 
-Json ceilingsJson(const RooflineCeilingsUsed &c)
+Json ceilingsJson(const RooflineCeilingsUsed &c, bool ridgeOnly)
 {
+    const auto kernel = [ridgeOnly](Json value) { return ridgeOnly ? Json(nullptr) : value; };
     return Json{{"peak_tflops", c.peakFlopsPerSecond / 1e12},
                 {"bandwidth_gbs", c.bandwidthBytesPerSecond / 1e9},
                 {"ridge_flops_per_byte", c.ridge},
-                {"bound", toStd(c.bound)},
-                {"compute_ms", c.computeMs},
-                {"memory_ms", c.memoryMs},
-                {"attainable_ms", c.attainableMs},
+                {"bound", kernel(toStd(c.bound))},
+                {"compute_ms", kernel(c.computeMs)},
+                {"memory_ms", kernel(c.memoryMs)},
+                {"attainable_ms", kernel(c.attainableMs)},
                 {"peak_from_spec", c.peakFromSpec}};
 }
 
@@ -63,7 +64,10 @@ RooflineEstimate Roofline::estimate(const RooflineQuery &q)
     if (!CardTable::dtypes().contains(dtype))
         throw UserError(QStringLiteral("unknown dtype '%1'; use one of: %2.")
                             .arg(q.dtype, CardTable::dtypes().join(QStringLiteral(", "))));
-    if (!(q.bytes > 0))
+    if (q.ridgeOnly && q.measuredMs)
+        throw UserError(QStringLiteral("ms needs flops and bytes: give all three, or none for the ridge "
+                                       "point alone."));
+    if (!q.ridgeOnly && !(q.bytes > 0))
         throw UserError(
             QStringLiteral("bytes must be greater than 0 (got %1): give the bytes one call must move "
                            "to and from memory, inputs read plus outputs written.")
@@ -95,14 +99,25 @@ RooflineEstimate Roofline::estimate(const RooflineQuery &q)
         throw UserError(QStringLiteral("%1 has no memory bandwidth in the card table.").arg(q.card.name));
 
     RooflineEstimate e;
-    e.intensity = q.flops / q.bytes;
-    e.spec = ceilings(*peak, *bandwidth, q.flops, q.bytes);
+    // Without a kernel the roofs are still there: a unit of bytes yields the ridge, and the
+    // kernel's own figures (bound, times) are cleared.
+    const double bytes = q.ridgeOnly ? 1.0 : q.bytes;
+    const double flops = q.ridgeOnly ? 0.0 : q.flops;
+    const auto forKernel = [&q](RooflineCeilingsUsed c) {
+        if (q.ridgeOnly) {
+            c.bound.clear();
+            c.computeMs = c.memoryMs = c.attainableMs = 0;
+        }
+        return c;
+    };
+    e.intensity = flops / bytes;
+    e.spec = forKernel(ceilings(*peak, *bandwidth, flops, bytes));
     e.spec.peakFromSpec = true;
     if (q.measured && q.measured->bandwidthBytesPerSecond && *q.measured->bandwidthBytesPerSecond > 0) {
         const auto it = q.measured->peakFlopsPerSecond.find(dtype);
         const bool measuredPeak = it != q.measured->peakFlopsPerSecond.end() && it->second > 0;
-        e.measured = ceilings(measuredPeak ? it->second : *peak, *q.measured->bandwidthBytesPerSecond,
-                              q.flops, q.bytes);
+        e.measured = forKernel(
+            ceilings(measuredPeak ? it->second : *peak, *q.measured->bandwidthBytesPerSecond, flops, bytes));
         e.measured->peakFromSpec = !measuredPeak;
     }
     if (q.measuredMs) {
@@ -188,11 +203,11 @@ Json Roofline::toJson(const RooflineQuery &q, const RooflineEstimate &e)
 {
     Json j{{"card", Json{{"id", toStd(q.card.id)}, {"name", toStd(q.card.name)}}},
            {"dtype", toStd(q.dtype.toLower())},
-           {"flops", q.flops},
-           {"bytes", q.bytes},
-           {"intensity_flops_per_byte", e.intensity},
-           {"spec", ceilingsJson(e.spec)},
-           {"measured", e.measured ? ceilingsJson(*e.measured) : Json(nullptr)}};
+           {"flops", q.ridgeOnly ? Json(nullptr) : Json(q.flops)},
+           {"bytes", q.ridgeOnly ? Json(nullptr) : Json(q.bytes)},
+           {"intensity_flops_per_byte", q.ridgeOnly ? Json(nullptr) : Json(e.intensity)},
+           {"spec", ceilingsJson(e.spec, q.ridgeOnly)},
+           {"measured", e.measured ? ceilingsJson(*e.measured, q.ridgeOnly) : Json(nullptr)}};
     if (q.measured && e.measured)
         j["calibration"] = Json{{"origin", toStd(q.measured->origin)},
                                 {"measured_at", toStd(q.measured->measuredAt)},
@@ -216,8 +231,12 @@ QString Roofline::toText(const RooflineQuery &q, const RooflineEstimate &e)
 {
     QString t;
     t += QStringLiteral("card       %1 (%2), dtype %3\n").arg(q.card.name, q.card.id, q.dtype.toLower());
-    t += QStringLiteral("work       %1 FLOP, %2 bytes, intensity %3 FLOP/byte\n")
-             .arg(fmt(q.flops, 4), fmt(q.bytes, 4), fmt(e.intensity, 4));
+    if (q.ridgeOnly)
+        t += QStringLiteral("work       none given: the ridge point alone (pass flops and bytes for a "
+                            "kernel's bound and floor)\n");
+    else
+        t += QStringLiteral("work       %1 FLOP, %2 bytes, intensity %3 FLOP/byte\n")
+                 .arg(fmt(q.flops, 4), fmt(q.bytes, 4), fmt(e.intensity, 4));
     t += QStringLiteral("\n%1 %2 %3 %4 %5 %6\n")
              .arg(QStringLiteral("ceilings"), -10)
              .arg(QStringLiteral("TFLOP/s"), 9)
@@ -233,8 +252,8 @@ QString Roofline::toText(const RooflineQuery &q, const RooflineEstimate &e)
                       9)
                  .arg(fmt(c.bandwidthBytesPerSecond / 1e9, 5), 8)
                  .arg(fmt(c.ridge, 4), 8)
-                 .arg(c.bound, 8)
-                 .arg(ms(c.attainableMs), 10);
+                 .arg(q.ridgeOnly ? QStringLiteral("-") : c.bound, 8)
+                 .arg(q.ridgeOnly ? QStringLiteral("-") : ms(c.attainableMs), 10);
     };
     row(QStringLiteral("spec"), e.spec);
     if (e.measured)

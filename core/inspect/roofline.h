@@ -34,6 +34,7 @@ struct RooflineQuery
     QString dtype;                    // fp32, tf32, bf16, fp16, fp8
     double flops = 0;                 // per call; 0 for pure data movement
     double bytes = 0;                 // per call: bytes that must move to and from DRAM (> 0)
+    bool ridgeOnly = false;           // no kernel: only the ceilings and the ridge point
     std::optional<double> measuredMs; // per call, when the caller timed it
     std::optional<MeasuredCeilings> measured;
     QString label; // the kernel or target name, for the chart point
@@ -44,7 +45,7 @@ struct RooflineCeilingsUsed
     double peakFlopsPerSecond = 0;
     double bandwidthBytesPerSecond = 0;
     double ridge = 0;          // FLOP per byte where the two roofs meet
-    QString bound;             // "memory" or "compute"
+    QString bound;             // "memory" or "compute"; empty when ridgeOnly
     double computeMs = 0;      // flops / peak
     double memoryMs = 0;       // bytes / bandwidth
     double attainableMs = 0;   // max of the two: the floor this card allows
@@ -67,7 +68,7 @@ class Roofline
 {
 public:
     // Throws UserError for an unknown dtype, a card without a figure for it, bytes <= 0,
-    // flops < 0 or a measured time <= 0; the message says what to pass instead.
+    // flops < 0 or a measured time <= 0 (unless ridgeOnly); the message says what to pass instead.
     static RooflineEstimate estimate(const RooflineQuery &query);
     // Ceilings and the kernel's point (when flops > 0 and a time was given) for the chart view.
     static RooflineData chartData(const RooflineQuery &query, const RooflineEstimate &estimate);

@@ -2,6 +2,7 @@
 #include "mcp/mcpresources.h"
 
 #include "mcp/mcperror.h"
+#include "mcp/mcpguide.h"
 
 #include <QDirIterator>
 #include <QFile>
@@ -56,6 +57,15 @@ QString McpResources::mimeTypeFor(const QString &path)
 Json McpResources::list() const
 {
     Json resources = Json::array();
+    // The skill comes with the binary, so an agent has it in any working directory.
+    const QString skill = McpGuide::skillText();
+    resources.push_back(
+        Json{{"uri", toStd(McpGuide::skillUri())},
+             {"name", "skills/kernel-speedrun/SKILL.md"},
+             {"title", "The kernel-speedrun skill"},
+             {"description", "The hotkernel loop, step by step (also the prompt kernel-speedrun)."},
+             {"mimeType", "text/markdown"},
+             {"size", skill.toUtf8().size()}});
     const QString root = m_workDir.root();
     const QString leaderboard = m_workDir.absolute(LeaderboardFile);
     if (QFileInfo(leaderboard).isFile() && m_workDir.contains(leaderboard))
@@ -69,9 +79,13 @@ Json McpResources::list() const
         const QStringList files = targetDir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
         for (const QString &file : files) {
             const QString path = targetDir.filePath(file);
-            if (m_workDir.contains(path))
-                resources.push_back(
-                    describe(root, path, QStringLiteral("A recorded result of target %1.").arg(target)));
+            if (!m_workDir.contains(path))
+                continue;
+            // results/calibration/ holds `hotkernel calibrate` runs, not a target's verify logs.
+            const QString what = target == QLatin1String("calibration")
+                                     ? QStringLiteral("A measured calibration of this card's ceilings.")
+                                     : QStringLiteral("A recorded verify result of target %1.").arg(target);
+            resources.push_back(describe(root, path, what));
         }
     }
 
@@ -127,6 +141,10 @@ QString McpResources::pathFor(const QString &uri) const
 
 Json McpResources::read(const QString &uri) const
 {
+    if (uri == McpGuide::skillUri()) {
+        return Json::array({Json{
+            {"uri", toStd(uri)}, {"mimeType", "text/markdown"}, {"text", toStd(McpGuide::skillText())}}});
+    }
     const QString path = pathFor(uri);
     QFile file(path);
     if (file.size() > MaxReadBytes) {

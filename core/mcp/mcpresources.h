@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The files an agent may read through MCP resources: LEADERBOARD.md, results/<target>/*.json and
+// The files an agent may read through MCP resources: the kernel-speedrun skill (compiled in),
+// LEADERBOARD.md, results/<target>/*.json (verify logs and calibrations) and
 // saved profile reports under profiles/, all inside the working directory (symlinks resolved).
 // Reads the disk on every call so the list is never stale. Main thread; the files are small.
 #pragma once

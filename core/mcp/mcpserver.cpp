@@ -3,7 +3,9 @@
 
 #include "base/logging.h"
 #include "mcp/mcperror.h"
+#include "mcp/mcpguide.h"
 #include "mcp/mcptransport.h"
+#include "mcp/wireschema.h"
 #include "session/session.h"
 
 #include <QFileInfo>
@@ -28,28 +30,6 @@ bool isValidId(const Json &id)
     return id.is_string() || id.is_number_integer() || id.is_number_unsigned();
 }
 
-QString instructionsFor(const ToolRegistry &tools)
-{
-    QStringList names;
-    for (const ToolSpec &spec : tools.all())
-        names.append(spec.name);
-    return QStringLiteral(
-               "hotkernel finds the hot GPU kernel and proves a rewrite is correct and faster. The loop is "
-               "described "
-               "step by step in skills/kernel-speedrun/SKILL.md: read it before the first tool call. In loop "
-               "order: "
-               "gpu_info and roofline (what the card can do), torch_trace, profile and top_kernels (which "
-               "kernel is "
-               "hot), disasm (its SASS), new_target (a baseline and candidate pair), bench (time it), verify "
-               "(is the "
-               "candidate correct and faster?), record (put a verified result on the leaderboard). Every "
-               "tool: %1. "
-               "Long tools send notifications/progress when the request carries a progressToken and stop on "
-               "notifications/cancelled. Results, the leaderboard and saved profiles are resources "
-               "(hotkernel://).")
-        .arg(names.join(QStringLiteral(", ")));
-}
-
 Json toolJson(const ToolSpec &spec, bool modern)
 {
     Json tool{{"name", toStd(spec.name)}};
@@ -58,10 +38,10 @@ Json toolJson(const ToolSpec &spec, bool modern)
     tool["description"] = toStd(spec.description);
     tool["inputSchema"] = spec.inputSchema.is_object() ? spec.inputSchema : Json{{"type", "object"}};
     if (modern && spec.outputSchema.is_object() && !spec.outputSchema.empty())
-        tool["outputSchema"] = spec.outputSchema;
+        tool["outputSchema"] = WireSchema::compactOutput(spec.outputSchema);
     Json annotations = Json::object();
-    if (!spec.title.isEmpty())
-        annotations["title"] = toStd(spec.title);
+    if (!modern && !spec.title.isEmpty())
+        annotations["title"] = toStd(spec.title); // modern clients read the tool's own title
     annotations["readOnlyHint"] = spec.annotations.readOnly;
     annotations["destructiveHint"] = spec.annotations.destructive;
     annotations["idempotentHint"] = spec.annotations.idempotent;
@@ -199,18 +179,8 @@ void McpServer::handleRequest(const Json &id, const QString &method, const Json 
         sendRaw(id, modernResults() ? m_toolsListModern : m_toolsListLegacy);
     } else if (method == QLatin1String("tools/call")) {
         callTool(id, objectParams(params));
-    } else if (method == QLatin1String("resources/list")) {
-        objectParams(params);
-        sendResult(id, Json{{"resources", m_resources.list()}});
-    } else if (method == QLatin1String("resources/templates/list")) {
-        objectParams(params);
-        sendResult(id, Json{{"resourceTemplates", Json::array()}});
-    } else if (method == QLatin1String("resources/read")) {
-        const Json &p = objectParams(params);
-        if (!p.contains("uri") || !p["uri"].is_string())
-            throw McpError(McpError::InvalidParams,
-                           QStringLiteral("resources/read needs params.uri, a string"));
-        sendResult(id, Json{{"contents", m_resources.read(toQt(p["uri"].get<std::string>()))}});
+    } else if (handleGuideRequest(id, method, params)) {
+        // prompts/* and resources/*
     } else {
         throw McpError(McpError::MethodNotFound, QStringLiteral("Method not found: %1").arg(method));
     }
@@ -241,13 +211,15 @@ Json McpServer::initialize(const Json &params)
     qCInfo(lcMcp) << "initialize from" << m_clientName << "asking" << requested << "->" << m_protocolVersion;
     // Queued: listeners hear of the client after its initialize is answered.
     QTimer::singleShot(0, this, [this] { Q_EMIT clientIdentified(m_clientName); });
+    watchResources();
     return Json{
         {"protocolVersion", toStd(m_protocolVersion)},
         {"capabilities",
          {{"tools", {{"listChanged", false}}},
-          {"resources", {{"subscribe", false}, {"listChanged", false}}}}},
+          {"resources", {{"subscribe", false}, {"listChanged", true}}},
+          {"prompts", {{"listChanged", false}}}}},
         {"serverInfo", {{"name", "hotkernel"}, {"title", "hotkernel"}, {"version", HOTKERNEL_VERSION}}},
-        {"instructions", toStd(instructionsFor(m_session.tools()))}};
+        {"instructions", toStd(McpGuide::instructions(m_session.tools()))}};
 }
 
 void McpServer::callTool(const Json &id, const Json &params)

@@ -19,6 +19,7 @@ namespace hotkernel {
 
 class Job;
 class McpTransport;
+class ResourceWatcher;
 class Session;
 struct ToolResult;
 
@@ -58,6 +59,9 @@ private:
     void handleMessage(const QByteArray &message, bool overlong);
     void handleRequest(const Json &id, const QString &method, const Json &params);
     void handleNotification(const QString &method, const Json &params);
+    // prompts/* and resources/*: the skill and the session's files (mcpserverguide.cpp).
+    bool handleGuideRequest(const Json &id, const QString &method, const Json &params);
+    void watchResources();
 
     Json initialize(const Json &params);
     void callTool(const Json &id, const Json &params);
@@ -82,6 +86,7 @@ private:
     Session &m_session;
     QPointer<McpTransport> m_transport;
     McpResources m_resources;
+    ResourceWatcher *m_resourceWatcher = nullptr; // child; started by initialize
     QString m_protocolVersion;
     QString m_clientName = QStringLiteral("mcp");
     // tools/list bodies, built once: the registry does not change while the server runs.

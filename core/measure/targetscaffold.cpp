@@ -170,7 +170,9 @@ TargetRequest TargetRequest::fromJson(const Json &a)
         r.flops = a["flops"].get<double>();
     r.reference = stringField(a, "reference");
     r.derive = stringField(a, "derive");
-    if (a.contains("inputs"))
+    if (a.contains("inputs") && a["inputs"].is_string()) // the original's 'x,w_q,scales'
+        r.inputs = toQt(a["inputs"].get<std::string>()).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    else if (a.contains("inputs"))
         r.inputs = toStringList(a["inputs"]);
     if (a.contains("min_bytes") && a["min_bytes"].is_number())
         r.minBytes = a["min_bytes"].get<qint64>();
@@ -192,7 +194,7 @@ TargetRequest TargetRequest::fromJson(const Json &a)
 const QStringList &TargetScaffold::dtypes()
 {
     static const QStringList list = {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"),
-                                     QStringLiteral("tf32")};
+                                     QStringLiteral("tf32"), QStringLiteral("fp64")};
     return list;
 }
 
@@ -226,16 +228,21 @@ void TargetScaffold::requireIdentifier(const QString &name, const QString &what)
 QList<qint64> TargetScaffold::parseDims(const QString &text, const QString &what)
 {
     static const QRegularExpression dims(QStringLiteral("^[0-9]+(x[0-9]+)*$"));
+    // 4096x8192, and the original hotkernel's 4096,8192 and 4096*8192, with spaces allowed.
+    QString normalized = text;
+    normalized.remove(QLatin1Char(' '))
+        .replace(QLatin1Char(','), QLatin1Char('x'))
+        .replace(QLatin1Char('*'), QLatin1Char('x'));
     const auto fail = [&]() {
         return UserError(
-            QStringLiteral("%1 '%2' does not parse: write positive dimensions separated by x, e.g. "
-                           "4096x8192, or 8192 for a vector.")
+            QStringLiteral("%1 '%2' does not parse: write positive dimensions separated by x (or , or *), "
+                           "e.g. 4096x8192, or 8192 for a vector.")
                 .arg(what, text));
     };
-    if (!dims.match(text).hasMatch())
+    if (!dims.match(normalized).hasMatch())
         throw fail();
     QList<qint64> out;
-    for (const QString &part : text.split(QLatin1Char('x'))) {
+    for (const QString &part : normalized.split(QLatin1Char('x'))) {
         bool ok = false;
         const qint64 v = part.toLongLong(&ok);
         if (!ok || v <= 0 || v > (qint64(1) << 40))

@@ -5,6 +5,9 @@
 #include "base/targetname.h"
 #include "base/usererror.h"
 #include "base/visibletext.h"
+#include "base/workdir.h"
+#include "measure/uncontractedrun.h"
+#include "measure/uncontractedscript.h"
 #include "record/leaderboard.h"
 
 #include <QDir>
@@ -111,6 +114,20 @@ RecordOutcome Recorder::record(const RecordRequest &request)
                 "you gave `new`, such as rmsnorm.")
                 .arg(problem, TargetName::rule()));
     }
+    const QString refusal = QStringLiteral(
+        "%1 is uncontracted (not a target made by new_target): its numbers carry no anti-cheat "
+        "guarantee, so it can never be recorded. Make a contracted pair with new_target (the "
+        "function becomes the baseline, you edit the candidate), verify that and record it.");
+    if (request.verify.is_object() &&
+        (request.verify.value("contracted", Json(true)) == Json(false) ||
+         stringField(request.verify, "label") == QLatin1String(UncontractedRun::label())))
+        throw UserError(refusal.arg(QStringLiteral("this verify result")));
+    // The label can be edited out of a result; the scripts themselves cannot lie about it.
+    for (const char *key : {"baseline_path", "candidate_path"}) {
+        const QString path = stringField(request.verify, key);
+        if (!path.isEmpty() && QFileInfo(path).isFile() && UncontractedScriptRunner::isUncontracted(path))
+            throw UserError(refusal.arg(path));
+    }
     if (const QString problem = ResultLog::verifyResultProblem(request.verify); !problem.isEmpty()) {
         throw UserError(
             QStringLiteral(
@@ -151,6 +168,8 @@ RecordOutcome Recorder::record(const RecordRequest &request)
     const ScriptRecord candidate =
         ResultLog::readScript(request.verify, QStringLiteral("candidate"), request.root);
     for (const ScriptRecord *script : {&baseline, &candidate}) {
+        if (UncontractedScriptRunner::isUncontracted(script->path) && QFileInfo(script->path).isFile())
+            throw UserError(refusal.arg(script->path));
         if (script->changedSinceVerify) {
             throw UserError(
                 QStringLiteral("%1 changed since verify (sha256 now %2, verify saw %3): the result no longer "

@@ -4,6 +4,7 @@
 #include "base/logging.h"
 #include "base/usererror.h"
 #include "measure/workerpool.h"
+#include "session/argumentaliases.h"
 #include "session/schemavalidator.h"
 
 #include <QCoroSignal>
@@ -59,6 +60,9 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
         co_return;
 
     ToolResult result;
+    // The original hotkernel's argument names become ours before the schema sees them.
+    QString problem;
+    const Json given = spec ? ArgumentAliases::apply(*spec, job->arguments(), m_workDir, &problem) : Json();
     if (!spec) {
         result =
             ToolResult::error(QStringLiteral("There is no tool '%1'. Tools: %2.").arg(job->tool(), [this] {
@@ -67,14 +71,14 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
                     names.append(s.name);
                 return names.join(QStringLiteral(", "));
             }()));
-    } else if (const QString problem = SchemaValidator::validate(spec->inputSchema, job->arguments());
-               !problem.isEmpty()) {
+    } else if (!problem.isEmpty() ||
+               !(problem = SchemaValidator::validate(spec->inputSchema, given)).isEmpty()) {
         result = ToolResult::error(
             QStringLiteral("%1: invalid arguments: %2. See the tool's input schema (tools/list) "
                            "or `hotkernel %3 --help`.")
                 .arg(spec->name, problem, spec->cliVerb));
     } else {
-        const Json arguments = SchemaValidator::withDefaults(spec->inputSchema, job->arguments());
+        const Json arguments = SchemaValidator::withDefaults(spec->inputSchema, given);
         bool holdsGpu = false;
         if (spec->timesGpu) {
             if (m_gpuLock.isHeld())

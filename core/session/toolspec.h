@@ -11,6 +11,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <vector>
 
 namespace hotkernel {
 
@@ -25,16 +26,35 @@ struct ToolAnnotations
     bool openWorld = false;
 };
 
+// An argument name the original Python hotkernel used (its documented tool tables), accepted and
+// renamed before validation so calls written for it keep working. Not in the input schema: an
+// agent reading tools/list sees each argument once (docs/mcp.md lists the aliases).
+struct ArgumentAlias
+{
+    enum class Kind {
+        Rename,       // theirs -> ours
+        SplitCommand, // theirs -> ours; a command line given as one string becomes its words
+        Ignore,       // accepted and dropped: ours decides it by itself (top_kernels' report type)
+        WorkDirOnly,  // a directory that must be the working directory itself (record's cwd)
+    };
+    QString theirs;
+    QString ours; // empty unless Rename
+    Kind kind = Kind::Rename;
+};
+
 struct ToolSpec
 {
     using Handler = std::function<QCoro::Task<ToolResult>(Session &, Json arguments, Job &)>;
 
     QString name; // MCP name, ^[A-Za-z0-9._-]{1,128}$
     QString title;
-    QString description; // what it does, when to use it, what it returns, how it fails
+    QString description; // tools/list: what it does, when to use it, what it returns (short: every
+                         // agent session pays for it)
+    QString help;        // `hotkernel VERB --help`: the long text; empty means description
     Json inputSchema;    // JSON Schema 2020-12, type object; every property has a description
     Json outputSchema;   // JSON Schema 2020-12, type object
     ToolAnnotations annotations;
+    std::vector<ArgumentAlias> argumentAliases;
 
     QString cliVerb;            // e.g. "new" for new_target, "gpu-info" for gpu_info
     QStringList cliPositionals; // input properties bound to positional CLI arguments, in order

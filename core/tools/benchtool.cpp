@@ -2,6 +2,7 @@
 #include "tools/builtintools.h"
 
 #include "measure/benchrun.h"
+#include "measure/uncontractedrun.h"
 #include "session/toolregistry.h"
 
 namespace hotkernel {
@@ -32,62 +33,76 @@ Json statsSchema()
 
 } // namespace
 
+namespace {
+// Not a coroutine: it only picks the run (contracted or not), whose coroutine does the work.
+QCoro::Task<ToolResult> benchHandler(Session &session, Json arguments, Job &job)
+{
+    if (UncontractedRun::prepare(session, arguments, {"script"}))
+        return UncontractedRun::bench(session, std::move(arguments), job);
+    return BenchRun::run(session, std::move(arguments), job);
+}
+} // namespace
+
 void registerBenchTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("bench");
-    spec.title = QStringLiteral("Time one target script");
-    spec.description = QStringLiteral("Runs one target script (made by new_target) warmup + n times and "
-                                      "reports the per-call time: mean, standard "
-                                      "deviation, minimum and every raw sample in milliseconds, plus the "
-                                      "roofline inputs (flops, bytes) and the "
-                                      "throughput they imply. Each run refills the rotated inputs from seed "
-                                      "+ run index and checks the output "
-                                      "against the fp32 reference before timing. By default one warm worker "
-                                      "process serves every run (torch and "
-                                      "CUDA start once; the worker is kept for later calls while the script, "
-                                      "its imports, the contract and the "
-                                      "interpreter are unchanged); fresh = true starts a process per run. "
-                                      "Holds the GPU for the whole call: one "
-                                      "timing job per GPU at a time, across hotkernel processes. Fails with "
-                                      "a message naming the run when the "
-                                      "script crashes, exits non-zero, prints no JSON result line or a "
-                                      "malformed one, hangs past timeout (its "
-                                      "whole process group is killed), or its output check fails (ok false). "
-                                      "Use verify, not two benches, to "
-                                      "compare a candidate with its baseline.");
+    spec.title = QStringLiteral("Time a script");
+    spec.description =
+        QStringLiteral("Times a script warmup + n times: mean, std, min and every sample in ms. A new_target "
+                       "script checks its output against the fp32 reference every run; any other script runs "
+                       "uncontracted and must print a JSON line with ms and ok.");
+    spec.help = QStringLiteral(
+        "Runs one target script (made by new_target) warmup + n times and "
+        "reports the per-call time: mean, standard "
+        "deviation, minimum and every raw sample in milliseconds, plus the "
+        "roofline inputs (flops, bytes) and the "
+        "throughput they imply. Each run refills the rotated inputs from seed "
+        "+ run index and checks the output "
+        "against the fp32 reference before timing. By default one warm worker "
+        "process serves every run (torch and "
+        "CUDA start once; the worker is kept for later calls while the script, "
+        "its imports, the contract and the "
+        "interpreter are unchanged); fresh = true starts a process per run. "
+        "Holds the GPU for the whole call: one "
+        "timing job per GPU at a time, across hotkernel processes. Fails with "
+        "a message naming the run when the "
+        "script crashes, exits non-zero, prints no JSON result line or a "
+        "malformed one, hangs past timeout (its "
+        "whole process group is killed), or its output check fails (ok false). "
+        "Use verify, not two benches, to "
+        "compare a candidate with its baseline."
+        " A script that does not import the vendored contract runs uncontracted (docs/mcp.md): `python "
+        "SCRIPT ARGS...` in cwd, a process per run, its printed ms and ok taken as they are; its results are "
+        "labelled uncontracted and record refuses them.");
     spec.inputSchema =
         Json{{"type", "object"},
              {"properties",
-              {{"script",
-                {{"type", "string"},
-                 {"description", "Path of the target script (NAME_baseline.py or NAME_candidate.py), "
-                                 "relative to the working directory or absolute."}}},
+              {{"script", {{"type", "string"}, {"description", "The script, e.g. NAME_baseline.py."}}},
                {"n",
                 {{"type", "integer"},
                  {"minimum", 1},
                  {"maximum", 1000},
                  {"default", 7},
-                 {"description", "Measured runs (after the warm-up)."}}},
+                 {"description", "Measured runs."}}},
                {"warmup",
                 {{"type", "integer"},
                  {"minimum", 0},
                  {"maximum", 100},
                  {"default", 1},
-                 {"description", "Runs made first and dropped (compilation, caches, clocks)."}}},
+                 {"description", "Runs made first and dropped."}}},
                {"timeout",
                 {{"type", "number"},
                  {"exclusiveMinimum", 0},
                  {"default", 300},
-                 {"description", "Seconds one run (and a worker's start) may take before the script's "
-                                 "process group is killed."}}},
+                 {"description", "Seconds one run may take before it is killed."}}},
                {"fresh",
                 {{"type", "boolean"},
                  {"default", false},
-                 {"description", "Start a new Python process for every run instead of one warm worker (slow: "
-                                 "torch and CUDA start each time)."}}}}},
+                 {"description", "A new process per run instead of a warm worker (slow)."}}}}},
              {"required", Json::array({"script"})},
              {"additionalProperties", false}};
+    UncontractedRun::addSchemaProperties(spec.inputSchema);
     spec.outputSchema = Json{
         {"type", "object"},
         {"properties",
@@ -160,7 +175,7 @@ void registerBenchTool(ToolRegistry &registry)
     spec.resultKind = ToolSpec::ResultKind::Bench;
     spec.writesWorkspace = true;
     spec.headline = &BenchRun::headline;
-    spec.handler = &BenchRun::run;
+    spec.handler = benchHandler;
     registry.add(std::move(spec));
 }
 

@@ -378,72 +378,66 @@ void registerDisasmTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("disasm");
-    spec.title = QStringLiteral("SASS or PTX of a kernel, with hot instructions");
-    spec.description =
-        QStringLiteral("Disassembles a .cubin, .ptx, .so or executable (cuobjdump -sass/-ptx, "
-                       "or nvdisasm for a cubin), or the newest "
-                       "Triton-cache kernel whose name matches (target \"triton-cache\" with "
-                       "function NAME; searches $TRITON_CACHE_DIR "
-                       "and ~/.triton/cache) with its metadata (num_warps, num_stages, shared "
-                       "memory). `list` names the functions in "
-                       "the binary; `function` picks one by name substring. SASS comes with "
-                       "the registers, stack, shared and local "
-                       "memory (where spills go) that cuobjdump -res-usage reports. A target that "
-                       "is an ncu source-page CSV (profile's source_csv) gives the SASS, executed "
-                       "counts and stall samples by reason from the export alone. With "
-                       "source_report (an `ncu --import R.ncu-rep "
-                       "--csv --page source --print-source sass` export of a report made with "
-                       "`--set full --import-source yes`), each "
-                       "instruction gets its warp-stall samples and executed count, and the "
-                       "hottest instructions and top stall reasons "
-                       "are named. Read-only. Fails with what to install when "
-                       "cuobjdump/nvdisasm are missing (PATH, $CUDA_HOME/bin, "
-                       "/usr/local/cuda/bin, HOTKERNEL_CUOBJDUMP, HOTKERNEL_NVDISASM).");
-    spec.inputSchema =
-        Json{{"type", "object"},
-             {"properties",
-              {{"target",
-                {{"type", "string"},
-                 {"minLength", 1},
-                 {"description",
-                  "path of a .cubin, .ptx, .so or executable, \"triton-cache\", or an ncu "
-                  "source-page CSV (profile's source_csv: SASS and hot instructions with no binary)"}}},
-               {"function",
-                {{"type", "string"},
-                 {"default", ""},
-                 {"description",
-                  "substring of the function (or Triton kernel) name; default: the first function"}}},
-               {"level",
-                {{"type", "string"},
-                 {"enum", Json::array({"sass", "ptx"})},
-                 {"default", "sass"},
-                 {"description", "SASS (machine code) or PTX (virtual ISA)"}}},
-               {"tool",
-                {{"type", "string"},
-                 {"enum", Json::array({"auto", "cuobjdump", "nvdisasm"})},
-                 {"default", "auto"},
-                 {"description", "disassembler: auto uses nvdisasm for a cubin's SASS (it prints branch "
-                                 "labels), cuobjdump otherwise"}}},
-               {"list",
-                {{"type", "boolean"},
-                 {"default", false},
-                 {"description", "only list the functions in the binary"}}},
-               {"max_lines",
-                {{"type", "integer"},
-                 {"minimum", 0},
-                 {"default", 400},
-                 {"description", "most listing lines to return; 0 = all"}}},
-               {"source_report",
-                {{"type", "string"},
-                 {"default", ""},
-                 {"description", "ncu source-page CSV whose stall samples to attach (hot instructions)"}}},
-               {"hot",
-                {{"type", "integer"},
-                 {"minimum", 1},
-                 {"default", 10},
-                 {"description", "how many hot instructions to name with source_report"}}}}},
-             {"required", Json::array({"target"})},
-             {"additionalProperties", false}};
+    spec.title = QStringLiteral("SASS or PTX of a kernel");
+    spec.description = QStringLiteral(
+        "SASS or PTX of a .cubin, .ptx, .so or executable, or of the newest Triton-cache kernel "
+        "named by function (target \"triton-cache\"), with registers and spills. With source_report "
+        "(ncu source CSV), or that CSV as target alone: the hottest instructions and stall reasons.");
+    spec.help = QStringLiteral("Disassembles a .cubin, .ptx, .so or executable (cuobjdump -sass/-ptx, "
+                               "or nvdisasm for a cubin), or the newest "
+                               "Triton-cache kernel whose name matches (target \"triton-cache\" with "
+                               "function NAME; searches $TRITON_CACHE_DIR "
+                               "and ~/.triton/cache) with its metadata (num_warps, num_stages, shared "
+                               "memory). `list` names the functions in "
+                               "the binary; `function` picks one by name substring. SASS comes with "
+                               "the registers, stack, shared and local "
+                               "memory (where spills go) that cuobjdump -res-usage reports. A target that "
+                               "is an ncu source-page CSV (profile's source_csv) gives the SASS, executed "
+                               "counts and stall samples by reason from the export alone. With "
+                               "source_report (an `ncu --import R.ncu-rep "
+                               "--csv --page source --print-source sass` export of a report made with "
+                               "`--set full --import-source yes`), each "
+                               "instruction gets its warp-stall samples and executed count, and the "
+                               "hottest instructions and top stall reasons "
+                               "are named. Read-only. Fails with what to install when "
+                               "cuobjdump/nvdisasm are missing (PATH, $CUDA_HOME/bin, "
+                               "/usr/local/cuda/bin, HOTKERNEL_CUOBJDUMP, HOTKERNEL_NVDISASM).");
+    spec.inputSchema = Json{
+        {"type", "object"},
+        {"properties",
+         {{"target",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"description", "A .cubin, .ptx, .so or executable, \"triton-cache\", or an ncu source-page CSV "
+                            "(profile's source_csv)."}}},
+          {"function",
+           {{"type", "string"},
+            {"default", ""},
+            {"description", "Part of the function (or Triton kernel) name."}}},
+          {"level",
+           {{"type", "string"},
+            {"enum", Json::array({"sass", "ptx"})},
+            {"default", "sass"},
+            {"description", "SASS or PTX."}}},
+          {"tool",
+           {{"type", "string"},
+            {"enum", Json::array({"auto", "cuobjdump", "nvdisasm"})},
+            {"default", "auto"},
+            {"description", "auto: nvdisasm for a cubin's SASS, else cuobjdump."}}},
+          {"list", {{"type", "boolean"}, {"default", false}, {"description", "Only list the functions."}}},
+          {"max_lines",
+           {{"type", "integer"}, {"default", 400}, {"description", "Most lines to return; 0 or less: all."}}},
+          {"source_report",
+           {{"type", "string"},
+            {"default", ""},
+            {"description", "ncu source-page CSV: stall samples per instruction."}}},
+          {"hot",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"default", 10},
+            {"description", "Hot instructions to name."}}}}},
+        {"required", Json::array({"target"})},
+        {"additionalProperties", false}};
     const Json instructions{{"type", "array"},
                             {"items", InspectFormat::instructionSchema()},
                             {"description", "listing lines in order"}};
@@ -475,6 +469,9 @@ void registerDisasmTool(ToolRegistry &registry)
         {"required", Json::array({"binary", "level", "functions"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
+    // The original hotkernel's argument names (docs/mcp.md, "Calls written for the original").
+    spec.argumentAliases = {
+        {QStringLiteral("kernel"), QStringLiteral("function"), ArgumentAlias::Kind::Rename}};
     spec.cliVerb = QStringLiteral("disasm");
     spec.writesWorkspace = true;
     spec.cliPositionals = {QStringLiteral("target")};

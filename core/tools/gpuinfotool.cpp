@@ -170,26 +170,29 @@ void registerGpuInfoTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("gpu_info");
-    spec.title = QStringLiteral("What GPU this is and what state it is in");
+    spec.title = QStringLiteral("What GPU this is and its state");
     spec.description =
-        QStringLiteral("Reports the GPU hotkernel times on (CUDA device 0): name, UUID, "
-                       "driver and CUDA driver version, memory, power "
-                       "limit, compute capability, SM and memory clocks (current and max), "
-                       "temperature, active clock-event (throttle) "
-                       "reasons, other compute processes on the device, and L2 size and SM "
-                       "count where the card table knows them. "
-                       "Read through NVML (libnvidia-ml.so.1, loaded at run time), with "
-                       "nvidia-smi as fallback. Also returns the "
-                       "matching card-table row (spec bandwidth and dense peaks per dtype, "
-                       "each with its source) and this card's "
-                       "stored calibration (measured copy bandwidth and GEMM peaks from "
-                       "`hotkernel calibrate`), which roofline uses. "
-                       "Also says where ncu, nsys, cuobjdump, nvdisasm and ptxas were found (the "
-                       "interpreter's Triton and NVIDIA wheels, /opt/nvidia, "
-                       "HOTKERNEL_TOOL_DIRS, PATH, CUDA_HOME). Use it first, to know the card and whether "
-                       "anything else is using it. "
-                       "Without a GPU or driver it does not "
-                       "fail: available is false and reason says why.");
+        QStringLiteral("The GPU hotkernel times on: name, driver, memory, power limit, compute capability, "
+                       "clocks, throttle reasons, other processes on it, its spec peaks and measured "
+                       "calibration. Use it first. Without a GPU: available false and why.");
+    spec.help = QStringLiteral("Reports the GPU hotkernel times on (CUDA device 0): name, UUID, "
+                               "driver and CUDA driver version, memory, power "
+                               "limit, compute capability, SM and memory clocks (current and max), "
+                               "temperature, active clock-event (throttle) "
+                               "reasons, other compute processes on the device, and L2 size and SM "
+                               "count where the card table knows them. "
+                               "Read through NVML (libnvidia-ml.so.1, loaded at run time), with "
+                               "nvidia-smi as fallback. Also returns the "
+                               "matching card-table row (spec bandwidth and dense peaks per dtype, "
+                               "each with its source) and this card's "
+                               "stored calibration (measured copy bandwidth and GEMM peaks from "
+                               "`hotkernel calibrate`), which roofline uses. "
+                               "Also says where ncu, nsys, cuobjdump, nvdisasm and ptxas were found (the "
+                               "interpreter's Triton and NVIDIA wheels, /opt/nvidia, "
+                               "HOTKERNEL_TOOL_DIRS, PATH, CUDA_HOME). "
+                               "Use it first, to know the card and whether anything else is using it. "
+                               "Without a GPU or driver it does not "
+                               "fail: available is false and reason says why.");
     spec.inputSchema =
         Json{{"type", "object"}, {"properties", Json::object()}, {"additionalProperties", false}};
     spec.outputSchema = Json{

@@ -33,82 +33,53 @@ Json inputSchema()
 {
     Json p = Json::object();
     p["target"] =
-        Json{{"type", "string"},
-             {"description",
-              "Target name, a Python identifier (e.g. rmsnorm): the scripts are NAME_baseline.py and "
-              "NAME_candidate.py."}};
-    p["from"] = stringProperty(
-        "The baseline function: module:function (e.g. torch.nn.functional:gelu) or ./file.py:function "
-        "(a path relative to out_dir, or absolute). It is called with the inputs in call order.");
-    p["shape"] = stringProperty(
-        "Shape of the primary (first) input, dimensions joined by x: 4096x8192, or 8192 for a vector. "
-        "NAME=4096x8192 names it (default x).");
-    p["extra"] = stringArrayProperty(
-        "Further inputs after the primary one, in call order, each NAME:DIMS or NAME:DIMS:DTYPE "
-        "(e.g. w:8192). Drawn with randn like the primary input.");
-    p["rotate"] = stringArrayProperty(
-        "Call inputs that rotate through K copies sized from the L2 cache, so the cache cannot "
-        "pose as DRAM. Default: the primary input (every derived input with derive).");
+        Json{{"type", "string"}, {"description", "Target name, a Python identifier (e.g. rmsnorm)."}};
+    p["from"] = stringProperty("Baseline function: module:function or ./file.py:function.");
+    p["shape"] =
+        stringProperty("First input's shape: 4096x8192 (or 4096,8192); NAME=DIMS names it (default x).");
+    p["extra"] = stringArrayProperty("More inputs in call order: NAME:DIMS[:DTYPE], e.g. w:8192.");
+    p["rotate"] = stringArrayProperty("Inputs rotated through copies larger than L2 (default: the first).");
     p["flops"] =
-        Json{{"type", "number"},
-             {"minimum", 0},
-             {"description",
-              "Nominal floating-point operations per call, for the roofline (leave out when unknown)."}};
-    p["reference"] = stringProperty(
-        "An fp32 reference function (module:function or ./file.py:function). Default: the baseline "
-        "itself on fp32 copies of the inputs. Required with derive.");
-    p["derive"] = stringProperty(
-        "A function (module:function or ./file.py:function) mapping the dict of raw random tensors "
-        "to the dict of call inputs, for inputs randn cannot draw (quantized weights). Needs inputs "
-        "and reference.");
-    p["inputs"] =
-        stringArrayProperty("With derive: the names of the call inputs derive returns, in call order.");
-    p["min_bytes"] =
-        Json{{"type", "integer"},
-             {"minimum", 1},
-             {"description", "Bytes one call must move at least (without the output), when the inputs' sizes "
-                             "overstate it; also sizes rotation. Default: the bytes of the call's inputs."}};
+        Json{{"type", "number"}, {"minimum", 0}, {"description", "FLOPs per call, for the roofline."}};
+    p["reference"] = stringProperty("fp32 reference function (default: the baseline on fp32 copies).");
+    p["derive"] = stringProperty("Function mapping raw random tensors to the call inputs (quantized "
+                                 "weights); needs inputs and reference.");
+    p["inputs"] = Json{{"type", Json::array({"array", "string"})},
+                       {"items", Json{{"type", "string"}}},
+                       {"description", "With derive: the call inputs, in order (list or a,b,c)."}};
+    p["min_bytes"] = Json{{"type", "integer"},
+                          {"minimum", 1},
+                          {"description", "Bytes one call must read, when the inputs overstate it."}};
     p["dtype"] = Json{{"type", "string"},
                       {"enum", toJson(TargetScaffold::dtypes())},
                       {"default", "bf16"},
-                      {"description",
-                       "Data type of the floating inputs and of the output; sets the default tolerances "
-                       "(fp32 1e-4, tf32 1e-3, bf16/fp16 1e-2)."}};
+                      {"description", "Data type of the inputs and output; sets the tolerances."}};
     p["seed"] = Json{{"type", "integer"},
                      {"minimum", 0},
                      {"default", 0},
-                     {"description", "Base seed: run I draws its inputs from seed + I."}};
+                     {"description", "Run I draws inputs from seed + I."}};
     p["atol"] =
-        Json{{"type", "number"}, {"minimum", 0}, {"description", "Absolute tolerance (default: by dtype)."}};
+        Json{{"type", "number"}, {"minimum", 0}, {"description", "Absolute tolerance (default by dtype)."}};
     p["rtol"] =
-        Json{{"type", "number"}, {"minimum", 0}, {"description", "Relative tolerance (default: by dtype)."}};
-    p["iters"] = Json{{"type", "integer"},
-                      {"minimum", 1},
-                      {"default", 50},
-                      {"description", "Calls per timed block (captured in one CUDA graph on the GPU)."}};
+        Json{{"type", "number"}, {"minimum", 0}, {"description", "Relative tolerance (default by dtype)."}};
+    p["iters"] =
+        Json{{"type", "integer"}, {"minimum", 1}, {"default", 50}, {"description", "Calls per timed block."}};
     p["device"] = Json{{"type", "string"},
                        {"enum", Json::array({"cuda", "cpu"})},
-                       {"description",
-                        "Where the scripts run. Leave out to decide at run time: cuda when torch sees a GPU, "
-                        "else cpu. A script's --device flag overrides it."}};
+                       {"description", "cuda or cpu; default: decided at run time."}};
     p["force"] = Json{{"type", "boolean"},
                       {"default", false},
-                      {"description",
-                       "Overwrite existing NAME_baseline.py / NAME_candidate.py (edits are lost) and another "
-                       "version of the vendored contract."}};
-    p["out_dir"] =
-        Json{{"type", "string"},
-             {"default", "."},
-             {"description", "Folder for the scripts, inside the working directory; created when missing."}};
+                      {"description", "Overwrite existing scripts (edits are lost)."}};
+    p["out_dir"] = Json{{"type", "string"},
+                        {"default", "."},
+                        {"description", "Folder for the scripts, inside the working directory."}};
     p["from_trace"] = stringProperty(
-        "A torch_trace report (profiles/*.torch-trace.json): the target calls the aten op of row `op` with "
-        "the shapes, dtypes and arguments the execution trace recorded; replaces from, shape and extra.");
-    p["op"] = Json{{"type", "integer"},
-                   {"minimum", 1},
-                   {"description", "With from_trace: the op row (torch_trace's op_rows)."}};
-    p["kernel"] = stringProperty(
-        "With from_trace, instead of op: a kernel name as torch, ncu or the tracer print it (a substring "
-        "will do); the row of the op that launched it is used.");
+        "A torch_trace report: the target calls the aten op of row `op` (or of `kernel`) with the recorded "
+        "shapes, dtypes and arguments; replaces from, shape and extra.");
+    p["op"] = Json{{"type", "integer"}, {"minimum", 1}, {"description", "With from_trace: the op row."}};
+    p["kernel"] = stringProperty("With from_trace, instead of op: a kernel name (a substring will do).");
+    // target with from and shape, or from_trace with op or kernel: checked in the handler, which
+    // says which of the two forms is incomplete.
     return Json{{"type", "object"}, {"properties", p}, {"additionalProperties", false}};
 }
 
@@ -289,32 +260,39 @@ void registerNewTargetTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("new_target");
-    spec.title = QStringLiteral("Scaffold a target (baseline + candidate scripts)");
-    spec.description =
-        QStringLiteral("Make a new optimisation target from a PyTorch function: writes "
-                       "NAME_baseline.py (the function to beat and the "
-                       "target definition: input shapes, dtype, seed, fp32 reference, "
-                       "tolerances, rotated inputs, iters, flops, bytes), "
-                       "NAME_candidate.py (only fn, starting as a copy of the baseline: the "
-                       "file you edit) and the vendored measurement "
-                       "contract _hotkernel_contract.py into out_dir. Before anything is "
-                       "written the baseline is imported once in the "
-                       "torch interpreter (HOTKERNEL_PYTHON, else the first python on PATH "
-                       "with torch), so a --from that does not import "
-                       "fails with the Python error and leaves nothing behind. Existing files "
-                       "are refused unless force is set (force "
-                       "overwrites them). Returns the files written, the interpreter used and "
-                       "the next steps: bench the baseline, then "
-                       "verify the untouched candidate against it (it must come out "
-                       "inconclusive, never incorrect or invalid) before "
-                       "changing it. from_trace with op (or kernel) makes the target from a torch_trace "
-                       "report: the baseline calls that aten op with the recorded shapes, dtypes and "
-                       "arguments.");
+    spec.title = QStringLiteral("Make a target from a PyTorch function");
+    spec.description = QStringLiteral(
+        "Makes a target from a PyTorch function: NAME_baseline.py (the function plus the "
+        "contract: shapes, dtype, seed, fp32 reference, tolerances), NAME_candidate.py (the file "
+        "you edit) and _hotkernel_contract.py; or, with from_trace, from an aten op a torch_trace "
+        "recorded. Then bench the baseline and verify the untouched candidate.");
+    spec.help = QStringLiteral("Make a new optimisation target from a PyTorch function: writes "
+                               "NAME_baseline.py (the function to beat and the "
+                               "target definition: input shapes, dtype, seed, fp32 reference, "
+                               "tolerances, rotated inputs, iters, flops, bytes), "
+                               "NAME_candidate.py (only fn, starting as a copy of the baseline: the "
+                               "file you edit) and the vendored measurement "
+                               "contract _hotkernel_contract.py into out_dir. Before anything is "
+                               "written the baseline is imported once in the "
+                               "torch interpreter (HOTKERNEL_PYTHON, else the first python on PATH "
+                               "with torch), so a --from that does not import "
+                               "fails with the Python error and leaves nothing behind. Existing files "
+                               "are refused unless force is set (force "
+                               "overwrites them). Returns the files written, the interpreter used and "
+                               "the next steps: bench the baseline, then "
+                               "verify the untouched candidate against it (it must come out "
+                               "inconclusive, never incorrect or invalid) before "
+                               "changing it. from_trace with op (or kernel) makes the target from a "
+                               "torch_trace report: the baseline calls that aten op with the recorded "
+                               "shapes, dtypes and arguments.");
     spec.inputSchema = inputSchema();
     spec.outputSchema = outputSchema();
     spec.annotations.readOnly = false;
     spec.annotations.destructive = true; // force overwrites
     spec.annotations.idempotent = false;
+    // The original hotkernel's argument names (docs/mcp.md, "Calls written for the original").
+    spec.argumentAliases = {{QStringLiteral("from_"), QStringLiteral("from"), ArgumentAlias::Kind::Rename},
+                            {QStringLiteral("out"), QStringLiteral("out_dir"), ArgumentAlias::Kind::Rename}};
     spec.cliVerb = QStringLiteral("new");
     spec.resultKind = ToolSpec::ResultKind::NewTarget;
     spec.writesWorkspace = true;

@@ -131,93 +131,93 @@ void registerProfileTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("profile");
-    spec.title = QStringLiteral("Profile a command with ncu, nsys or the kernel tracer");
-    spec.description = QStringLiteral("Runs a command under a profiler and returns the report path plus a "
-                                      "parsed per-kernel summary (heaviest first, "
-                                      "with share, calls, times and a memory/compute/latency hint where ncu "
-                                      "measured throughput). tool \"ncu\" (Nsight "
-                                      "Compute): per-kernel hardware metrics; slow, so target one kernel "
-                                      "with kernel_regex and launch_count; set/"
-                                      "sections pick what it collects; the details "
-                                      "page is exported as CSV beside the report, and with set \"full\" or "
-                                      "import_source the source page too (source_csv: give it to disasm for "
-                                      "hot instructions, no binary needed). \"nsys\" (Nsight Systems): "
-                                      "every kernel's time. \"trace\": hotkernel's "
-                                      "own CUPTI tracer (CUDA_INJECTION64_PATH) records every kernel's "
-                                      "device time, grid, block, registers and shared "
-                                      "memory in any CUDA process, with no Nsight installed. Default: nsys "
-                                      "when installed, else trace. A command "
-                                      "starting with a .py file runs in the torch interpreter. Reports go to "
-                                      "profiles/ in the working directory. Fails "
-                                      "with what to do on ERR_NVGPUCTRPERM (counter permission), a missing "
-                                      "ncu/nsys, or a tracer not built.");
-    spec.inputSchema = Json{
-        {"type", "object"},
-        {"properties",
-         {{"command",
-           {{"type", "array"},
-            {"items", {{"type", "string"}}},
-            {"minItems", 1},
-            {"description", "the program and its arguments, e.g. [\"rmsnorm_baseline.py\"] or [\"./app\", "
-                            "\"--n\", \"4096\"]"}}},
-          {"tool",
-           {{"type", "string"},
-            {"enum", Json::array({"auto", "ncu", "nsys", "trace"})},
-            {"default", "auto"},
-            {"description", "profiler: auto = nsys when installed, else trace"}}},
-          {"kernel_regex",
-           {{"type", "string"},
-            {"default", ""},
-            {"description", "ncu: profile only kernels whose demangled name (as tables show it) matches "
-                            "this regular expression, in any case unless case_sensitive"}}},
-          {"case_sensitive",
-           {{"type", "boolean"},
-            {"default", false},
-            {"description", "ncu: match kernel_regex case-sensitively"}}},
-          {"launch_count",
-           {{"type", "integer"},
-            {"minimum", 0},
-            {"default", 1},
-            {"description", "ncu: how many matching launches to profile (0 = all)"}}},
-          {"launch_skip",
-           {{"type", "integer"},
-            {"minimum", 0},
-            {"default", 0},
-            {"description", "ncu: matching launches to skip first (warm-up)"}}},
-          {"set",
-           {{"type", "string"},
-            {"default", ""},
-            {"description", "ncu: section set (basic, detailed, full); empty = ncu's default"}}},
-          {"sections",
-           {{"type", "array"},
-            {"items", {{"type", "string"}}},
-            {"default", Json::array()},
-            {"description", "ncu: extra sections (e.g. SpeedOfLight, Occupancy, MemoryWorkloadAnalysis)"}}},
-          {"clock_control",
-           {{"type", "string"},
-            {"enum", Json::array({"none", "base"})},
-            {"default", "none"},
-            {"description",
-             "ncu: none keeps the card's clocks (matches what users see); base locks them to base clocks"}}},
-          {"import_source",
-           {{"type", "boolean"},
-            {"default", false},
-            {"description", "ncu: embed source and SASS for hot instructions (use with set full)"}}},
-          {"name",
-           {{"type", "string"},
-            {"default", ""},
-            {"description",
-             "report file name under profiles/ without extension (at most 128 characters, no '/', "
-             "'\\' or '..', not starting with '.'); default: script name and time"}}},
-          {"top",
-           {{"type", "integer"}, {"minimum", 1}, {"default", 10}, {"description", "kernels in the summary"}}},
-          {"timeout_s",
-           {{"type", "integer"},
-            {"minimum", 1},
-            {"default", 600},
-            {"description", "stop the profiled command after this many seconds"}}}}},
-        {"required", Json::array({"command"})},
-        {"additionalProperties", false}};
+    spec.title = QStringLiteral("Profile a command with nsys, ncu or the tracer");
+    spec.description =
+        QStringLiteral("Runs a command under a profiler: the report path (under profiles/) and the heaviest "
+                       "kernels. tool: nsys (every kernel's time), ncu (hardware counters; slow: narrow with "
+                       "kernel_regex, launch_count) or trace (CUPTI, no Nsight needed).");
+    spec.help = QStringLiteral("Runs a command under a profiler and returns the report path plus a "
+                               "parsed per-kernel summary (heaviest first, "
+                               "with share, calls, times and a memory/compute/latency hint where ncu "
+                               "measured throughput). tool \"ncu\" (Nsight "
+                               "Compute): per-kernel hardware metrics; slow, so target one kernel "
+                               "with kernel_regex and launch_count; set/"
+                               "sections pick what it collects; kernel_regex matches demangled names (as "
+                               "tables show them) in any case unless case_sensitive; the details "
+                               "page is exported as CSV beside the report, and with set \"full\" or "
+                               "import_source the source page too (source_csv: give it to disasm for "
+                               "hot instructions, no binary needed). \"nsys\" (Nsight Systems): "
+                               "every kernel's time. \"trace\": hotkernel's "
+                               "own CUPTI tracer (CUDA_INJECTION64_PATH) records every kernel's "
+                               "device time, grid, block, registers and shared "
+                               "memory in any CUDA process, with no Nsight installed. Default: nsys "
+                               "when installed, else trace. A command "
+                               "starting with a .py file runs in the torch interpreter. Reports go to "
+                               "profiles/ in the working directory. Fails "
+                               "with what to do on ERR_NVGPUCTRPERM (counter permission), a missing "
+                               "ncu/nsys, or a tracer not built.");
+    spec.inputSchema =
+        Json{{"type", "object"},
+             {"properties",
+              {{"command",
+                {{"type", "array"},
+                 {"items", {{"type", "string"}}},
+                 {"minItems", 1},
+                 {"description",
+                  "Program and arguments, e.g. [\"x_baseline.py\"] or [\"./app\", \"-n\", \"8\"]."}}},
+               {"tool",
+                {{"type", "string"},
+                 {"enum", Json::array({"auto", "ncu", "nsys", "trace"})},
+                 {"default", "auto"},
+                 {"description", "auto: nsys when installed, else trace."}}},
+               {"kernel_regex",
+                {{"type", "string"},
+                 {"default", ""},
+                 {"description", "ncu: only kernels whose name matches this regex."}}},
+               {"launch_count",
+                {{"type", "integer"},
+                 {"minimum", 0},
+                 {"default", 1},
+                 {"description", "ncu: matching launches to profile (0 = all)."}}},
+               {"launch_skip",
+                {{"type", "integer"},
+                 {"minimum", 0},
+                 {"default", 0},
+                 {"description", "ncu: matching launches to skip first."}}},
+               {"set",
+                {{"type", "string"},
+                 {"default", ""},
+                 {"description", "ncu: section set (basic, detailed, full)."}}},
+               {"sections",
+                {{"type", "array"},
+                 {"items", {{"type", "string"}}},
+                 {"default", Json::array()},
+                 {"description", "ncu: extra sections (e.g. Occupancy)."}}},
+               {"clock_control",
+                {{"type", "string"},
+                 {"enum", Json::array({"none", "base"})},
+                 {"default", "none"},
+                 {"description", "ncu: none keeps the card's clocks; base locks them."}}},
+               {"import_source",
+                {{"type", "boolean"},
+                 {"default", false},
+                 {"description", "ncu: embed source and SASS (with set full) for disasm."}}},
+               {"name",
+                {{"type", "string"},
+                 {"default", ""},
+                 {"description", "Report file name under profiles/, no extension."}}},
+               {"top",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"default", 10},
+                 {"description", "Kernels in the summary."}}},
+               {"timeout_s",
+                {{"type", "integer"},
+                 {"minimum", 1},
+                 {"default", 600},
+                 {"description", "Seconds before the command is stopped."}}}}},
+             {"required", Json::array({"command"})},
+             {"additionalProperties", false}};
     Json outputProperties = Json{
         {"tool", {{"type", "string"}, {"description", "the profiler that ran: ncu, nsys or trace"}}},
         {"report",
@@ -247,6 +247,14 @@ void registerProfileTool(ToolRegistry &registry)
     spec.outputSchema = Json{{"type", "object"},
                              {"properties", outputProperties},
                              {"required", Json::array({"tool", "report", "kernels"})}};
+    // The original hotkernel's argument names (docs/mcp.md, "Calls written for the original").
+    spec.argumentAliases = {
+        {QStringLiteral("cmd"), QStringLiteral("command"), ArgumentAlias::Kind::SplitCommand},
+        {QStringLiteral("ncu_kernel_regex"), QStringLiteral("kernel_regex"), ArgumentAlias::Kind::Rename},
+        {QStringLiteral("ncu_launch_count"), QStringLiteral("launch_count"), ArgumentAlias::Kind::Rename},
+        {QStringLiteral("timeout"), QStringLiteral("timeout_s"), ArgumentAlias::Kind::Rename},
+        {QStringLiteral("out_dir"), QString(), ArgumentAlias::Kind::Ignore},
+        {QStringLiteral("cwd"), QString(), ArgumentAlias::Kind::WorkDirOnly}};
     spec.cliVerb = QStringLiteral("profile");
     spec.cliPositionals = {QStringLiteral("command")};
     spec.timesGpu = true;

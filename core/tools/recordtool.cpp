@@ -181,8 +181,12 @@ void registerRecordTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("record");
-    spec.title = QStringLiteral("Record a verify result and regenerate the leaderboard");
+    spec.title = QStringLiteral("Record a verify result");
     spec.description = QStringLiteral(
+        "Records a verify result, win or lose, under results/<target>/ with note and who, "
+        "regenerates LEADERBOARD.md and says whether it beats the best so far for this target and "
+        "card. Call it after every verify; uncontracted results are refused.");
+    spec.help = QStringLiteral(
         "Records one verify result, win or lose, as results/<target>/<UTC time>-<id>.json in the working "
         "directory: "
         "the verify result as given, plus note, who, the time, both scripts' sources with their sha256, the "
@@ -206,15 +210,10 @@ void registerRecordTool(ToolRegistry &registry)
         {"type", "object"},
         {"properties",
          {{"target",
-           {{"type", "string"},
-            {"minLength", 1},
-            {"description",
-             "Target name, as given to new (e.g. rmsnorm); no '/', '..' or control characters."}}},
+           {{"type", "string"}, {"minLength", 1}, {"description", "Target name, as given to new_target."}}},
           {"verify_result",
            {{"oneOf", Json::array({Json{{"type", "object"}}, Json{{"type", "string"}}})},
-            {"description",
-             "The verify result: the object verify returned, or the path of a JSON file holding it "
-             "(e.g. saved with `hotkernel --json verify B C > verify.json`)."}}},
+            {"description", "The object verify returned, or the path of a JSON file holding it."}}},
           {"note",
            {{"type", "string"},
             {"minLength", 1},
@@ -222,8 +221,7 @@ void registerRecordTool(ToolRegistry &registry)
           {"who",
            {{"type", "string"},
             {"minLength", 1},
-            {"description",
-             "Who honestly made the candidate, e.g. \"agent: <model>\" or \"hand-written by <name>\"."}}}}},
+            {"description", "Who made the candidate, honestly: \"agent: <model>\" or a person."}}}}},
         {"required", Json::array({"target", "verify_result", "note", "who"})},
         {"additionalProperties", false}};
     spec.outputSchema = Json{
@@ -251,6 +249,8 @@ void registerRecordTool(ToolRegistry &registry)
     spec.annotations.readOnly = false;
     spec.annotations.destructive = false;
     spec.annotations.idempotent = false;
+    // The original hotkernel's argument names (docs/mcp.md, "Calls written for the original").
+    spec.argumentAliases = {{QStringLiteral("cwd"), QString(), ArgumentAlias::Kind::WorkDirOnly}};
     spec.cliVerb = QStringLiteral("record");
     spec.writesWorkspace = true;
     spec.resultKind = ToolSpec::ResultKind::Record;

@@ -33,11 +33,45 @@ Json ceilingsJson(const RooflineData &data)
     return list;
 }
 
+// measured_mem_gbs / measured_tflops: ceilings the caller measured (the original hotkernel's
+// argument), taking the place of the calibration's. A peak alone keeps the calibration's
+// bandwidth, or the spec's when there is none.
+void overrideMeasured(RooflineQuery &query, const Json &arguments)
+{
+    const bool bandwidth = arguments.contains("measured_mem_gbs");
+    const bool peak = arguments.contains("measured_tflops");
+    if (!bandwidth && !peak)
+        return;
+    MeasuredCeilings m = query.measured.value_or(MeasuredCeilings{});
+    QStringList given;
+    if (bandwidth) {
+        m.bandwidthBytesPerSecond = arguments["measured_mem_gbs"].get<double>() * 1e9;
+        m.bandwidthMethod = QStringLiteral("given as measured_mem_gbs");
+        given.append(QStringLiteral("measured_mem_gbs"));
+    } else if (!m.bandwidthBytesPerSecond) {
+        m.bandwidthBytesPerSecond = query.card.bandwidthBytesPerSecond();
+        m.bandwidthMethod = QStringLiteral("spec (no measured bandwidth)");
+    }
+    if (peak) {
+        m.peakFlopsPerSecond[query.dtype.toLower()] = arguments["measured_tflops"].get<double>() * 1e12;
+        given.append(QStringLiteral("measured_tflops"));
+    }
+    m.origin = QStringLiteral("arguments (%1)").arg(given.join(QStringLiteral(", ")));
+    m.measuredAt.clear();
+    m.uuid.clear();
+    m.card = query.card.name;
+    query.measured = m;
+}
+
 QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &job)
 {
     const QString cardArg = toQt(arguments.value("card", std::string()));
     RooflineQuery query;
     query.dtype = toQt(arguments.value("dtype", std::string("bf16")));
+    if (arguments.contains("flops") != arguments.contains("bytes"))
+        throw UserError(QStringLiteral("give both flops and bytes of one call (bench and verify return them "
+                                       "as roofline_inputs), or neither for the card's ridge point alone."));
+    query.ridgeOnly = !arguments.contains("flops");
     query.flops = arguments.value("flops", 0.0);
     query.bytes = arguments.value("bytes", 0.0);
     if (arguments.contains("ms"))
@@ -90,6 +124,7 @@ QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &j
         co_return ToolResult::cancelledResult();
     if (calibration)
         query.measured = CalibrationStore::ceilings(*calibration);
+    overrideMeasured(query, arguments);
 
     const RooflineEstimate estimate = Roofline::estimate(query);
     const RooflineData chart = Roofline::chartData(query, estimate);
@@ -115,10 +150,12 @@ Json ceilingsUsedSchema(const char *description)
           {"bandwidth_gbs", {{"type", "number"}}},
           {"ridge_flops_per_byte",
            {{"type", "number"}, {"description", "peak / bandwidth: the intensity where the roofs meet."}}},
-          {"bound", {{"type", "string"}, {"enum", Json::array({"memory", "compute"})}}},
-          {"compute_ms", {{"type", "number"}}},
-          {"memory_ms", {{"type", "number"}}},
-          {"attainable_ms", {{"type", "number"}, {"description", "max(compute_ms, memory_ms): the floor."}}},
+          {"bound", {{"enum", Json::array({"memory", "compute", nullptr})}}},
+          {"compute_ms", {{"type", Json::array({"number", "null"})}}},
+          {"memory_ms", {{"type", Json::array({"number", "null"})}}},
+          {"attainable_ms",
+           {{"type", Json::array({"number", "null"})},
+            {"description", "max(compute_ms, memory_ms): the floor (null for the ridge point alone)."}}},
           {"peak_from_spec",
            {{"type", "boolean"},
             {"description", "The peak is the spec's (no measured peak for this dtype)."}}}}}};
@@ -130,8 +167,12 @@ void registerRooflineTool(ToolRegistry &registry)
 {
     ToolSpec spec;
     spec.name = QStringLiteral("roofline");
-    spec.title = QStringLiteral("Roofline: is a kernel memory- or compute-bound, and how fast could it be");
+    spec.title = QStringLiteral("Roofline: ridge point, bound and floor");
     spec.description = QStringLiteral(
+        "Roofline of a card and dtype. Alone: the ridge point. With flops and bytes of one call "
+        "(bench returns them): memory- or compute-bound and the attainable time from the spec and "
+        "from measured ceilings (the realistic floor); with ms, how close the call is.");
+    spec.help = QStringLiteral(
         "For a card, dtype, FLOPs and bytes of one kernel call: arithmetic intensity, the ridge point "
         "(peak / bandwidth), whether the call is memory- or compute-bound, and the attainable time "
         "(max(flops/peak, bytes/bandwidth)) from the spec sheet (dense peaks from the card table) and from "
@@ -149,36 +190,34 @@ void registerRooflineTool(ToolRegistry &registry)
         "unknown (or no GPU is here and no card is given), the dtype is unknown or the card has no peak for "
         "it, bytes "
         "is not above 0, or flops is negative.");
-    QStringList cardIds = CardTable::builtin().ids();
     spec.inputSchema = Json{
         {"type", "object"},
         {"properties",
          {{"card",
            {{"type", "string"},
-            {"description",
-             toStd(QStringLiteral("Card-table id or name (%1; 'NVIDIA H200' as nvidia-smi prints it works "
-                                  "too). Default: the GPU here.")
-                       .arg(cardIds.join(QStringLiteral(", "))))}}},
+            {"description", "Card-table id or name, e.g. h200-sxm or 'NVIDIA H200' (an unknown one lists "
+                            "the known). Default: the GPU here."}}},
           {"dtype",
            {{"type", "string"},
             {"enum", toJson(CardTable::dtypes())},
             {"default", "bf16"},
-            {"description", "Data type the kernel computes in; picks the peak (dense tensor-core rate; "
-                            "CUDA-core for fp32)."}}},
+            {"description", "Data type; picks the peak (dense)."}}},
           {"flops",
            {{"type", "number"},
-            {"description", "Floating-point operations of one call (2*M*N*K for a matmul; 0 for a copy)."}}},
-          {"bytes",
-           {{"type", "number"},
             {"description",
-             "Bytes one call must move to and from DRAM: inputs read plus outputs written (> 0)."}}},
-          {"ms",
+             "FLOPs of one call (2*M*N*K for a matmul). With bytes; neither: the ridge point alone."}}},
+          {"bytes", {{"type", "number"}, {"description", "Bytes one call moves to and from DRAM."}}},
+          {"measured_mem_gbs",
            {{"type", "number"},
-            {"description", "Measured time of one call in milliseconds, for achieved figures (optional)."}}},
-          {"label",
-           {{"type", "string"},
-            {"description", "Name of the kernel or target, for the chart point (optional)."}}}}},
-        {"required", Json::array({"flops", "bytes"})},
+            {"exclusiveMinimum", 0},
+            {"description", "Measured bandwidth, GB/s (e.g. a device copy)."}}},
+          {"measured_tflops",
+           {{"type", "number"},
+            {"exclusiveMinimum", 0},
+            {"description", "Measured peak for dtype, TFLOP/s."}}},
+          {"ms",
+           {{"type", "number"}, {"description", "Measured ms of one call: how close it is to the floor."}}},
+          {"label", {{"type", "string"}, {"description", "Name for the chart point."}}}}},
         {"additionalProperties", false}};
     spec.outputSchema = Json{
         {"type", "object"},
@@ -186,9 +225,9 @@ void registerRooflineTool(ToolRegistry &registry)
          {{"card", {{"type", "object"}, {"description", "id and name of the card-table row used."}}},
           {"card_origin", {{"type", "string"}, {"enum", Json::array({"probed", "argument"})}}},
           {"dtype", {{"type", "string"}}},
-          {"flops", {{"type", "number"}}},
-          {"bytes", {{"type", "number"}}},
-          {"intensity_flops_per_byte", {{"type", "number"}}},
+          {"flops", {{"type", Json::array({"number", "null"})}}},
+          {"bytes", {{"type", Json::array({"number", "null"})}}},
+          {"intensity_flops_per_byte", {{"type", Json::array({"number", "null"})}}},
           {"spec", ceilingsUsedSchema("Verdict and floor from the spec sheet.")},
           {"measured",
            ceilingsUsedSchema("Verdict and floor from the measured ceilings, or null without calibration.")},
@@ -209,6 +248,8 @@ void registerRooflineTool(ToolRegistry &registry)
                       "measured", "calibration", "achieved", "ceilings"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
+    // The original hotkernel's argument names (docs/mcp.md, "Calls written for the original").
+    spec.argumentAliases = {{QStringLiteral("gpu"), QStringLiteral("card"), ArgumentAlias::Kind::Rename}};
     spec.cliVerb = QStringLiteral("roofline");
     spec.resultKind = ToolSpec::ResultKind::Roofline;
     spec.handler = rooflineHandler;

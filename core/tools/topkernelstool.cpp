@@ -125,6 +125,10 @@ void registerTopKernelsTool(ToolRegistry &registry)
     spec.name = QStringLiteral("top_kernels");
     spec.title = QStringLiteral("Heaviest kernels of a saved report");
     spec.description = QStringLiteral(
+        "The n heaviest kernels of a saved report (ncu CSV, nsys kernel-summary CSV or "
+        ".trace.jsonl): share, calls, times, launch shape, registers and, from ncu, occupancy and "
+        "DRAM/SM throughput with a bound hint; ncu's rule results with estimated speedups.");
+    spec.help = QStringLiteral(
         "The n heaviest kernels of a saved profile: an ncu details CSV (`ncu --import R.ncu-rep --csv --page "
         "details`, "
         "units as printed), an ncu raw CSV (`--page raw`), an nsys kernel summary CSV (`nsys stats --report "
@@ -142,24 +146,23 @@ void registerTopKernelsTool(ToolRegistry &registry)
         "Reads the file only. Fails with a "
         "message naming the "
         "accepted formats when the file is none of them.");
-    spec.inputSchema =
-        Json{{"type", "object"},
-             {"properties",
-              {{"path",
-                {{"type", "string"},
-                 {"minLength", 1},
-                 {"description", "the saved report (relative paths are taken from the working directory)"}}},
-               {"n",
-                {{"type", "integer"},
-                 {"minimum", 1},
-                 {"default", 10},
-                 {"description", "how many kernels to return, heaviest first"}}},
-               {"per_launch",
-                {{"type", "boolean"},
-                 {"default", false},
-                 {"description", "ncu details: also each profiled launch's own figures (ncu.launches)"}}}}},
-             {"required", Json::array({"path"})},
-             {"additionalProperties", false}};
+    spec.inputSchema = Json{{"type", "object"},
+                            {"properties",
+                             {{"path",
+                               {{"type", "string"},
+                                {"minLength", 1},
+                                {"description", "The saved report (CSV or .trace.jsonl)."}}},
+                              {"n",
+                               {{"type", "integer"},
+                                {"minimum", 1},
+                                {"default", 10},
+                                {"description", "Kernels to return, heaviest first."}}},
+                              {"per_launch",
+                               {{"type", "boolean"},
+                                {"default", false},
+                                {"description", "ncu details: each launch's own figures too."}}}}},
+                            {"required", Json::array({"path"})},
+                            {"additionalProperties", false}};
     spec.outputSchema =
         Json{{"type", "object"},
              {"properties",
@@ -178,6 +181,10 @@ void registerTopKernelsTool(ToolRegistry &registry)
              {"required", Json::array({"source", "path", "total_ns", "kernels"})}};
     spec.annotations.readOnly = true;
     spec.annotations.idempotent = true;
+    // The original hotkernel's argument names (docs/mcp.md, "Calls written for the original").
+    spec.argumentAliases = {
+        {QStringLiteral("summary_csv"), QStringLiteral("path"), ArgumentAlias::Kind::Rename},
+        {QStringLiteral("tool"), QString(), ArgumentAlias::Kind::Ignore}};
     spec.cliVerb = QStringLiteral("top-kernels");
     spec.writesWorkspace = true;
     spec.cliPositionals = {QStringLiteral("path")};

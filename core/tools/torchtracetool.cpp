@@ -146,52 +146,52 @@ void registerTorchTraceTool(ToolRegistry &registry)
     ToolSpec spec;
     spec.name = QStringLiteral("torch_trace");
     spec.title = QStringLiteral("Profile a script with torch.profiler");
-    spec.description =
-        QStringLiteral("Runs a Python script under torch.profiler in the user's interpreter "
-                       "(HOTKERNEL_PYTHON, else the first python "
-                       "on PATH with torch) and returns the top GPU kernels by device time "
-                       "with their share of the total, and the "
-                       "aten ops grouped by input shapes (calls, CPU and device time). Needs "
-                       "no Nsight: the quickest way to find the "
-                       "dominant kernel. On a machine without CUDA it returns CPU ops and a "
-                       "note that there are no GPU kernels. "
-                       "save_trace keeps the profiler's chrome trace under profiles/. The "
-                       "execution trace (on by default) adds op_rows: each kernel joined to the "
-                       "aten op that launched it, with every argument, and the saved report "
-                       "feeds new --from-trace. Fails "
-                       "with the script's traceback when the "
-                       "script fails.");
+    spec.description = QStringLiteral(
+        "Runs a Python script under torch.profiler: the top GPU kernels by device time with their "
+        "share, and the aten ops by input shapes. Needs no Nsight: the quickest way to find the "
+        "dominant kernel. Its op_rows (the execution trace: each kernel joined to the aten op that "
+        "launched it) feed new_target's from_trace.");
+    spec.help = QStringLiteral("Runs a Python script under torch.profiler in the user's interpreter "
+                               "(HOTKERNEL_PYTHON, else the first python "
+                               "on PATH with torch) and returns the top GPU kernels by device time "
+                               "with their share of the total, and the "
+                               "aten ops grouped by input shapes (calls, CPU and device time). Needs "
+                               "no Nsight: the quickest way to find the "
+                               "dominant kernel. On a machine without CUDA it returns CPU ops and a "
+                               "note that there are no GPU kernels. "
+                               "save_trace keeps the profiler's chrome trace under profiles/. The "
+                               "execution trace (on by default) adds op_rows: each kernel joined to the "
+                               "aten op that launched it, with every argument, and the saved report "
+                               "feeds new --from-trace. Fails "
+                               "with the script's traceback when the "
+                               "script fails.");
     spec.inputSchema =
         Json{{"type", "object"},
              {"properties",
-              {{"script",
-                {{"type", "string"},
-                 {"minLength", 1},
-                 {"description", "the Python script to run (relative to the working directory)"}}},
+              {{"script", {{"type", "string"}, {"minLength", 1}, {"description", "Python script to run."}}},
                {"args",
                 {{"type", "array"},
                  {"items", {{"type", "string"}}},
                  {"default", Json::array()},
-                 {"description", "arguments passed to the script"}}},
+                 {"description", "Arguments for the script."}}},
                {"top",
                 {{"type", "integer"},
                  {"minimum", 1},
                  {"default", 15},
-                 {"description", "how many kernels and ops to return"}}},
+                 {"description", "Kernels and ops to return."}}},
                {"save_trace",
                 {{"type", "boolean"},
                  {"default", false},
-                 {"description", "also save the chrome trace under profiles/"}}},
+                 {"description", "Also save the chrome trace under profiles/."}}},
                {"execution_trace",
                 {{"type", "boolean"},
                  {"default", true},
-                 {"description", "record torch's execution trace (every op's arguments) and join kernels to "
-                                 "the ops that launched them (op_rows), for new --from-trace"}}},
+                 {"description", "Record op arguments and join kernels to their ops (op_rows)."}}},
                {"timeout_s",
                 {{"type", "integer"},
                  {"minimum", 1},
                  {"default", 600},
-                 {"description", "stop the script after this many seconds"}}}}},
+                 {"description", "Seconds before the script is stopped."}}}}},
              {"required", Json::array({"script"})},
              {"additionalProperties", false}};
     spec.outputSchema = Json{
@@ -229,6 +229,10 @@ void registerTorchTraceTool(ToolRegistry &registry)
              "row, name, calls, device_total_us, share, kernels, input_shapes, input_types, "
              "schema, et_node: kernels joined to the top-level aten op that launched them"}}}}},
         {"required", Json::array({"device", "kernels", "ops"})}};
+    // The original hotkernel's argument names (docs/mcp.md, "Calls written for the original").
+    spec.argumentAliases = {
+        {QStringLiteral("timeout"), QStringLiteral("timeout_s"), ArgumentAlias::Kind::Rename},
+        {QStringLiteral("cwd"), QString(), ArgumentAlias::Kind::WorkDirOnly}};
     spec.cliVerb = QStringLiteral("torch-trace");
     spec.cliPositionals = {QStringLiteral("script"), QStringLiteral("args")};
     spec.timesGpu = true;

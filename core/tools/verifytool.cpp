@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "measure/uncontractedrun.h"
 #include "measure/verifyrun.h"
 #include "session/toolregistry.h"
 
@@ -31,6 +32,16 @@ Json sideStatsSchema(const char *description)
 
 } // namespace
 
+namespace {
+// Not a coroutine: it only picks the run (contracted or not), whose coroutine does the work.
+QCoro::Task<ToolResult> verifyHandler(Session &session, Json arguments, Job &job)
+{
+    if (UncontractedRun::prepare(session, arguments, {"baseline", "candidate"}))
+        return UncontractedRun::verify(session, std::move(arguments), job);
+    return VerifyRun::run(session, std::move(arguments), job);
+}
+} // namespace
+
 void registerVerifyTool(ToolRegistry &registry)
 {
     const Json interval{{"type", Json::array({"array", "null"})}, {"items", {{"type", "number"}}}};
@@ -38,6 +49,11 @@ void registerVerifyTool(ToolRegistry &registry)
     spec.name = QStringLiteral("verify");
     spec.title = QStringLiteral("Verify a candidate against its baseline");
     spec.description = QStringLiteral(
+        "Is the candidate correct and faster than the baseline? Runs both interleaved and returns "
+        "faster, slower, inconclusive, incorrect (failed the fp32 check) or invalid (contract "
+        "differs), the speedup with its 99% interval: the input of record. Other scripts than "
+        "new_target's run uncontracted. May take minutes.");
+    spec.help = QStringLiteral(
         "Decides whether a candidate script is correct and faster than its baseline. Runs both scripts "
         "interleaved "
         "in pairs with alternating order (b c, c b, ...), run i of both sides on inputs from seed + i, drops "
@@ -65,20 +81,20 @@ void registerVerifyTool(ToolRegistry &registry)
         "message "
         "naming the run when a script crashes, hangs past timeout (its process group is killed), or prints "
         "no or "
-        "malformed result lines. Holds the GPU for the whole call.");
+        "malformed result lines. Holds the GPU for the whole call."
+        " A script that does not import the vendored contract runs uncontracted (docs/mcp.md): `python "
+        "SCRIPT ARGS...` in cwd, a process per run, its printed ms and ok taken as they are; its results are "
+        "labelled uncontracted and record refuses them.");
     spec.inputSchema = Json{
         {"type", "object"},
         {"properties",
-         {{"baseline",
-           {{"type", "string"},
-            {"description", "Path of NAME_baseline.py (the function to beat and the target definition)."}}},
-          {"candidate",
-           {{"type", "string"}, {"description", "Path of NAME_candidate.py (the rewrite to judge)."}}},
+         {{"baseline", {{"type", "string"}, {"description", "NAME_baseline.py: the function to beat."}}},
+          {"candidate", {{"type", "string"}, {"description", "NAME_candidate.py: the rewrite to judge."}}},
           {"n",
            {{"type", "integer"},
             {"minimum", 2},
             {"maximum", 1000},
-            {"description", "Measured pairs, fixed. Leave out for adaptive n (the default)."}}},
+            {"description", "Fixed number of pairs; leave out for adaptive n."}}},
           {"warmup",
            {{"type", "integer"},
             {"minimum", 0},
@@ -89,47 +105,44 @@ void registerVerifyTool(ToolRegistry &registry)
            {{"type", "number"},
             {"exclusiveMinimum", 0},
             {"default", 300},
-            {"description", "Seconds one run (and a worker's start) may take before the script's process "
-                            "group is killed."}}},
+            {"description", "Seconds one run may take before it is killed."}}},
           {"fresh",
            {{"type", "boolean"},
             {"default", false},
-            {"description", "Start a new Python process for every run instead of warm workers."}}},
+            {"description", "A new process per run instead of warm workers (slow)."}}},
           {"rule",
            {{"type", "string"},
             {"enum", Json::array({"welch", "seed"})},
             {"default", "welch"},
-            {"description", "welch: Welch's t-test, 99% interval of the speedup must exclude 1; seed: "
-                            "|mean_b - mean_c| > 2 * sqrt(std_b^2/n + std_c^2/n)."}}},
+            {"description", "welch (99% interval of the speedup excludes 1) or seed (the 2-sigma rule)."}}},
           {"min_effect",
            {{"type", "number"},
             {"minimum", 0},
             {"maximum", 1},
             {"default", 0.01},
-            {"description", "Smallest change that earns faster or slower (0.01 = 1%); smaller ones are "
-                            "inconclusive. Applies to both rules."}}},
+            {"description", "Smallest change called faster or slower (0.01 = 1%)."}}},
           {"ci_width",
            {{"type", "number"},
             {"exclusiveMinimum", 0},
             {"default", 0.01},
-            {"description",
-             "Adaptive n stops once the 99% interval of the speedup is within +- this fraction of it."}}},
+            {"description", "Adaptive n: stop when the 99% interval is within +- this."}}},
           {"max_pairs",
            {{"type", "integer"},
             {"minimum", 2},
             {"maximum", 1000},
             {"default", 30},
-            {"description", "Adaptive n: most measured pairs."}}},
+            {"description", "Adaptive n: most pairs."}}},
           {"max_seconds",
            {{"type", "number"},
             {"exclusiveMinimum", 0},
             {"default", 120},
-            {"description", "Adaptive n: seconds of measuring after which no pair is added."}}}}},
+            {"description", "Adaptive n: most seconds of measuring."}}}}},
         {"required", Json::array({"baseline", "candidate"})},
         {"additionalProperties", false}};
 
     const Json str{{"type", "string"}};
     const Json strings{{"type", "array"}, {"items", {{"type", "string"}}}};
+    UncontractedRun::addSchemaProperties(spec.inputSchema);
     spec.outputSchema = Json{
         {"type", "object"},
         {"description", "The verify result; docs/verify-result.md describes every field."},
@@ -226,7 +239,7 @@ void registerVerifyTool(ToolRegistry &registry)
     spec.cliPositionals = QStringList{QStringLiteral("baseline"), QStringLiteral("candidate")};
     spec.timesGpu = true;
     spec.resultKind = ToolSpec::ResultKind::Verify;
-    spec.handler = &VerifyRun::run;
+    spec.handler = verifyHandler;
     registry.add(std::move(spec));
 }
 

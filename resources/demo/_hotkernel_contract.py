@@ -31,9 +31,9 @@ FALLBACK_LLC_BYTES = 32 * 1024 * 1024
 # on the side of more copies.
 FALLBACK_L2_BYTES = 128 * 1024 * 1024
 
-FLOAT_DTYPES = ("bf16", "fp16", "fp32", "tf32")
+FLOAT_DTYPES = ("bf16", "fp16", "fp32", "tf32", "fp64")
 INT_DTYPES = ("int8", "uint8", "int32", "int64")
-DEFAULT_TOLERANCE = {"fp32": 1e-4, "tf32": 1e-3, "bf16": 1e-2, "fp16": 1e-2}
+DEFAULT_TOLERANCE = {"fp64": 1e-10, "fp32": 1e-4, "tf32": 1e-3, "bf16": 1e-2, "fp16": 1e-2}
 
 # --- stdout belongs to the protocol --------------------------------------------------------------
 # Keep a private duplicate of fd 1 for JSON lines and point fd 1 at fd 2, so that whatever user code,
@@ -342,9 +342,13 @@ class _Bench:
         self.refs = None
         self.out_bytes = None
 
+    def _wide(self, a):
+        """The reference precision: fp32, or fp64 for an fp64 target (fp32 would be the coarser)."""
+        return a.double() if self.definition["dtype"] == "fp64" else a.float()
+
     def _torch_dtype(self, name):
         t = self.torch
-        return {"bf16": t.bfloat16, "fp16": t.float16, "fp32": t.float32, "tf32": t.float32,
+        return {"bf16": t.bfloat16, "fp16": t.float16, "fp32": t.float32, "tf32": t.float32, "fp64": t.float64,
                 "int8": t.int8, "uint8": t.uint8, "int32": t.int32, "int64": t.int64}[name]
 
     # Inputs: drawn from torch.Generator(seed + run), refilled in place between runs.
@@ -432,7 +436,7 @@ class _Bench:
         t = self.torch
         args = self.args(s)
         if self.reference_on_fp32_copies:
-            args = [a.float() if a.is_floating_point() else a for a in args]
+            args = [self._wide(a) if a.is_floating_point() else a for a in args]
         with t.no_grad(), _Tf32(t, False):
             try:
                 out = self.reference(*args)
@@ -444,7 +448,7 @@ class _Bench:
         outs = _as_list(out)
         if outs is None:
             raise TargetError("the reference returned %s, not a tensor or a tuple of tensors" % type(out).__name__)
-        outs = [o.detach().float() for o in outs]
+        outs = [self._wide(o.detach()) for o in outs]
         if self.out_bytes is None:
             self.out_bytes = sum(o.numel() for o in outs) * t.empty((), dtype=self.torch_dtype).element_size()
         return outs
@@ -469,7 +473,7 @@ class _Bench:
                 return False, None, "output shape %s != reference shape %s%s" % (list(o.shape), list(r.shape), suffix)
             if o.dtype != self.torch_dtype:
                 return False, None, "output dtype %s != the target's %s%s" % (o.dtype, self.torch_dtype, suffix)
-            of = o.detach().float()
+            of = self._wide(o.detach())
             if bool(t.isnan(of).any()):
                 return False, None, "NaN in output" + suffix
             if bool(t.isinf(of).any()):

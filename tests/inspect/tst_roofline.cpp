@@ -56,6 +56,7 @@ private Q_SLOTS:
     void achievedFigures();
     void chartData();
     void badInputSaysWhatToPass();
+    void ridgeOnlyGivesTheRoofsAlone();
 };
 
 void TestRoofline::ridgeIsPeakOverBandwidth()
@@ -195,6 +196,26 @@ void TestRoofline::badInputSaysWhatToPass()
     q.measuredMs = 0;
     m = errorOf(q);
     QVERIFY2(m.contains(QLatin1String("ms must be greater than 0")), qPrintable(m));
+}
+
+void TestRoofline::ridgeOnlyGivesTheRoofsAlone()
+{
+    // The original hotkernel's roofline(gpu=...) call: no kernel, only the card's ridge point.
+    RooflineQuery q = query("h200-sxm", "bf16", 0, 0);
+    q.ridgeOnly = true;
+    q.measured = h200Measured();
+    const RooflineEstimate e = Roofline::estimate(q);
+    QCOMPARE(e.spec.ridge, 989.5e12 / 4800e9);
+    QCOMPARE(e.measured->ridge, 804e12 / 4140e9);
+    QVERIFY(e.spec.bound.isEmpty() && e.measured->bound.isEmpty());
+    const Json j = Roofline::toJson(q, e);
+    QVERIFY(j["flops"].is_null() && j["bytes"].is_null() && j["intensity_flops_per_byte"].is_null());
+    QVERIFY(j["spec"]["bound"].is_null() && j["spec"]["attainable_ms"].is_null());
+    QCOMPARE(j["measured"]["ridge_flops_per_byte"].get<double>(), 804e12 / 4140e9);
+    QVERIFY(Roofline::toText(q, e).contains(QLatin1String("ridge point alone")));
+    QVERIFY(Roofline::chartData(q, e).points.empty());
+    q.measuredMs = 0.5;
+    QVERIFY2(errorOf(q).contains(QLatin1String("ms needs flops and bytes")), qPrintable(errorOf(q)));
 }
 
 QTEST_GUILESS_MAIN(TestRoofline)

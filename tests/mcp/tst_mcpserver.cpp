@@ -414,7 +414,8 @@ private Q_SLOTS:
         QStringList uris;
         for (const Json &r : l["result"]["resources"])
             uris.append(toQt(r["uri"].get<std::string>()));
-        QCOMPARE(uris, QStringList({QStringLiteral("hotkernel://LEADERBOARD.md"),
+        QCOMPARE(uris, QStringList({QStringLiteral("hotkernel://skills/kernel-speedrun/SKILL.md"),
+                                    QStringLiteral("hotkernel://LEADERBOARD.md"),
                                     QStringLiteral("hotkernel://results/rmsnorm/run1.json"),
                                     QStringLiteral("hotkernel://profiles/top.csv")}));
 
@@ -439,6 +440,69 @@ private Q_SLOTS:
             h.request("resources/read", Json{{"uri", "hotkernel://results/rmsnorm/none.json"}});
         WAIT_REPLY(h, missing, m);
         QCOMPARE(m["error"]["code"].get<int>(), -32002);
+    }
+
+    void promptsServeTheSkill()
+    {
+        Harness h({}, false);
+        h.request("initialize", Json{{"protocolVersion", "2025-11-25"}});
+        QFile skillFile(QStringLiteral(HOTKERNEL_SOURCE_DIR "/skills/kernel-speedrun/SKILL.md"));
+        QVERIFY(skillFile.open(QIODevice::ReadOnly));
+        const std::string skill = skillFile.readAll().toStdString();
+        QVERIFY(skill.size() > 1000);
+
+        const int list = h.request("prompts/list");
+        WAIT_REPLY(h, list, l);
+        QCOMPARE(l["result"]["prompts"].size(), size_t(1));
+        JSON_COMPARE(l["result"]["prompts"][0]["name"], "kernel-speedrun");
+
+        const int get = h.request("prompts/get", Json{{"name", "kernel-speedrun"}});
+        WAIT_REPLY(h, get, g);
+        JSON_COMPARE(g["result"]["messages"][0]["role"], "user");
+        JSON_COMPARE(g["result"]["messages"][0]["content"]["text"], skill);
+
+        const int goal = h.request(
+            "prompts/get", Json{{"name", "kernel-speedrun"}, {"arguments", {{"goal", "speed up softmax"}}}});
+        WAIT_REPLY(h, goal, withGoal);
+        const std::string text = withGoal["result"]["messages"][0]["content"]["text"].get<std::string>();
+        QVERIFY(text.rfind(skill, 0) == 0 && text.find("speed up softmax") != std::string::npos);
+
+        for (const Json &bad :
+             {Json{{"name", "nope"}}, Json{{"name", "kernel-speedrun"}, {"arguments", {{"x", "1"}}}},
+              Json{{"name", "kernel-speedrun"}, {"arguments", {{"goal", 3}}}}}) {
+            const int id = h.request("prompts/get", bad);
+            WAIT_REPLY(h, id, e);
+            QCOMPARE(e["error"]["code"].get<int>(), -32602);
+        }
+
+        const int read =
+            h.request("resources/read", Json{{"uri", "hotkernel://skills/kernel-speedrun/SKILL.md"}});
+        WAIT_REPLY(h, read, rd);
+        JSON_COMPARE(rd["result"]["contents"][0]["text"], skill);
+        JSON_COMPARE(rd["result"]["contents"][0]["mimeType"], "text/markdown");
+    }
+
+    void resourceListChangesAreAnnounced()
+    {
+        QTemporaryDir root;
+        Harness h(root.path());
+        const int init = h.request("initialize", Json{{"protocolVersion", "2025-11-25"}});
+        WAIT_REPLY(h, init, i);
+        QVERIFY(i["result"]["capabilities"]["resources"]["listChanged"].get<bool>());
+        QVERIFY(i["result"]["capabilities"].contains("prompts"));
+        QVERIFY(QDir(root.path()).mkpath(QStringLiteral("results/rmsnorm")));
+        QFile log(QDir(root.path()).filePath(QStringLiteral("results/rmsnorm/run1.json")));
+        QVERIFY(log.open(QIODevice::WriteOnly) && log.write("{}\n") == 3);
+        log.close();
+        // A finished job makes the server look again even where no file watch fires.
+        const int call = h.request("tools/call", Json{{"name", "test_slow"}, {"arguments", {{"steps", 0}}}});
+        WAIT_REPLY(h, call, c);
+        QTRY_COMPARE_WITH_TIMEOUT(h.notifications("notifications/resources/list_changed").size(), 1, 10000);
+        // The same list again: nothing to announce.
+        const int again = h.request("tools/call", Json{{"name", "test_slow"}, {"arguments", {{"steps", 0}}}});
+        WAIT_REPLY(h, again, a);
+        QTest::qWait(500);
+        QCOMPARE(h.notifications("notifications/resources/list_changed").size(), 1);
     }
 
     void lineSplitterCapsLines()

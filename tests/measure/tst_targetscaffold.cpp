@@ -101,8 +101,21 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("shape");
         for (const char *bad :
-             {"4096*8192", "4096,8192", "4096x", "x8192", "0x8192", "-8", "abc", "4096 x 8192", "1=8"})
+             {"4096x", "x8192", "0x8192", "-8", "abc", "4096,,8192", "4096*", "4096x8192.5", "1=8"})
             QTest::newRow(bad) << QString::fromUtf8(bad);
+    }
+
+    void otherSeparatorsAsTheOriginal_data()
+    {
+        QTest::addColumn<QString>("shape");
+        // The original hotkernel's forms: A,B and A*B (and spaces), all meaning AxB.
+        for (const char *same : {"4096x8192", "4096,8192", "4096*8192", "4096 x 8192", "4096, 8192"})
+            QTest::newRow(same) << QString::fromUtf8(same);
+    }
+    void otherSeparatorsAsTheOriginal()
+    {
+        QFETCH(QString, shape);
+        QCOMPARE(TargetScaffold::parseDims(shape, QStringLiteral("--shape")), (QList<qint64>{4096, 8192}));
     }
     void badShapes()
     {
@@ -122,7 +135,7 @@ private Q_SLOTS:
         r.dtype = QStringLiteral("fp8");
         const QString message = planError(r);
         QVERIFY2(message.contains(QLatin1String("unknown dtype 'fp8'")), qPrintable(message));
-        QVERIFY2(message.contains(QLatin1String("bf16, fp16, fp32, tf32")), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("bf16, fp16, fp32, tf32, fp64")), qPrintable(message));
     }
 
     void extras_data()
