@@ -508,13 +508,15 @@ def case_every_tool_conforms(workdir):
         check("torch_trace", call("torch_trace", {"script": "trace_me.py"}), expect_error=False)
         check("disasm", call("disasm", {"target": "k.cubin"}), expect_error=False)
         check("gpu_info", call("gpu_info", {}))
-        check("profile", call("profile", {"command": "true"}))
+        check("profile", call("profile", {"command": ["true"]}))
         assert made["structuredContent"]["target"] == "scale"
         assert MUST_SUCCEED <= succeeded, f"no success checked for {MUST_SUCCEED - succeeded}"
         # The error path of every tool: an argument it does not take.
         for name in TOOLS:
             result = check(name, call(name, {"bogus_argument": 1}), expect_error=True)
-            assert "bogus_argument" in result["content"][0]["text"], f"{name}: {result['content'][0]['text']}"
+            text = result["content"][0]["text"]
+            # The schema check names the first problem: the stray argument or a missing required one.
+            assert "invalid arguments" in text and ("bogus_argument" in text or "required" in text), f"{name}: {text}"
             assert "structuredContent" not in result, f"{name}: an error result with structuredContent"
         # And a runtime failure of each tool that reads a file (the handler's own error).
         for name, arguments, word in [("bench", {"script": "gone.py"}, "gone.py"),

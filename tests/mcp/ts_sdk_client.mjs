@@ -104,7 +104,7 @@ await expectToolError('error: roofline of an unknown card', 'roofline', { card: 
 await expectToolError('error: disasm of a missing target', 'disasm', { target: 'missing.cubin' }, 'missing.cubin');
 await expectToolError('error: torch_trace of a missing script', 'torch_trace', { script: 'missing_trace.py' },
                       'missing_trace.py');
-await expectToolError('error: profile with an unknown property', 'profile', { command: 'true', bogus: 1 }, 'bogus');
+await expectToolError('error: profile with an unknown property', 'profile', { command: ['true'], bogus: 1 }, 'bogus');
 
 // A protocol fault stays one: the SDK throws it with our message.
 {
