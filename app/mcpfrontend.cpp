@@ -6,6 +6,7 @@
 #include "base/logging.h"
 #include "base/workdir.h"
 #include "mcp/localsockettransport.h"
+#include "mcp/mcplimits.h"
 #include "mcp/mcprelay.h"
 #include "mcp/mcpserver.h"
 #include "mcp/sessionlistener.h"
@@ -56,16 +57,36 @@ struct McpProcess
     // Headless: the session in this process.
     std::unique_ptr<Session> session;
     std::unique_ptr<McpServer> server;
+    // Set when the agent stopped reading: the exit status, whatever the shutdown would say.
+    int overflowExitCode = 0;
+
+    std::unique_ptr<StdioTransport> makeStdio()
+    {
+        auto transport = std::make_unique<StdioTransport>();
+        QObject::connect(transport.get(), &StdioTransport::outputOverflowed, &app,
+                         [this](qint64 unread, qint64 limit) {
+                             say(QStringLiteral("the agent left %1 bytes of output unread (the limit is %2, "
+                                                "HOTKERNEL_MCP_OUTPUT_LIMIT); it stopped reading stdout, so "
+                                                "this server ends its jobs and exits with status %3")
+                                     .arg(unread)
+                                     .arg(limit)
+                                     .arg(UnreadOutputExitCode));
+                             overflowExitCode = UnreadOutputExitCode;
+                         });
+        return transport;
+    }
+
+    void exitWith(int code) { app.exit(overflowExitCode != 0 ? overflowExitCode : code); }
 
     void attach(QLocalSocket *connected)
     {
         socket = std::make_unique<LocalSocketTransport>(connected);
-        stdio = std::make_unique<StdioTransport>();
+        stdio = makeStdio();
         relay = std::make_unique<McpRelay>(stdio.get(), socket.get());
         QObject::connect(relay.get(), &McpRelay::finished, &app, [this](int code, const QString &reason) {
             if (!reason.isEmpty())
                 say(reason);
-            app.exit(code);
+            exitWith(code);
         });
         say(QStringLiteral("attached to the hotkernel workbench for %1").arg(QDir::toNativeSeparators(dir)));
     }
@@ -73,9 +94,9 @@ struct McpProcess
     void runHeadless()
     {
         session = std::make_unique<Session>();
-        stdio = std::make_unique<StdioTransport>();
+        stdio = makeStdio();
         server = std::make_unique<McpServer>(*session, stdio.get());
-        QObject::connect(server.get(), &McpServer::finished, &app, [this] { app.exit(0); });
+        QObject::connect(server.get(), &McpServer::finished, &app, [this] { exitWith(0); });
     }
 
     bool startWorkbench(qint64 *pid)
@@ -175,7 +196,7 @@ int McpFrontend::run(QCoreApplication &app, const QStringList &arguments)
             return 2;
         }
     }
-    McpProcess process{app, {}, {}, false, {}, {}, {}, {}, {}};
+    McpProcess process{app, {}, {}, false, {}, {}, {}, {}, {}, 0};
     if (headless)
         process.runHeadless();
     else

@@ -2,6 +2,7 @@
 #include "inspect/traceparser.h"
 
 #include "base/json.h"
+#include "base/jsonparse.h"
 #include "base/usererror.h"
 
 namespace hotkernel {
@@ -32,8 +33,9 @@ TraceSummary TraceParser::read(QByteArrayView data)
         pos = end + 1;
         if (line.isEmpty())
             continue;
-        const Json j = Json::parse(line.begin(), line.end(), nullptr, false);
-        if (j.is_discarded() || !j.is_object()) {
+        const JsonParse parsed = parseJsonLimited(line);
+        const Json &j = parsed.value;
+        if (!parsed.ok() || !j.is_object()) {
             ++out.badLines;
             continue;
         }

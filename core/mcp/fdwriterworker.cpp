@@ -19,6 +19,9 @@ struct FdWriterWorker::State
     std::condition_variable wake;    // the writer thread waits here for work
     std::condition_variable drained; // the destructor waits here for an empty queue
     std::deque<QByteArray> queue;
+    qint64 queuedBytes = 0; // in the queue and in the block being written
+    qint64 maxQueuedBytes = 0;
+    bool overflowed = false;
     bool writing = false;
     bool stopping = false;
     bool healthy = true;
@@ -54,9 +57,11 @@ struct FdWriterWorker::State
             const bool ok = writeAll(block);
             lock.lock();
             writing = false;
+            queuedBytes -= block.size();
             if (!ok) {
                 healthy = false;
                 queue.clear();
+                queuedBytes = 0;
             }
             if (queue.empty())
                 drained.notify_all();
@@ -67,9 +72,10 @@ struct FdWriterWorker::State
     }
 };
 
-FdWriterWorker::FdWriterWorker(int fd) : m_state(std::make_shared<State>())
+FdWriterWorker::FdWriterWorker(int fd, qint64 maxQueuedBytes) : m_state(std::make_shared<State>())
 {
     m_state->fd = fd;
+    m_state->maxQueuedBytes = maxQueuedBytes;
     // The thread keeps the state alive on its own, so the worker may go before the thread does.
     std::thread([state = m_state] { state->run(); }).detach();
 }
@@ -83,13 +89,29 @@ FdWriterWorker::~FdWriterWorker()
                               [this] { return m_state->queue.empty() && !m_state->writing; });
 }
 
-void FdWriterWorker::enqueue(QByteArray block)
+bool FdWriterWorker::enqueue(QByteArray block)
 {
     std::lock_guard lock(m_state->mutex);
+    if (m_state->overflowed)
+        return false;
     if (!m_state->healthy || m_state->stopping)
-        return;
+        return true; // the peer is gone or we are: nothing to report
+    // One block alone may be bigger than the limit (a large resource to a client that reads):
+    // the limit is on what piles up behind it.
+    if (m_state->queuedBytes > 0 && m_state->queuedBytes + block.size() > m_state->maxQueuedBytes) {
+        m_state->overflowed = true;
+        return false;
+    }
+    m_state->queuedBytes += block.size();
     m_state->queue.push_back(std::move(block));
     m_state->wake.notify_one();
+    return true;
+}
+
+qint64 FdWriterWorker::queuedBytes() const
+{
+    std::lock_guard lock(m_state->mutex);
+    return m_state->queuedBytes;
 }
 
 bool FdWriterWorker::isHealthy() const

@@ -2,6 +2,7 @@
 #include "mcp/localsockettransport.h"
 
 #include "base/logging.h"
+#include "mcp/mcplimits.h"
 
 #include <QLocalSocket>
 #include <QTimer>
@@ -37,6 +38,14 @@ void LocalSocketTransport::send(const QByteArray &message)
     line.append(message);
     line.append('\n');
     m_socket->write(line);
+    if (m_socket->bytesToWrite() > unreadOutputLimit()) {
+        // The peer stopped reading: let it go (its jobs end with it) rather than queue forever.
+        qCWarning(lcMcp) << "dropping an agent that left" << m_socket->bytesToWrite()
+                         << "bytes of output unread (limit" << unreadOutputLimit() << ")";
+        m_closed = true;
+        m_socket->abort();
+        QTimer::singleShot(0, this, &LocalSocketTransport::emitClosedOnce);
+    }
 }
 
 void LocalSocketTransport::close()

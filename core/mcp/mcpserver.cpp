@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mcp/mcpserver.h"
 
+#include "base/jsonparse.h"
 #include "base/logging.h"
 #include "mcp/mcperror.h"
 #include "mcp/mcpguide.h"
@@ -106,13 +107,19 @@ void McpServer::handleMessage(const QByteArray &message, bool overlong)
     }
     if (message.trimmed().isEmpty())
         return; // blank lines between messages are harmless
-    QString parseProblem;
-    const std::optional<Json> parsed = parseJson(message, &parseProblem);
-    if (!parsed) {
-        sendError(nullptr, McpError::ParseError, QStringLiteral("Parse error: %1").arg(parseProblem));
+    const JsonParse parsed = parseJsonLimited(message);
+    if (parsed.status == JsonParse::Status::TooDeep) {
+        // Well-formed but too deep to hold safely: refused, answered under its id when it has one.
+        const Json &pruned = parsed.value;
+        const Json id = pruned.is_object() && isValidId(pruned.value("id", Json())) ? pruned["id"] : Json();
+        sendError(id, McpError::InvalidRequest, QStringLiteral("Invalid request: %1").arg(parsed.error));
         return;
     }
-    const Json &msg = *parsed;
+    if (!parsed.ok()) {
+        sendError(nullptr, McpError::ParseError, QStringLiteral("Parse error: %1").arg(parsed.error));
+        return;
+    }
+    const Json &msg = parsed.value;
     if (msg.is_array()) {
         sendError(
             nullptr, McpError::InvalidRequest,
@@ -331,7 +338,9 @@ Json McpServer::toolResultJson(const ToolResult &result) const
         }
     }
     Json reply{{"content", content}};
-    if (modernResults() && result.structured.is_object())
+    // Never on an error: clients (the TypeScript SDK) check any structuredContent against the
+    // tool's outputSchema, which describes success, and would replace our message with theirs.
+    if (modernResults() && !result.isError && result.structured.is_object())
         reply["structuredContent"] = result.structured;
     reply["isError"] = result.isError;
     return reply;

@@ -3,6 +3,7 @@
 
 #include "base/logging.h"
 #include "mcp/fdwriterworker.h"
+#include "mcp/mcplimits.h"
 
 #include <QSocketNotifier>
 #include <QTimer>
@@ -35,7 +36,8 @@ StdioTransport::StdioTransport(QObject *parent) : McpTransport(parent)
         qCCritical(lcMcp) << "cannot duplicate stdout:" << std::strerror(errno);
     if (::dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
         qCWarning(lcMcp) << "cannot point stdout at stderr:" << std::strerror(errno);
-    m_writer = std::make_unique<FdWriterWorker>(protocolFd);
+    m_outputLimit = unreadOutputLimit();
+    m_writer = std::make_unique<FdWriterWorker>(protocolFd, m_outputLimit);
 
     m_notifier = new QSocketNotifier(qintptr(m_inFd), QSocketNotifier::Read, this);
     connect(m_notifier, &QSocketNotifier::activated, this, &StdioTransport::readAvailable);
@@ -49,7 +51,12 @@ void StdioTransport::send(const QByteArray &message)
     line.reserve(message.size() + 1);
     line.append(message);
     line.append('\n');
-    m_writer->enqueue(std::move(line));
+    const qint64 size = line.size();
+    if (m_writer->enqueue(std::move(line)) || m_overflowed)
+        return;
+    m_overflowed = true;
+    Q_EMIT outputOverflowed(m_writer->queuedBytes() + size, m_outputLimit);
+    close();
 }
 
 void StdioTransport::close()

@@ -25,6 +25,11 @@ public:
     void send(const QByteArray &message) override;
     void close() override;
 
+Q_SIGNALS:
+    // The client left more than the limit (mcp/mcplimits.h) of our output unread: it stopped
+    // reading. Reading stops too (closed() follows); what we still send is dropped.
+    void outputOverflowed(qint64 unreadBytes, qint64 limit);
+
 private:
     void readAvailable();
     void finishReading();
@@ -33,7 +38,9 @@ private:
     QSocketNotifier *m_notifier = nullptr;
     LineSplitter m_splitter;
     std::unique_ptr<FdWriterWorker> m_writer;
+    qint64 m_outputLimit = 0;
     bool m_closed = false;
+    bool m_overflowed = false;
 };
 
 } // namespace hotkernel

@@ -11,6 +11,7 @@ import inspect
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,7 @@ import time
 import traceback
 
 import anyio
-from jsonschema import Draft202012Validator
+from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -43,8 +44,8 @@ def server_env():
 class RawServer:
     """`hotkernel mcp` over pipes, speaking JSON lines by hand (for what an SDK refuses to send)."""
 
-    def __init__(self, workdir):
-        self.proc = subprocess.Popen([BINARY, "mcp"], cwd=workdir, env=server_env(), stdin=subprocess.PIPE,
+    def __init__(self, workdir, args=("mcp",), env=None):
+        self.proc = subprocess.Popen([BINARY, *args], cwd=workdir, env=env or server_env(), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.buffer = b""
         self.messages = []
@@ -84,7 +85,8 @@ class RawServer:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"timed out; got {self.messages[-5:]}")
-            self._read_some(min(left, 0.5))
+            if not self._read_some(min(left, 0.5)) and self.proc.poll() is not None:
+                raise AssertionError(f"the server exited with status {self.proc.returncode}; got {self.messages[-3:]}")
 
     def reply(self, id_, timeout=EVENT_LIMIT):
         return self.wait_for(lambda m: m.get("id") == id_ and "method" not in m, timeout)
@@ -414,7 +416,135 @@ async def case_attached_to_window(workdir):
             os.unlink(stale)
 
 
+# Keywords a draft-07 validator (Ajv as the TypeScript SDK builds it) does not know: it would
+# ignore them silently, so a schema must not lean on them.
+ONLY_2020_12 = {"prefixItems", "$dynamicRef", "$dynamicAnchor", "unevaluatedProperties", "unevaluatedItems",
+                "dependentSchemas", "dependentRequired", "$vocabulary", "minContains", "maxContains"}
+
+
+def keywords_in(schema):
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            yield key
+            if key not in ("enum", "const", "default", "examples", "required"):
+                yield from keywords_in(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from keywords_in(item)
+
+
+def strict_problems(schema, instance):
+    """What Ajv (draft-07, formats on) would say of instance, checked as draft-07 and as 2020-12."""
+    problems = []
+    for validator in (Draft7Validator, Draft202012Validator):
+        for e in validator(schema, format_checker=FormatChecker()).iter_errors(instance):
+            problems.append(f"{validator.__name__}: {'/'.join(map(str, e.absolute_path))}: {e.message}")
+    return problems
+
+
+def prepare_every_tool(workdir):
+    inspect_data = os.path.join(os.environ.get("HOTKERNEL_SOURCE_DIR", os.path.join(os.path.dirname(__file__),
+                                                                                    "..", "..")),
+                                "tests", "data", "inspect")
+    shutil.copy(os.path.join(inspect_data, "eager.ncu-details.csv"), os.path.join(workdir, "report.ncu-details.csv"))
+    shutil.copy(os.path.join(inspect_data, "templated.sm_90.cubin"), os.path.join(workdir, "k.cubin"))
+    with open(os.path.join(workdir, "trace_me.py"), "w") as f:
+        f.write("import torch\nx = torch.randn(64, 64)\nfor _ in range(3):\n    (x @ x).relu()\n")
+
+
+# Tools that succeed on any machine with CPU torch (disasm needs cuobjdump/nvdisasm: the test
+# sets HOTKERNEL_CUOBJDUMP/NVDISASM to the wheels setup-deps.sh installs); gpu_info and profile
+# succeed where there is a GPU and are checked when they do.
+MUST_SUCCEED = {"new_target", "bench", "verify", "record", "roofline", "top_kernels", "torch_trace", "disasm"}
+
+
+def case_every_tool_conforms(workdir):
+    """Every result of every tool as a strict client sees it: a success's structuredContent
+    conforms to the tool's outputSchema (draft-07 with formats, as Ajv; and 2020-12); an error
+    carries no structuredContent that would not, and says what was wrong in its text."""
+    prepare_every_tool(workdir)
+    server = RawServer(workdir)
+    try:
+        server.initialize()
+        server.request(1, "tools/list")
+        tools = {t["name"]: t for t in server.reply(1)["result"]["tools"]}
+        assert sorted(tools) == sorted(TOOLS), sorted(tools)
+        for name, tool in tools.items():
+            for schema_kind in ("inputSchema", "outputSchema"):
+                schema = tool[schema_kind]
+                Draft7Validator.check_schema(schema)
+                Draft202012Validator.check_schema(schema)
+                late = ONLY_2020_12 & set(keywords_in(schema))
+                assert not late, f"{name}.{schema_kind} uses 2020-12-only keywords {late}"
+                assert schema.get("$schema") in (None, "http://json-schema.org/draft-07/schema#"), \
+                    f"{name}.{schema_kind} names $schema {schema.get('$schema')}"
+
+        next_id = [100]
+
+        def call(name, arguments, timeout=240):
+            next_id[0] += 1
+            server.request(next_id[0], "tools/call", {"name": name, "arguments": arguments})
+            reply = server.reply(next_id[0], timeout=timeout)
+            assert "result" in reply, f"{name}: {reply}"
+            return reply["result"]
+
+        succeeded = set()
+
+        def check(name, result, expect_error=None):
+            text = " ".join(c.get("text", "") for c in result["content"])
+            assert text.strip(), f"{name}: empty text"
+            if expect_error is not None:
+                assert result["isError"] is expect_error, f"{name}: isError {result['isError']}: {text[:300]}"
+            if result["isError"]:
+                if "structuredContent" in result:
+                    problems = strict_problems(tools[name]["outputSchema"], result["structuredContent"])
+                    assert not problems, f"{name} error result: {problems[:3]}"
+            else:
+                assert "structuredContent" in result, f"{name}: a success without structuredContent"
+                problems = strict_problems(tools[name]["outputSchema"], result["structuredContent"])
+                assert not problems, f"{name} success result: {problems[:5]}"
+                succeeded.add(name)
+            return result
+
+        made = check("new_target", call("new_target", make_target(workdir)), expect_error=False)
+        check("bench", call("bench", {"script": "scale_baseline.py", "n": 3}), expect_error=False)
+        verify = check("verify", call("verify", {"baseline": "scale_baseline.py", "candidate": "scale_candidate.py",
+                                                 "n": 3}), expect_error=False)
+        check("record", call("record", {"target": "scale", "verify_result": verify["structuredContent"],
+                                        "note": "schema check", "who": "hand-written by the test"}), expect_error=False)
+        check("roofline", call("roofline", {"card": "H200", "flops": 1e9, "bytes": 1e8, "ms": 0.5}), expect_error=False)
+        check("top_kernels", call("top_kernels", {"path": "report.ncu-details.csv"}), expect_error=False)
+        check("torch_trace", call("torch_trace", {"script": "trace_me.py"}), expect_error=False)
+        check("disasm", call("disasm", {"target": "k.cubin"}), expect_error=False)
+        check("gpu_info", call("gpu_info", {}))
+        check("profile", call("profile", {"command": ["true"]}))
+        assert made["structuredContent"]["target"] == "scale"
+        assert MUST_SUCCEED <= succeeded, f"no success checked for {MUST_SUCCEED - succeeded}"
+        # The error path of every tool: an argument it does not take.
+        for name in TOOLS:
+            result = check(name, call(name, {"bogus_argument": 1}), expect_error=True)
+            text = result["content"][0]["text"]
+            # The schema check names the first problem: the stray argument or a missing required one.
+            assert "invalid arguments" in text and ("bogus_argument" in text or "required" in text), f"{name}: {text}"
+            assert "structuredContent" not in result, f"{name}: an error result with structuredContent"
+        # And a runtime failure of each tool that reads a file (the handler's own error).
+        for name, arguments, word in [("bench", {"script": "gone.py"}, "gone.py"),
+                                      ("top_kernels", {"path": "gone.csv"}, "gone.csv"),
+                                      ("disasm", {"target": "gone.cubin"}, "gone.cubin"),
+                                      ("record", {"target": "scale", "verify_result": "gone.json", "note": "n",
+                                                  "who": "w"}, "gone.json"),
+                                      ("roofline", {"card": "no-such-card", "flops": 1, "bytes": 1}, "no-such-card")]:
+            result = check(name, call(name, arguments), expect_error=True)
+            assert word in result["content"][0]["text"], f"{name}: {result['content'][0]['text']}"
+            assert "structuredContent" not in result, f"{name}: an error result with structuredContent"
+        print(f"        successes checked: {sorted(succeeded)}", flush=True)
+        server.close_and_wait(timeout=30)
+    finally:
+        server.kill()
+
+
 CASES = [
+    ("every tool's success and error results conform (draft-07, formats)", case_every_tool_conforms),
     ("initialize and list tools (schemas compile)", case_initialize_and_list_tools),
     ("cheap tool, argument errors, resources", case_cheap_tool_and_resources),
     ("bad input over a raw pipe", case_bad_input_raw),

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The MCP server over the in-process transport pair: the protocol as a client sees it.
+#include "base/jsonparse.h"
+#include "mcp/fdwriterworker.h"
 #include "mcp/inprocesstransport.h"
 #include "mcp/linesplitter.h"
 #include "mcp/mcpserver.h"
@@ -15,8 +17,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
 #include <memory>
 #include <stdexcept>
+
+#include <unistd.h>
 
 using namespace hotkernel;
 
@@ -251,6 +256,23 @@ private Q_SLOTS:
         QTest::newRow("read without uri")
             << QByteArray(R"({"jsonrpc":"2.0","id":14,"method":"resources/read","params":{}})") << -32602
             << QByteArray("14");
+        // Issue 18: nlohmann copies and dumps recursively; 100,000 levels took the process down.
+        const QByteArray deep = QByteArray(100000, '[') + QByteArray(100000, ']');
+        QTest::newRow("deep params") << QByteArray(R"({"jsonrpc":"2.0","id":15,"method":"ping","params":)") +
+                                            deep + "}"
+                                     << -32600 << QByteArray("15");
+        QTest::newRow("deep arguments, id after them")
+            << QByteArray(
+                   R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"test_slow","arguments":{"steps":)") +
+                   deep + R"(}},"id":"late"})"
+            << -32600 << QByteArray("\"late\"");
+        QTest::newRow("deep id") << QByteArray(R"({"jsonrpc":"2.0","method":"ping","id":)") + deep + "}"
+                                 << -32600 << QByteArray("null");
+        QTest::newRow("deep objects")
+            << QByteArray(R"({"jsonrpc":"2.0","id":16,"method":"ping","params":)") +
+                   QByteArray("{\"a\":").repeated(100000) + "1" + QByteArray(100000, '}') + "}"
+            << -32600 << QByteArray("16");
+        QTest::newRow("deep and unbalanced") << QByteArray(500000, '[') << -32700 << QByteArray("null");
     }
     void protocolFaults()
     {
@@ -285,6 +307,71 @@ private Q_SLOTS:
         const QString text = toQt(r["result"]["content"][0]["text"].get<std::string>());
         QVERIFY2(text.contains(QLatin1String("steps")) && text.contains(QLatin1String("invalid arguments")),
                  qPrintable(text));
+    }
+
+    void errorResultsCarryNoStructuredContent()
+    {
+        // Clients check any structuredContent against the outputSchema, which describes success
+        // (the TypeScript SDK then throws its own error instead of showing ours).
+        Harness h;
+        const int bad = h.request("tools/call", Json{{"name", "test_slow"}, {"arguments", {{"steps", "x"}}}});
+        const int thrown = h.request("tools/call", Json{{"name", "test_throw"}});
+        for (const int id : {bad, thrown}) {
+            WAIT_REPLY(h, id, r);
+            JSON_COMPARE(r["result"]["isError"], true);
+            QVERIFY2(!r["result"].contains("structuredContent"), r.dump().c_str());
+            QVERIFY(!r["result"]["content"][0]["text"].get<std::string>().empty());
+        }
+    }
+
+    void jsonLimits()
+    {
+        const auto nested = [](int depth) {
+            return QByteArray(QByteArray(depth, '[') + QByteArray(depth, ']'));
+        };
+        QVERIFY(parseJsonLimited(nested(MaxJsonDepth)).ok());
+        JsonParse deep = parseJsonLimited(nested(MaxJsonDepth + 1));
+        QCOMPARE(deep.status, JsonParse::Status::TooDeep);
+        QVERIFY2(deep.error.contains(QString::number(MaxJsonDepth)), qPrintable(deep.error));
+        // What is shallow survives, so that an answer can carry the request's id.
+        deep = parseJsonLimited(R"({"a": [[[1]]], "id": 5, "b": [2]})", 2);
+        QCOMPARE(deep.status, JsonParse::Status::TooDeep);
+        JSON_COMPARE(deep.value, Json::parse(R"({"a": [null], "id": 5, "b": [2]})"));
+        QCOMPARE(parseJsonLimited("[1, 2", 8).status, JsonParse::Status::Malformed);
+        QCOMPARE(parseJsonLimited("[1] x", 8).status, JsonParse::Status::Malformed);
+        QCOMPARE(parseJsonLimited("[1234]", 8, 5).status, JsonParse::Status::TooLarge);
+        QString why;
+        QVERIFY(!parseJson(nested(100000), &why));
+        QVERIFY2(why.contains(QLatin1String("levels")), qPrintable(why));
+        // Same value as nlohmann's own parser, field order and duplicate keys included.
+        const QByteArray text = R"({"z": 1, "a": {"k": [1, 2.5, "s", true, null, {}], "k": -3}, "m": []})";
+        JSON_COMPARE(*parseJson(text), Json::parse(text.toStdString()));
+        // Past the size where keys are indexed, repeated keys still behave the same.
+        QByteArray many = "{";
+        for (int i = 0; i < 40; ++i)
+            many += "\"k" + QByteArray::number(i) + "\": " + QByteArray::number(i) + ", ";
+        many += R"("k3": "again", "k39": [1]})";
+        JSON_COMPARE(*parseJson(many), Json::parse(many.toStdString()));
+        QCOMPARE(parseJson(many)->size(), size_t(40));
+    }
+
+    void writerStopsQueueingForAPeerThatDoesNotRead()
+    {
+        std::signal(SIGPIPE, SIG_IGN);
+        int fds[2];
+        QCOMPARE(::pipe(fds), 0);
+        constexpr qint64 limit = 256 * 1024;
+        const QByteArray block(10000, 'x');
+        {
+            FdWriterWorker writer(fds[1], limit);
+            int accepted = 0;
+            while (accepted < 1000 && writer.enqueue(block))
+                ++accepted;
+            QVERIFY2(accepted < 1000, "the writer queued without bound");
+            QVERIFY(writer.queuedBytes() <= limit);
+            QVERIFY(!writer.enqueue(block)); // and refuses from then on
+            ::close(fds[0]); // the reader goes: the blocked write fails and the writer lets go
+        }
     }
 
     void throwingToolIsAnErrorResult()

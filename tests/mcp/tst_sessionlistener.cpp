@@ -280,6 +280,61 @@ private Q_SLOTS:
         QCOMPARE(bench.listener->clientCount(), 0);
     }
 
+    void nestedJsonFromAnAgentLeavesTheWindowStanding()
+    {
+        // Issue 18: one agent's 200 KB of "[[[[" killed the window and every other agent with it.
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QVERIFY(bench.listen());
+        Agent hostile(dir.path(), QStringLiteral("hostile"));
+        Agent other(dir.path(), QStringLiteral("other"));
+        hostile.initialize();
+        other.initialize();
+        WAIT_REPLY(hostile, 1, hostileInit);
+        WAIT_REPLY(other, 1, otherInit);
+        const QByteArray deep = QByteArray(100000, '[') + QByteArray(100000, ']');
+        hostile.process().write(
+            R"({"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"test_echo",)"
+            R"("arguments":{"x":)" +
+            deep + "}}}\n");
+        WAIT_REPLY(hostile, 50, refused);
+        JSON_EQ(refused["error"]["code"], -32600);
+        const int ping = hostile.request("ping");
+        WAIT_REPLY(hostile, ping, pong);
+        JSON_EQ(pong["result"], Json::object());
+        const int echo = other.callTool("test_echo", Json{{"still", "here"}});
+        WAIT_REPLY(other, echo, echoed);
+        JSON_EQ(echoed["result"]["structuredContent"]["echo"]["still"], "here");
+        QCOMPARE(bench.listener->clientCount(), 2);
+        QVERIFY(bench.jobsOf(QStringLiteral("hostile")).isEmpty());
+    }
+
+    void agentThatStopsReadingIsDropped()
+    {
+        // A peer of the socket that never reads: the window lets it go rather than queue forever.
+        qputenv("HOTKERNEL_MCP_OUTPUT_LIMIT", "300000");
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QVERIFY(bench.listen());
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        QVERIFY(fd >= 0);
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        const QByteArray path =
+            QFile::encodeName(SessionListener::socketName(bench.session.workDir().root()));
+        std::memcpy(address.sun_path, path.constData(), size_t(path.size()));
+        QCOMPARE(::connect(fd, reinterpret_cast<sockaddr *>(&address), sizeof address), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(bench.listener->clientCount(), 1, 5000);
+        QByteArray requests;
+        for (int i = 0; i < 200; ++i)
+            requests +=
+                R"({"jsonrpc":"2.0","id":)" + QByteArray::number(i) + R"(,"method":"tools/list"})" + '\n';
+        QCOMPARE(::write(fd, requests.constData(), size_t(requests.size())), ssize_t(requests.size()));
+        QTRY_COMPARE_WITH_TIMEOUT(bench.listener->clientCount(), 0, 30000);
+        ::close(fd);
+        qunsetenv("HOTKERNEL_MCP_OUTPUT_LIMIT");
+    }
+
     void answersSentBeforeStdinClosesStillArrive()
     {
         // `printf ... | hotkernel mcp`: stdin is at end of file right after the requests.
