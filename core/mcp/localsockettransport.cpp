@@ -39,6 +39,12 @@ void LocalSocketTransport::send(const QByteArray &message)
     m_socket->write(line);
 }
 
+void LocalSocketTransport::flush()
+{
+    if (m_socket && m_socket->state() == QLocalSocket::ConnectedState)
+        m_socket->flush();
+}
+
 void LocalSocketTransport::close()
 {
     if (m_closed)
