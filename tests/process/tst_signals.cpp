@@ -40,6 +40,7 @@ class TestSignals : public QObject
         env.insert(QStringLiteral("HOTKERNEL_PYTHON"), m_python);
         env.remove(QStringLiteral("DISPLAY"));
         env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen")); // the window, here too
         process.setProcessEnvironment(env);
         process.setWorkingDirectory(m_tmp.path());
         process.start(QStringLiteral(HOTKERNEL_BINARY), arguments);
