@@ -10,6 +10,7 @@
 #include "record/leaderboardcommand.h"
 #include "session/session.h"
 #include "session/sessionstore.h"
+#include "signalshutdown.h"
 #include "windowoptions.h"
 
 #include <QApplication>
@@ -77,6 +78,8 @@ int main(int argc, char **argv)
         if (verb == QLatin1String("mcp"))
             return McpFrontend::run(app, options.rest.mid(1));
         Session session;
+        // A signal ends the session's jobs like a cancel, then exits 128 + the signal (issue 18).
+        SignalShutdown shutdown(app, [&session] { return &session; });
         if (verb == QLatin1String("help") || verb == QLatin1String("--help") || verb == QLatin1String("-h")) {
             std::fputs(CliFrontend::help(session).toUtf8().constData(), stdout);
             return 0;
@@ -84,9 +87,9 @@ int main(int argc, char **argv)
         if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool
             return LeaderboardCommand::run(session.workDir().root(), options.rest.mid(1));
         if (verb == QLatin1String("calibrate")) // a native helper, not one of the MCP tools
-            return runCoroutine(app, [&] {
+            return shutdown.exitCode(runCoroutine(app, [&] {
                 return CalibrateRunner::runCli(options.rest.mid(1), session.workDir().root(), options.json);
-            });
+            }));
         const ToolSpec *spec = session.tools().findByCliVerb(verb);
         if (!spec) {
             std::fprintf(stderr, "hotkernel: unknown verb '%s'.\n\n%s", qPrintable(verb),
@@ -94,7 +97,7 @@ int main(int argc, char **argv)
             return 2;
         }
         CliFrontend cli(session, options.json, options.quiet);
-        return runCoroutine(app, [&] { return cli.run(*spec, options.rest.mid(1)); });
+        return shutdown.exitCode(runCoroutine(app, [&] { return cli.run(*spec, options.rest.mid(1)); }));
     }
 
     if (const QString problem =
@@ -142,6 +145,9 @@ int main(int argc, char **argv)
     QObject::connect(&listener, &SessionListener::clientAttached, &window, &MainWindow::agentAttached);
     QObject::connect(&listener, &SessionListener::clientDetached, &window, &MainWindow::agentDetached);
     listener.start();
+    // A signal tells attached agents why their calls end, then ends the jobs like a cancel.
+    SignalShutdown shutdown(app, [&session] { return &session; });
+    shutdown.setAnnouncer([&listener](int signal) { listener.announceExit(signal); });
     window.show();
     if (!windowOptions.screenshotDir.isEmpty()) {
         QObject::connect(&window, &MainWindow::workspaceLoaded, &app, [&] {
@@ -152,5 +158,5 @@ int main(int argc, char **argv)
             });
         });
     }
-    return app.exec();
+    return shutdown.exitCode(app.exec());
 }

@@ -13,6 +13,7 @@
 #include "mcp/stdiotransport.h"
 #include "mcp/workbenchconnector.h"
 #include "session/session.h"
+#include "signalshutdown.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -135,7 +136,14 @@ struct McpProcess
     void start()
     {
         dir = WorkDir().root();
-        connector = std::make_unique<WorkbenchConnector>(SessionListener::socketName(dir));
+        QString error;
+        const QString socket = SessionListener::socketName(dir, &error);
+        if (socket.isEmpty()) {
+            say(QStringLiteral("cannot look for a workbench (%1); serving the session headless").arg(error));
+            runHeadless();
+            return;
+        }
+        connector = std::make_unique<WorkbenchConnector>(socket);
         QObject::connect(connector.get(), &WorkbenchConnector::connected, &app,
                          [this](QLocalSocket *s) { attach(s); });
         QObject::connect(connector.get(), &WorkbenchConnector::failed, &app, [this](const QString &reason) {
@@ -197,12 +205,15 @@ int McpFrontend::run(QCoreApplication &app, const QStringList &arguments)
         }
     }
     McpProcess process{app, {}, {}, false, {}, {}, {}, {}, {}, 0};
+    // Headless, a signal ends the session's jobs like a cancel; attached, closing the socket on
+    // exit makes the workbench end this agent's jobs (issue 18).
+    SignalShutdown shutdown(app, [&process] { return process.session.get(); });
     if (headless)
         process.runHeadless();
     else
         QTimer::singleShot(0, &app, [&process] { process.start(); });
     const int code = app.exec();
-    return code;
+    return shutdown.exitCode(code);
 }
 
 } // namespace hotkernel

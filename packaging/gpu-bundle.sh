@@ -12,7 +12,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/plugins" "$stage/fonts" "$(dirname "$out")"
 cp "$build/app/hotkernel" "$stage/bin/"
-for extra in "$build"/app/hotkernel-calibrate "$build"/app/libhotkernel_tracer.so; do
+for extra in "$build"/app/hotkernel-supervise "$build"/app/hotkernel-calibrate "$build"/app/libhotkernel_tracer.so; do
     [ -e "$extra" ] && cp "$extra" "$stage/bin/"
 done
 # Test binaries to run there (the gpu-labelled ones by default), found anywhere in the build tree.

@@ -48,6 +48,12 @@ void LocalSocketTransport::send(const QByteArray &message)
     }
 }
 
+void LocalSocketTransport::flush()
+{
+    if (m_socket && m_socket->state() == QLocalSocket::ConnectedState)
+        m_socket->flush();
+}
+
 void LocalSocketTransport::close()
 {
     if (m_closed)

@@ -26,6 +26,9 @@ public:
     void close() override;
 
     bool isClosed() const { return m_closed; }
+    // Writes what is queued now, as far as the socket takes it without waiting: for a last word
+    // before the transport is destroyed (a queued write would be dropped with it).
+    void flush();
 
 private:
     void readAvailable();

@@ -51,7 +51,80 @@ void McpRelay::fromAgent(const QByteArray &line, bool overlong)
             m_agent->send(QByteArray::fromStdString(error.dump()));
         return;
     }
+    trackFromAgent(line);
     m_workbench->send(line);
+}
+
+void McpRelay::trackFromAgent(const QByteArray &line)
+{
+    // Cheap test first: only requests (an id and a method) and cancellations matter here.
+    if (!line.contains("\"method\""))
+        return;
+    const std::optional<Json> message = parseJson(line);
+    if (!message || !message->is_object())
+        return;
+    const QString method = stringField(*message, "method");
+    if (method == QLatin1String("notifications/cancelled")) {
+        // A cancelled request is never answered, by the workbench or by us.
+        const Json params = message->value("params", Json::object());
+        if (params.is_object() && params.contains("requestId"))
+            m_pending.erase(params["requestId"].dump());
+        return;
+    }
+    if (!message->contains("id") || method.isEmpty())
+        return;
+    const Json &id = (*message)["id"];
+    if (!id.is_string() && !id.is_number_integer())
+        return; // the workbench answers that one with an error at once
+    Pending pending{id, method, {}};
+    if (method == QLatin1String("tools/call")) {
+        const Json params = message->value("params", Json::object());
+        if (params.is_object())
+            pending.tool = stringField(params, "name");
+    }
+    m_pending[id.dump()] = std::move(pending);
+}
+
+bool McpRelay::trackFromWorkbench(const QByteArray &line)
+{
+    if (line.contains(exitNoticeMethod())) {
+        const std::optional<Json> message = parseJson(line);
+        if (message && message->is_object() &&
+            stringField(*message, "method") == QLatin1String(exitNoticeMethod())) {
+            const Json params = message->value("params", Json::object());
+            m_exitReason = params.is_object() ? stringField(params, "reason") : QString();
+            return false;
+        }
+    }
+    if (m_pending.empty() || !line.contains("\"id\""))
+        return true;
+    const std::optional<Json> message = parseJson(line);
+    if (message && message->is_object() && message->contains("id") && !message->contains("method"))
+        m_pending.erase((*message)["id"].dump());
+    return true;
+}
+
+void McpRelay::answerPending(const QString &reason)
+{
+    if (!m_agent)
+        return;
+    for (const auto &[key, pending] : m_pending) {
+        Json answer{{"jsonrpc", "2.0"}, {"id", pending.id}};
+        if (pending.method == QLatin1String("tools/call")) {
+            const QString text =
+                QStringLiteral("%1; your %2 was ended. Run it again: `hotkernel mcp` serves "
+                               "the session headless, or attaches to a window opened anew.")
+                    .arg(reason, pending.tool.isEmpty() ? QStringLiteral("call") : pending.tool);
+            answer["result"] = Json{{"content", Json::array({Json{{"type", "text"}, {"text", toStd(text)}}})},
+                                    {"isError", true}};
+        } else {
+            answer["error"] =
+                Json{{"code", int(McpError::InternalError)},
+                     {"message", toStd(QStringLiteral("%1; the request was not answered").arg(reason))}};
+        }
+        m_agent->send(QByteArray::fromStdString(answer.dump()));
+    }
+    m_pending.clear();
 }
 
 void McpRelay::fromWorkbench(const QByteArray &line, bool overlong)
@@ -65,6 +138,8 @@ void McpRelay::fromWorkbench(const QByteArray &line, bool overlong)
             return;
         }
     }
+    if (!trackFromWorkbench(line))
+        return;
     if (m_agent)
         m_agent->send(line);
 }
@@ -93,8 +168,14 @@ void McpRelay::workbenchClosed()
         finish(0, {});
         return;
     }
-    finish(1, tr("the hotkernel workbench closed the connection (its window was closed?); the "
-                 "session's jobs for this agent ended with it"));
+    // A workbench that exits on a signal says so first; one killed outright (kill -9, a crash)
+    // cannot, and the relay is not its parent, so it knows no more than that it is gone.
+    const QString reason = !m_exitReason.isEmpty()
+                               ? m_exitReason
+                               : tr("the hotkernel workbench closed the connection without saying why (its "
+                                    "window was killed or crashed)");
+    answerPending(reason);
+    finish(1, reason + tr("; the session's jobs for this agent ended with it"));
 }
 
 void McpRelay::finish(int exitCode, const QString &reason)

@@ -3,7 +3,10 @@
 
 #include "base/logging.h"
 #include "mcp/localsockettransport.h"
+#include "mcp/mcprelay.h"
 #include "mcp/mcpserver.h"
+#include "process/runtimedir.h"
+#include "process/terminationsignals.h"
 #include "session/session.h"
 
 #include <QCryptographicHash>
@@ -23,8 +26,8 @@ constexpr int ProbeTimeoutMs = 1000;
 } // namespace
 
 SessionListener::SessionListener(Session &session, QObject *parent)
-    : QObject(parent), m_session(session), m_dir(session.workDir().root()), m_name(socketName(m_dir)),
-      m_server(new QLocalServer(this))
+    : QObject(parent), m_session(session), m_dir(session.workDir().root()),
+      m_name(socketName(m_dir, &m_nameError)), m_server(new QLocalServer(this))
 {
     // Only this user may connect: the socket hands out a session that runs code.
     m_server->setSocketOptions(QLocalServer::UserAccessOption);
@@ -33,6 +36,8 @@ SessionListener::SessionListener(Session &session, QObject *parent)
 
 SessionListener::~SessionListener()
 {
+    // Agents learn why their pending calls end (their relays answer them with it).
+    announce(tr("the workbench window was closed"));
     // Servers first: their destructors cancel what their clients still had running.
     for (auto &[server, client] : m_clients) {
         server->disconnect(this);
@@ -43,13 +48,17 @@ SessionListener::~SessionListener()
     m_server->close(); // removes the socket file
 }
 
-QString SessionListener::socketName(const QString &canonicalDir)
+QString SessionListener::socketName(const QString &canonicalDir, QString *error)
 {
+    const QString runtime = RuntimeDir::path(error);
+    if (runtime.isEmpty())
+        return {};
     const QByteArray hash =
         QCryptographicHash::hash(canonicalDir.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
-    // An absolute path, so both sides agree whatever Qt's default directory for names is.
-    return QDir(QDir::tempPath())
-        .filePath(QStringLiteral("hotkernel-%1-%2").arg(uint(::getuid())).arg(QString::fromLatin1(hash)));
+    // An absolute path, so both sides agree whatever Qt's default directory for names is. Inside a
+    // directory only this user can write, so another user can neither squat the name nor make a
+    // window believe that another workbench owns this directory (issue 18).
+    return QDir(runtime).filePath(QStringLiteral("hotkernel-%1").arg(QString::fromLatin1(hash)));
 }
 
 bool SessionListener::isListening() const
@@ -61,6 +70,10 @@ void SessionListener::start()
 {
     if (m_server->isListening() || m_probe)
         return;
+    if (m_name.isEmpty()) {
+        QTimer::singleShot(0, this, [this] { Q_EMIT listenFailed(m_nameError); });
+        return;
+    }
     // Probe before listening: with UserAccessOption Qt renames its socket over whatever file has
     // the name, so listen() alone would silently steal the socket of a live workbench.
     probeExisting();
@@ -112,6 +125,27 @@ void SessionListener::probeExisting()
     connect(timeout, &QTimer::timeout, this, [settle] { settle(true); });
     timeout->start(ProbeTimeoutMs);
     probe->connectToServer(m_name);
+}
+
+void SessionListener::announceExit(int signal)
+{
+    announce(
+        tr("the workbench window exited (signal %1, %2)").arg(signal).arg(TerminationSignals::name(signal)));
+    for (auto &[server, client] : m_clients)
+        client.transport->close();
+    m_server->close();
+}
+
+void SessionListener::announce(const QString &reason)
+{
+    const Json notice{{"jsonrpc", "2.0"},
+                      {"method", McpRelay::exitNoticeMethod()},
+                      {"params", {{"reason", toStd(reason)}}}};
+    const QByteArray line = QByteArray::fromStdString(notice.dump());
+    for (auto &[server, client] : m_clients) {
+        client.transport->send(line);
+        client.transport->flush();
+    }
 }
 
 void SessionListener::acceptConnections()

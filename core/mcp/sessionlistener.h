@@ -26,9 +26,11 @@ public:
     explicit SessionListener(Session &session, QObject *parent = nullptr);
     ~SessionListener() override;
 
-    // The socket both sides use for a working directory (canonical path): per user, per
-    // directory, e.g. /tmp/hotkernel-1000-3f2a...; `hotkernel mcp` computes the same.
-    static QString socketName(const QString &canonicalDir);
+    // The socket both sides use for a working directory (canonical path): per directory, in the
+    // per-user runtime directory no other user can write (process/runtimedir.h), e.g.
+    // $XDG_RUNTIME_DIR/hotkernel-3f2a... or /tmp/hotkernel-1000/hotkernel-3f2a...; `hotkernel mcp`
+    // computes the same. Empty, with *error saying why, when that directory is unusable.
+    static QString socketName(const QString &canonicalDir, QString *error = nullptr);
 
     // Starts listening; listening() or listenFailed() follows, on a later event-loop turn: the
     // name is probed first (a live workbench keeps it; a stale socket left by a crashed one is
@@ -36,6 +38,10 @@ public:
     void start();
     bool isListening() const;
     QString socketPath() const { return m_name; }
+    // Before the workbench exits on a signal: tells every attached agent why (their relays answer
+    // the calls left pending with it), closes their connections (which ends their jobs) and stops
+    // listening.
+    void announceExit(int signal);
     // Clients connected right now, identified (initialize seen) or not.
     int clientCount() const { return int(m_clients.size()); }
 
@@ -55,6 +61,8 @@ private:
         bool identified = false;
     };
 
+    // Sends every client the notice its relay keeps as the reason for what it answers later.
+    void announce(const QString &reason);
     bool tryListen();
     void probeExisting();
     void acceptConnections();
@@ -62,6 +70,7 @@ private:
 
     Session &m_session;
     QString m_dir;
+    QString m_nameError; // why m_name is empty; before m_name, which fills it while initialised
     QString m_name;
     QLocalServer *m_server;
     QPointer<QLocalSocket> m_probe;

@@ -56,10 +56,14 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
         if (job)
             job->setProgress(0, std::nullopt, message);
     };
-    // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
-    const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait);
-    if (!job || !locked || job->isCancelled())
-        co_return ToolResult::cancelledResult();
+    // Only a target that times on the GPU takes the GPU lock; CPU targets share nothing (issue 18).
+    if (DeviceLock::needsLock(prepared.worker ? prepared.worker->readyLine() : Json())) {
+        // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
+        const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait,
+                                                        std::chrono::milliseconds(200), timeout);
+        if (!job || !locked || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
 
     std::vector<double> samples;
     Json runs = Json::array();

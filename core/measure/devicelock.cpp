@@ -2,17 +2,17 @@
 #include "measure/devicelock.h"
 
 #include "base/usererror.h"
+#include "process/runtimedir.h"
 #include "session/jobguard.h"
 
 #include <QCoroTimer>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 namespace hotkernel {
@@ -31,45 +31,42 @@ int DeviceLock::currentDevice()
     return ok && index >= 0 ? index : 0;
 }
 
-QString DeviceLock::lockPath(int device)
+QString DeviceLock::lockPath(int device, QString *error)
 {
-    // /tmp rather than $XDG_RUNTIME_DIR: the GPU is shared by every user of the machine.
     QString dir = qEnvironmentVariable("HOTKERNEL_LOCK_DIR");
     if (dir.isEmpty())
-        dir = QDir::tempPath();
+        dir = RuntimeDir::path(error);
+    if (dir.isEmpty())
+        return {};
     return QDir(dir).filePath(QStringLiteral("hotkernel-gpu%1.lock").arg(device));
+}
+
+bool DeviceLock::needsLock(const Json &readyLine)
+{
+    return stringField(readyLine, "device") != QLatin1String("cpu");
 }
 
 bool DeviceLock::open(int device)
 {
-    const QString path = lockPath(device);
+    QString error;
+    const QString path = lockPath(device, &error);
+    if (path.isEmpty())
+        throw UserError(QStringLiteral("cannot take the GPU lock: %1").arg(error));
     if (m_fd >= 0 && m_path == path)
         return true;
     release();
     m_path = path;
-    const QByteArray file = QFile::encodeName(m_path);
-    // Open an existing file read-only first: in a sticky /tmp, O_CREAT on another user's file is
-    // refused (fs.protected_regular), and flock needs no write access.
-    m_fd = ::open(file.constData(), O_RDONLY | O_CLOEXEC);
-    if (m_fd < 0 && errno == ENOENT) {
-        m_fd = ::open(file.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (m_fd >= 0)
-            ::fchmod(m_fd, 0666);
-        else if (errno == EEXIST)
-            m_fd = ::open(file.constData(), O_RDONLY | O_CLOEXEC);
-    }
-    return m_fd >= 0;
+    m_fd = RuntimeDir::openPrivateFile(m_path, &error);
+    if (m_fd < 0)
+        throw UserError(QStringLiteral("cannot take the GPU lock: %1").arg(error));
+    return true;
 }
 
 bool DeviceLock::tryAcquire(int device)
 {
     if (m_held && m_path == lockPath(device))
         return true;
-    if (!open(device))
-        throw UserError(
-            QStringLiteral("cannot open the GPU lock file %1 (%2). Set HOTKERNEL_LOCK_DIR to a directory "
-                           "every hotkernel on this machine can write.")
-                .arg(m_path, QString::fromLocal8Bit(std::strerror(errno))));
+    open(device);
     if (::flock(m_fd, LOCK_EX | LOCK_NB) == 0) {
         m_held = true;
         return true;
@@ -77,17 +74,66 @@ bool DeviceLock::tryAcquire(int device)
     return false;
 }
 
+long long DeviceLock::flockHolder(const QByteArray &procLocks, quint64 deviceMajor, quint64 deviceMinor,
+                                  quint64 inode)
+{
+    // "1: FLOCK  ADVISORY  WRITE 20580 fe:00:10953442 0 EOF"; waiters read "1: -> FLOCK ...".
+    for (const QByteArray &line : procLocks.split('\n')) {
+        const QList<QByteArray> f = line.simplified().split(' ');
+        if (f.size() < 6 || f.at(1) != "FLOCK")
+            continue;
+        const QList<QByteArray> id = f.at(5).split(':');
+        if (id.size() != 3)
+            continue;
+        bool ok[4] = {};
+        const quint64 major = id.at(0).toULongLong(&ok[0], 16);
+        const quint64 minor = id.at(1).toULongLong(&ok[1], 16);
+        const quint64 node = id.at(2).toULongLong(&ok[2]);
+        const long long pid = f.at(4).toLongLong(&ok[3]);
+        if (ok[0] && ok[1] && ok[2] && ok[3] && major == deviceMajor && minor == deviceMinor && node == inode)
+            return pid;
+    }
+    return 0;
+}
+
+long long DeviceLock::holderPid() const
+{
+    struct stat st = {};
+    if (m_fd < 0 || ::fstat(m_fd, &st) != 0)
+        return 0;
+    QFile locks(QStringLiteral("/proc/locks"));
+    if (!locks.open(QIODevice::ReadOnly))
+        return 0;
+    return flockHolder(locks.readAll(), major(st.st_dev), minor(st.st_dev), st.st_ino);
+}
+
 QCoro::Task<bool> DeviceLock::acquire(int device, Job *job, std::function<void(const QString &)> onWait,
-                                      std::chrono::milliseconds retryEvery)
+                                      std::chrono::milliseconds retryEvery,
+                                      std::chrono::milliseconds patience)
 {
     const JobGuard guard(job);
-    bool told = false;
+    QElapsedTimer waited;
+    waited.start();
+    long long toldHolder = -1;
     while (!tryAcquire(device)) {
         if (guard.stopped())
             co_return false;
-        if (!told && onWait) {
-            told = true;
-            onWait(QStringLiteral("waiting for GPU %1: another hotkernel process is timing on it (%2)")
+        const long long holder = holderPid();
+        const QString who =
+            holder > 0 ? QStringLiteral("pid %1").arg(holder) : QStringLiteral("an unknown pid");
+        if (patience.count() > 0 && waited.elapsed() >= patience.count())
+            throw UserError(QStringLiteral("GPU %1 was still held by %2 (another hotkernel process of yours) "
+                                           "after %3 s, this job's timeout; lock file %4. Wait for that job, "
+                                           "end it, or raise timeout_s.")
+                                .arg(device)
+                                .arg(who)
+                                .arg(patience.count() / 1000.0)
+                                .arg(m_path));
+        if (onWait && holder != toldHolder) {
+            toldHolder = holder;
+            onWait(QStringLiteral("waiting for the GPU, held by %1 (another hotkernel process of yours is "
+                                  "timing on GPU %2; lock file %3)")
+                       .arg(who)
                        .arg(device)
                        .arg(m_path));
         }

@@ -4,6 +4,7 @@
 #include "base/usererror.h"
 #include "inspect/gpuprobe.h"
 #include "measure/freshscriptrunner.h"
+#include "measure/gpusharing.h"
 #include "measure/workerpool.h"
 #include "measure/workerscriptrunner.h"
 #include "session/session.h"
@@ -137,36 +138,18 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
     }
 }
 
-QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
+QCoro::Task<Json> gpuSnapshot(Session &, Job *job, QStringList *warnings)
 {
     const QPointer<Session> alive(&session);
     Json gpu = co_await GpuProbe::snapshot(job);
     if (!alive || !gpu.is_object())
         co_return Json::object();
-    const QList<long long> ours = session.workers().processGroups();
-    const long long self = ::getpid();
-    if (gpu.contains("busy_processes") && gpu["busy_processes"].is_array()) {
-        for (const Json &p : gpu["busy_processes"]) {
-            long long pid = 0;
-            QString name;
-            if (p.is_number_integer()) {
-                pid = p.get<long long>();
-            } else if (p.is_object()) {
-                if (p.contains("pid") && p["pid"].is_number_integer())
-                    pid = p["pid"].get<long long>();
-                name = stringField(p, "name");
-            }
-            // Our own kept workers lead their process groups: pid == group id.
-            if (pid == self || ours.contains(pid))
-                continue;
-            if (warnings)
-                warnings->append(
-                    QStringLiteral("another process is using the GPU: pid %1 %2; its work can slow either "
-                                   "side and blur the timings")
-                        .arg(pid)
-                        .arg(name.isEmpty() ? toQt(p.dump()) : name));
-        }
-    }
+    // Our kept workers run under their supervisors, below this process: not "another process".
+    const std::vector<GpuSharing::Other> others = GpuSharing::others(gpu);
+    if (warnings && !others.empty())
+        warnings->append(QStringLiteral("another process is using the GPU: %1; its work can slow either side "
+                                        "and blur the timings")
+                             .arg(GpuSharing::describe(others)));
     co_return gpu;
 }
 

@@ -3,6 +3,7 @@
 
 #include "base/usererror.h"
 #include "measure/devicelock.h"
+#include "measure/gpusharing.h"
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
@@ -135,10 +136,17 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         if (job)
             job->setProgress(0, std::nullopt, message);
     };
-    // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
-    const bool locked = co_await deviceLock.acquire(device, job, onWait);
-    if (!job || !locked || job->isCancelled())
-        co_return ToolResult::cancelledResult();
+    // Only a target that times on the GPU takes the GPU lock; CPU targets share nothing (issue 18).
+    const bool needsLock =
+        DeviceLock::needsLock(b.prepared.worker ? b.prepared.worker->readyLine() : Json()) ||
+        DeviceLock::needsLock(c.prepared.worker ? c.prepared.worker->readyLine() : Json());
+    if (needsLock) {
+        // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
+        const bool locked =
+            co_await deviceLock.acquire(device, job, onWait, std::chrono::milliseconds(200), o.timeout);
+        if (!job || !locked || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
 
     const double lockedAt = wall.nsecsElapsed() / 1e9;
     double measuringAt = lockedAt;
@@ -242,6 +250,16 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             break;
         }
     }
+    // Another user's process on the card (GPU locks are per user) during the timed runs: seen
+    // before them or at their end.
+    std::vector<GpuSharing::Other> sharedWith;
+    if (needsLock) {
+        sharedWith = GpuSharing::others(gpu);
+        const Json after = co_await MeasureSetup::gpuSnapshot(session, job, nullptr);
+        if (!job || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+        GpuSharing::merge(sharedWith, GpuSharing::others(after));
+    }
     deviceLock.release();
     const double pairsDoneAt = wall.nsecsElapsed() / 1e9;
 
@@ -259,6 +277,17 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     } else {
         comparison = Statistics::compare(b.ms, c.ms, o.comparison);
     }
+    if (!sharedWith.empty() && (verdict == QLatin1String("faster") || verdict == QLatin1String("slower"))) {
+        reason =
+            QStringLiteral("the timings alone would say %1 (%2), but another process was computing on the "
+                           "GPU during the timed runs (%3), so they do not show the two scripts alone; "
+                           "run verify again when the GPU is free")
+                .arg(verdict, reason, GpuSharing::describe(sharedWith));
+        verdict = QStringLiteral("inconclusive");
+    }
+    if (!sharedWith.empty())
+        warnings.append(QStringLiteral("the GPU was shared during the timed runs with %1")
+                            .arg(GpuSharing::describe(sharedWith)));
     const bool measuredVerdict = verdict != QLatin1String("invalid") && verdict != QLatin1String("incorrect");
     if (b.haveFirst && c.haveFirst && b.first.timer != c.first.timer)
         warnings.append(

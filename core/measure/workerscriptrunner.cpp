@@ -5,6 +5,7 @@
 #include "base/usererror.h"
 #include "process/processgroup.h"
 #include "process/processspec.h"
+#include "process/supervisor.h"
 #include "session/job.h"
 
 #include <QCoroFuture>
@@ -83,7 +84,7 @@ void WorkerScriptRunner::start()
     m_process->setProgram(m_options.python);
     m_process->setArguments(QStringList{m_options.script, QStringLiteral("--worker")});
     m_process->setWorkingDirectory(m_options.workingDirectory);
-    putInOwnProcessGroup(*m_process);
+    Supervisor::wrap(*m_process);
     connect(m_process.get(), &QProcess::readyReadStandardOutput, this,
             &WorkerScriptRunner::readStandardOutput);
     connect(m_process.get(), &QProcess::readyReadStandardError, this, [this] {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "process/processgroup.h"
 
+#include "process/supervisor.h"
+
 #include <QProcess>
 
 #include <cerrno>
@@ -21,6 +23,11 @@ void killProcessGroup(QProcess &process)
 
 void killProcessGroup(long long groupId)
 {
+    if (Supervisor::isSupervisor(groupId)) {
+        // It ends its whole subtree, escaped sessions included, then exits itself.
+        ::kill(static_cast<pid_t>(groupId), SIGTERM);
+        return;
+    }
     if (groupId > 0) {
         ::kill(-static_cast<pid_t>(groupId), SIGKILL);
         ::kill(static_cast<pid_t>(groupId), SIGKILL);

@@ -9,7 +9,8 @@ namespace hotkernel {
 
 // Call before QProcess::start(): the child becomes the leader of a new process group.
 void putInOwnProcessGroup(QProcess &process);
-// SIGKILL to the child's whole group; harmless when it has already exited.
+// Ends the child's whole group: SIGTERM to a supervisor at its head (see supervisor.h), which then
+// ends every descendant; otherwise SIGKILL to the group. Harmless when it has already exited.
 void killProcessGroup(QProcess &process);
 // The same for a group id saved while the leader ran (QProcess forgets it once finished).
 void killProcessGroup(long long groupId);

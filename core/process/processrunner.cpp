@@ -3,6 +3,7 @@
 
 #include "base/logging.h"
 #include "process/processgroup.h"
+#include "process/supervisor.h"
 #include "session/job.h"
 
 #include <QCoroFuture>
@@ -33,7 +34,7 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
         process->setWorkingDirectory(spec.workingDirectory);
     process->setProgram(spec.program);
     process->setArguments(spec.arguments);
-    putInOwnProcessGroup(*process);
+    Supervisor::wrap(*process);
 
     // Read as we go so a chatty child never blocks on a full pipe.
     QObject::connect(process.get(), &QProcess::readyReadStandardOutput, process.get(),
@@ -109,14 +110,21 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
     result.standardError += process->readAllStandardError();
     result.wallSeconds = clock.nsecsElapsed() / 1e9;
     result.exitCode = process->exitCode();
-    if (cancelled)
+    std::optional<QString> startFailure;
+    if (process->exitStatus() == QProcess::NormalExit)
+        startFailure = Supervisor::startFailure(result.exitCode, result.standardError);
+    if (cancelled) {
         result.status = ProcessResult::Status::Cancelled;
-    else if (timedOut)
+    } else if (startFailure) {
+        result.status = ProcessResult::Status::FailedToStart;
+        result.errorString = *startFailure;
+    } else if (timedOut) {
         result.status = ProcessResult::Status::TimedOut;
-    else if (process->exitStatus() == QProcess::CrashExit)
+    } else if (process->exitStatus() == QProcess::CrashExit) {
         result.status = ProcessResult::Status::Crashed;
-    else
+    } else {
         result.status = ProcessResult::Status::Finished;
+    }
     co_return result;
 }
 

@@ -6,12 +6,16 @@
 #include "mcp/linesplitter.h"
 #include "mcp/mcprelay.h"
 #include "mcp/sessionlistener.h"
+#include "otheruser.h"
+#include "process/runtimedir.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "testlimits.h"
 
 #include <QCoroTimer>
+#include <QCryptographicHash>
 #include <QDeadlineTimer>
+#include <QDir>
 #include <QFileInfo>
 #include <QLocalSocket>
 #include <QPointer>
@@ -22,11 +26,15 @@
 
 #include <memory>
 
+#include <csignal>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 using namespace hotkernel;
+using hotkernel::test::asUser;
+using hotkernel::test::otherUser;
 
 namespace {
 
@@ -222,8 +230,167 @@ private Q_SLOTS:
         QCOMPARE(a, SessionListener::socketName(QStringLiteral("/home/u/project")));
         QVERIFY(a != SessionListener::socketName(QStringLiteral("/home/u/other")));
         QVERIFY(QFileInfo(a).isAbsolute());
-        QVERIFY(QFileInfo(a).fileName().startsWith(QStringLiteral("hotkernel-%1-").arg(::getuid())));
-        QCOMPARE(QFileInfo(a).fileName().size(), QStringLiteral("hotkernel-%1-").arg(::getuid()).size() + 16);
+        QVERIFY(QFileInfo(a).fileName().startsWith(QStringLiteral("hotkernel-")));
+        QCOMPARE(QFileInfo(a).fileName().size(), QStringLiteral("hotkernel-").size() + 16);
+        // In the per-user runtime directory, which no other user can write (issue 18).
+        QCOMPARE(QFileInfo(a).absolutePath(), RuntimeDir::path());
+        QVERIFY(RuntimeDir::isPrivateDirectory(QFileInfo(a).absolutePath(), nullptr));
+    }
+
+    void relayAnswersPendingCallsWhenTheWorkbenchExits_data()
+    {
+        QTest::addColumn<bool>("notice");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("signal")
+            << true
+            << QStringLiteral("the workbench window exited (signal 15, SIGTERM); your verify was ended");
+        QTest::newRow("killed")
+            << false
+            << QStringLiteral("without saying why (its window was killed or crashed); your verify was ended");
+    }
+
+    void relayAnswersPendingCallsWhenTheWorkbenchExits()
+    {
+        QFETCH(bool, notice);
+        QFETCH(QString, expected);
+        auto [agentClient, agentEnd] = InProcessTransport::createPair();
+        auto [workbenchEnd, workbenchServer] = InProcessTransport::createPair();
+        McpRelay relay(agentEnd.get(), workbenchEnd.get());
+        QSignalSpy finished(&relay, &McpRelay::finished);
+        QList<Json> toAgent;
+        QList<QByteArray> toWorkbench;
+        connect(
+            agentClient.get(), &McpTransport::messageReceived, this,
+            [&toAgent](const QByteArray &line, bool) { toAgent.append(Json::parse(line.toStdString())); });
+        connect(workbenchServer.get(), &McpTransport::messageReceived, this,
+                [&toWorkbench](const QByteArray &line, bool) { toWorkbench.append(line); });
+        const auto send = [](McpTransport *to, const Json &message) {
+            to->send(QByteArray::fromStdString(message.dump()));
+        };
+        send(agentClient.get(), Json{{"jsonrpc", "2.0"},
+                                     {"id", "v1"},
+                                     {"method", "tools/call"},
+                                     {"params", {{"name", "verify"}, {"arguments", Json::object()}}}});
+        send(agentClient.get(), Json{{"jsonrpc", "2.0"},
+                                     {"id", 2},
+                                     {"method", "tools/call"},
+                                     {"params", {{"name", "bench"}, {"arguments", Json::object()}}}});
+        send(agentClient.get(), Json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "ping"}});
+        send(agentClient.get(),
+             Json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 2}}}});
+        QTRY_COMPARE(toWorkbench.size(), 4);
+        send(workbenchServer.get(), Json{{"jsonrpc", "2.0"}, {"id", 3}, {"result", Json::object()}});
+        QTRY_COMPARE(toAgent.size(), 1);
+        if (notice)
+            send(workbenchServer.get(),
+                 Json{{"jsonrpc", "2.0"},
+                      {"method", McpRelay::exitNoticeMethod()},
+                      {"params", {{"reason", "the workbench window exited (signal 15, SIGTERM)"}}}});
+        QTest::qWait(50);
+        QCOMPARE(toAgent.size(), 1); // the notice is the relay's, not the agent's
+        workbenchServer->close();
+        QTRY_COMPARE(finished.size(), 1);
+        QVERIFY(finished.constFirst().constFirst().toInt() != 0);
+        // Only the verify was pending: the ping was answered, the bench cancelled by the agent.
+        QTRY_COMPARE(toAgent.size(), 2);
+        const Json answer = toAgent.at(1);
+        JSON_EQ(answer["id"], "v1");
+        JSON_EQ(answer["result"]["isError"], true);
+        const QString text = toQt(answer["result"]["content"][0]["text"].get<std::string>());
+        QVERIFY2(text.contains(expected), qPrintable(text));
+    }
+
+    void attachedAgentLearnsThatTheWindowExited()
+    {
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QVERIFY(bench.listen());
+        Agent agent(dir.path(), QStringLiteral("tester-exit"));
+        agent.initialize();
+        WAIT_REPLY(agent, 1, init);
+        const int call = agent.callTool("test_sleep");
+        QTRY_VERIFY_WITH_TIMEOUT(!bench.jobsOf(QStringLiteral("tester-exit")).isEmpty(), 15000);
+        bench.listener->announceExit(SIGTERM);
+        WAIT_REPLY(agent, call, reply);
+        JSON_EQ(reply["result"]["isError"], true);
+        const QString text = toQt(reply["result"]["content"][0]["text"].get<std::string>());
+        QVERIFY2(text.contains(QStringLiteral(
+                     "the workbench window exited (signal 15, SIGTERM); your test_sleep was ended")),
+                 qPrintable(text));
+        QTRY_VERIFY_WITH_TIMEOUT(agent.process().state() == QProcess::NotRunning, 15000);
+        QVERIFY(agent.process().exitStatus() == QProcess::NormalExit && agent.process().exitCode() != 0);
+        // Its job ended like a cancel.
+        QTRY_VERIFY_WITH_TIMEOUT(bench.session.runningJobs().isEmpty(), 15000);
+    }
+
+    void anotherUsersSquattedSocketIsNotAWorkbench()
+    {
+        if (::getuid() != 0)
+            QSKIP("needs root, to run a squatter as a second user (hk-test-other)");
+        const QString other = otherUser();
+        if (other.isEmpty())
+            QSKIP("cannot create or find the user hk-test-other (useradd failed)");
+        // A world-writable temporary directory, as /tmp is, where the old name lived.
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        ::chmod(QFile::encodeName(tmp.path()).constData(), 01777);
+        const QByteArray oldTmp = qgetenv("TMPDIR");
+        const QByteArray oldXdg = qgetenv("XDG_RUNTIME_DIR");
+        qputenv("TMPDIR", tmp.path().toUtf8());
+        qunsetenv("XDG_RUNTIME_DIR");
+        QTemporaryDir dir;
+        // The other user listens where the socket used to be: <tmp>/hotkernel-<uid>-<hash>.
+        const QByteArray hash = QCryptographicHash::hash(QFileInfo(dir.path()).canonicalFilePath().toUtf8(),
+                                                         QCryptographicHash::Sha1)
+                                    .toHex()
+                                    .left(16);
+        const QString squatted =
+            QDir(tmp.path())
+                .filePath(QStringLiteral("hotkernel-%1-%2").arg(::getuid()).arg(QString::fromLatin1(hash)));
+        const QString listen = QStringLiteral("import socket, sys, time\n"
+                                              "s = socket.socket(socket.AF_UNIX)\n"
+                                              "s.bind(sys.argv[1])\n"
+                                              "s.listen(8)\n"
+                                              "print('up', flush=True)\n"
+                                              "time.sleep(600)\n");
+        QProcess squatter;
+        squatter.start(QStringLiteral("setpriv"),
+                       asUser(other) + QStringList{QStringLiteral("/usr/bin/python3"), QStringLiteral("-c"),
+                                                   listen, squatted});
+        QVERIFY(squatter.waitForStarted(15000));
+        QByteArray squatterOutput; // read as it comes: QTRY_* evaluates its expression again at the end
+        QTRY_VERIFY_WITH_TIMEOUT((squatterOutput += squatter.readAllStandardOutput()).contains("up"), 30000);
+        {
+            Workbench bench(dir.path());
+            QSignalSpy failed(bench.listener.get(), &SessionListener::listenFailed);
+            QVERIFY2(bench.listen(), failed.isEmpty()
+                                         ? "no answer"
+                                         : qPrintable(failed.constFirst().constFirst().toString()));
+            QVERIFY(bench.listener->socketPath() != squatted);
+        }
+        // The other user made our fallback directory first: refused with a clear message, never
+        // "another workbench owns this directory".
+        const QString fallback = QDir(tmp.path()).filePath(QStringLiteral("hotkernel-%1").arg(::getuid()));
+        QDir(fallback).removeRecursively();
+        QVERIFY(hotkernel::test::runQuietly(QStringLiteral("setpriv"),
+                                            asUser(other) + QStringList{QStringLiteral("mkdir"),
+                                                                        QStringLiteral("-m"),
+                                                                        QStringLiteral("0700"), fallback}));
+        {
+            Workbench bench(dir.path());
+            QSignalSpy failed(bench.listener.get(), &SessionListener::listenFailed);
+            bench.listener->start();
+            QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 5000);
+            const QString reason = failed.constFirst().constFirst().toString();
+            QVERIFY2(reason.contains(QStringLiteral("belongs to user id")), qPrintable(reason));
+            QVERIFY2(!reason.contains(QStringLiteral("another hotkernel workbench")), qPrintable(reason));
+        }
+        squatter.kill();
+        squatter.waitForFinished(5000);
+        hotkernel::test::runQuietly(QStringLiteral("rm"), {QStringLiteral("-rf"), fallback});
+        qputenv("TMPDIR", oldTmp);
+        if (!oldXdg.isEmpty())
+            qputenv("XDG_RUNTIME_DIR", oldXdg);
     }
 
     void agentDrivesTheListenersSession()
@@ -440,7 +607,7 @@ private Q_SLOTS:
         QCOMPARE(agent.process().exitStatus(), QProcess::NormalExit);
         QVERIFY(agent.process().exitCode() != 0);
         const QByteArray err = agent.process().readAllStandardError();
-        QVERIFY2(err.contains("workbench closed the connection"), err.constData());
+        QVERIFY2(err.contains("the workbench window was closed"), err.constData());
         QVERIFY(!QFileInfo::exists(SessionListener::socketName(bench.session.workDir().root())));
     }
 

@@ -38,7 +38,7 @@ class TestScriptRunner : public QObject
         return o;
     }
 
-    // The fake writes its pid (its process group, since the runners make it a group leader).
+    // The fake writes its process group (led by the supervisor the runners start it under).
     long long waitForPid()
     {
         long long pid = 0;

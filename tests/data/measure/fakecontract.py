@@ -3,7 +3,7 @@
 
 Each fake_<behaviour>.py calls main(__file__); the behaviour comes from the file name. It speaks
 the protocol of docs/contract.md: `--run I` prints one result line, `--worker` answers requests.
-Environment: HOTKERNEL_FAKE_PIDFILE (write the process id there), HOTKERNEL_FAKE_CONTRACT_SHA256
+Environment: HOTKERNEL_FAKE_PIDFILE (write the process group id there), HOTKERNEL_FAKE_CONTRACT_SHA256
 (the contract hash to report), HOTKERNEL_FAKE_SCALE (multiplies ms).
 """
 import json
@@ -19,8 +19,9 @@ BASE_MS = 0.035
 def _write_pid():
     path = os.environ.get("HOTKERNEL_FAKE_PIDFILE")
     if path:
+        # The group, not the pid: hotkernel-supervise leads it, with this process below it.
         with open(path, "w") as f:
-            f.write(str(os.getpid()))
+            f.write(str(os.getpgid(0)))
 
 
 def _hang():
