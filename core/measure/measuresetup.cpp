@@ -138,7 +138,7 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
     }
 }
 
-QCoro::Task<Json> gpuSnapshot(Session &, Job *job, QStringList *warnings)
+QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
 {
     const QPointer<Session> alive(&session);
     Json gpu = co_await GpuProbe::snapshot(job);
