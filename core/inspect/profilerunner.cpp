@@ -218,7 +218,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
                                  .arg(sourceSpec.commandLine(), src.stderrTail(4));
         else {
             out.sourceCsv = request.reportBase + QStringLiteral(".source-sass.csv");
-            saveFile(out.sourceCsv, src.standardOutput);
+            saveFile(request.workingDirectory, out.sourceCsv, src.standardOutput);
         }
     }
     co_return out;
