@@ -3,25 +3,19 @@
 // cancel). Slow (an interpreter start per run) but shares nothing between runs. Session thread.
 #pragma once
 
-#include "measure/scriptrunner.h"
+#include "measure/processperrunrunner.h"
 
 namespace hotkernel {
 
-class FreshScriptRunner : public ScriptRunner
+class FreshScriptRunner : public ProcessPerRunRunner
 {
 public:
     explicit FreshScriptRunner(ScriptRunnerOptions options);
 
-    QString mode() const override { return QStringLiteral("fresh"); }
-    void start() override {}
-    QCoro::Task<bool> waitReady() override;
-    QCoro::Task<RunOutcome> run(int runIndex) override;
-    void stop() override {}
-    void setJob(QPointer<Job> job) override { m_job = job; }
     QString commandLine() const override;
 
-private:
-    QPointer<Job> m_job;
+protected:
+    QStringList runArguments(int runIndex) const override;
 };
 
 } // namespace hotkernel

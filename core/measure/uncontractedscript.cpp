@@ -1,24 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/uncontractedscript.h"
 
-#include "base/usererror.h"
-#include "process/processrunner.h"
-#include "session/job.h"
+#include "base/json.h"
+#include "process/processspec.h"
 
 #include <QFile>
-#include <QFileInfo>
 #include <QRegularExpression>
 
 namespace hotkernel {
 
 UncontractedScriptRunner::UncontractedScriptRunner(ScriptRunnerOptions options, QStringList arguments)
-    : ScriptRunner(std::move(options)), m_arguments(std::move(arguments))
-{
-    if (m_options.workingDirectory.isEmpty())
-        m_options.workingDirectory = QFileInfo(m_options.script).absolutePath();
-    if (m_options.displayName.isEmpty())
-        m_options.displayName = QFileInfo(m_options.script).fileName();
-}
+    : ProcessPerRunRunner(std::move(options), &UncontractedScriptRunner::parseOutput,
+                          Wording{QStringLiteral("timeout if it is that slow"), QString()}),
+      m_arguments(std::move(arguments))
+{}
 
 bool UncontractedScriptRunner::isUncontracted(const QString &path)
 {
@@ -80,11 +75,6 @@ std::optional<RunLine> UncontractedScriptRunner::parseOutput(const QByteArray &s
     return std::nullopt;
 }
 
-QCoro::Task<bool> UncontractedScriptRunner::waitReady()
-{
-    co_return !(m_job && m_job->isCancelled());
-}
-
 QString UncontractedScriptRunner::commandLine() const
 {
     QStringList words{m_options.python, m_options.script};
@@ -95,59 +85,9 @@ QString UncontractedScriptRunner::commandLine() const
     return line;
 }
 
-QCoro::Task<RunOutcome> UncontractedScriptRunner::run(int runIndex)
+QStringList UncontractedScriptRunner::runArguments(int /*runIndex*/) const
 {
-    ProcessSpec spec;
-    spec.program = m_options.python;
-    spec.arguments = QStringList{m_options.script} + m_arguments;
-    spec.workingDirectory = m_options.workingDirectory;
-    spec.timeout = m_options.timeout;
-    const QString name = m_options.displayName;
-    const ProcessResult r = co_await ProcessRunner::run(spec, m_job);
-
-    RunOutcome outcome;
-    outcome.wallSeconds = r.wallSeconds;
-    const QString tail = r.stderrTail(12);
-    const QString stderrText =
-        tail.isEmpty() ? QString() : QStringLiteral("\nLast lines of its stderr:\n") + tail;
-    switch (r.status) {
-    case ProcessResult::Status::Cancelled:
-        outcome.cancelled = true;
-        co_return outcome;
-    case ProcessResult::Status::FailedToStart:
-        throw UserError(
-            QStringLiteral("%1 run %2: could not start %3 (%4). Check the interpreter (HOTKERNEL_PYTHON).")
-                .arg(name)
-                .arg(runIndex)
-                .arg(spec.program, r.errorString));
-    case ProcessResult::Status::TimedOut:
-        throw UserError(
-            QStringLiteral("%1 run %2: no result within %3 s; its process group was killed. Raise "
-                           "timeout if it is that slow, or look for a hang.%4")
-                .arg(name)
-                .arg(runIndex)
-                .arg(double(m_options.timeout.count()) / 1000.0)
-                .arg(stderrText));
-    case ProcessResult::Status::Crashed:
-        throw UserError(QStringLiteral("%1 run %2: the script crashed (killed by a signal).%3")
-                            .arg(name)
-                            .arg(runIndex)
-                            .arg(stderrText));
-    case ProcessResult::Status::Finished:
-        break;
-    }
-    if (r.exitCode != 0)
-        throw UserError(QStringLiteral("%1 run %2: exited with code %3.%4")
-                            .arg(name)
-                            .arg(runIndex)
-                            .arg(r.exitCode)
-                            .arg(stderrText));
-    QString error;
-    auto line = parseOutput(r.standardOutput, name, runIndex, &error);
-    if (!line)
-        throw UserError(error + stderrText);
-    outcome.line = std::move(*line);
-    co_return outcome;
+    return m_arguments;
 }
 
 } // namespace hotkernel

@@ -5,13 +5,13 @@
 // its numbers "uncontracted" and record refuses them. Session thread.
 #pragma once
 
-#include "measure/scriptrunner.h"
+#include "measure/processperrunrunner.h"
 
 #include <optional>
 
 namespace hotkernel {
 
-class UncontractedScriptRunner : public ScriptRunner
+class UncontractedScriptRunner : public ProcessPerRunRunner
 {
 public:
     UncontractedScriptRunner(ScriptRunnerOptions options, QStringList arguments);
@@ -23,17 +23,13 @@ public:
     static std::optional<RunLine> parseOutput(const QByteArray &standardOutput, const QString &script,
                                               int run, QString *error);
 
-    QString mode() const override { return QStringLiteral("fresh"); }
-    void start() override {}
-    QCoro::Task<bool> waitReady() override;
-    QCoro::Task<RunOutcome> run(int runIndex) override;
-    void stop() override {}
-    void setJob(QPointer<Job> job) override { m_job = job; }
     QString commandLine() const override;
+
+protected:
+    QStringList runArguments(int runIndex) const override;
 
 private:
     QStringList m_arguments;
-    QPointer<Job> m_job;
 };
 
 } // namespace hotkernel

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the two process-per-run runners share: each run is `python SCRIPT ARGS...` through
+// ProcessRunner (its group dies on timeout or cancel), and its end (a start failure, a timeout, a
+// crash, a non-zero exit) is turned into the same messages. Subclasses say which arguments a run
+// gets, how its stdout is read and how their messages word two hints. Session thread.
+#pragma once
+
+#include "measure/scriptrunner.h"
+
+#include <optional>
+
+namespace hotkernel {
+
+class ProcessPerRunRunner : public ScriptRunner
+{
+public:
+    QString mode() const override { return QStringLiteral("fresh"); }
+    void start() override {}
+    QCoro::Task<bool> waitReady() override;
+    QCoro::Task<RunOutcome> run(int runIndex) override;
+    void stop() override {}
+    void setJob(QPointer<Job> job) override { m_job = job; }
+
+protected:
+    // Picks the result line out of one run's whole stdout, or sets *error naming script and run.
+    using OutputParser = std::optional<RunLine> (*)(const QByteArray &standardOutput, const QString &script,
+                                                    int run, QString *error);
+    struct Wording
+    {
+        QString timeoutAdvice; // follows "Raise " in the timeout message
+        QString exitNote;      // follows "exited with code N" in the non-zero exit message
+    };
+
+    // Fills in the working directory (the script's) and display name (its file name) when unset.
+    ProcessPerRunRunner(ScriptRunnerOptions options, OutputParser parser, Wording wording);
+
+    // The arguments after the script for run runIndex.
+    virtual QStringList runArguments(int runIndex) const = 0;
+
+private:
+    OutputParser m_parser;
+    Wording m_wording;
+    QPointer<Job> m_job;
+};
+
+} // namespace hotkernel
