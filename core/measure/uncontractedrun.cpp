@@ -14,6 +14,7 @@
 #include <QFileInfo>
 
 #include <memory>
+#include <optional>
 #include <utility>
 
 namespace hotkernel {
@@ -70,6 +71,24 @@ std::unique_ptr<UncontractedScriptRunner> runnerFor(const ScriptFile &file, cons
     auto runner = std::make_unique<UncontractedScriptRunner>(options, args);
     runner->setJob(job);
     return runner;
+}
+
+// The GPU's snapshot for the result, then the GPU taken for the timed runs (the job is told while
+// another process holds it). Nothing when the job ended meanwhile or the GPU could not be had.
+QCoro::Task<std::optional<Json>> gpuThenLock(Session &session, DeviceLock &deviceLock, QPointer<Job> job,
+                                             QStringList *warnings)
+{
+    Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, warnings);
+    if (!job || job->isCancelled())
+        co_return std::nullopt;
+    const std::function<void(const QString &)> onWait = [job](const QString &message) {
+        if (job)
+            job->setProgress(0, std::nullopt, message);
+    };
+    const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait);
+    if (!job || !locked || job->isCancelled())
+        co_return std::nullopt;
+    co_return std::optional<Json>(std::move(gpu));
 }
 
 Json statsJson(const std::vector<double> &samples)
@@ -152,16 +171,9 @@ QCoro::Task<ToolResult> UncontractedRun::bench(Session &session, Json arguments,
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
     const std::unique_ptr<UncontractedScriptRunner> runner = runnerFor(file, python, cwd, arguments, job);
-    const Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, &warnings);
-    if (!job || job->isCancelled())
-        co_return ToolResult::cancelledResult();
     DeviceLock deviceLock;
-    const std::function<void(const QString &)> onWait = [job](const QString &message) {
-        if (job)
-            job->setProgress(0, std::nullopt, message);
-    };
-    const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait);
-    if (!job || !locked || job->isCancelled())
+    const std::optional<Json> gpu = co_await gpuThenLock(session, deviceLock, job, &warnings);
+    if (!gpu)
         co_return ToolResult::cancelledResult();
 
     std::vector<double> samples;
@@ -207,7 +219,7 @@ QCoro::Task<ToolResult> UncontractedRun::bench(Session &session, Json arguments,
     r["achieved"] = Json{{"tflops", Json()}, {"gbps", Json()}};
     r["versions"] = Json::object();
     r["interpreter"] = MeasureSetup::interpreterJson(python);
-    r["gpu"] = gpu;
+    r["gpu"] = *gpu;
     r["cwd"] = toStd(cwd);
     r["commands"] = toJson(QStringList{runner->commandLine()});
     r["warnings"] = toJson(warnings);
@@ -253,16 +265,9 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
         co_return ToolResult::cancelledResult();
     b.runner = runnerFor(b.file, python, cwd, arguments, job);
     c.runner = runnerFor(c.file, python, cwd, arguments, job);
-    const Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, &warnings);
-    if (!job || job->isCancelled())
-        co_return ToolResult::cancelledResult();
     DeviceLock deviceLock;
-    const std::function<void(const QString &)> onWait = [job](const QString &message) {
-        if (job)
-            job->setProgress(0, std::nullopt, message);
-    };
-    const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait);
-    if (!job || !locked || job->isCancelled())
+    const std::optional<Json> gpu = co_await gpuThenLock(session, deviceLock, job, &warnings);
+    if (!gpu)
         co_return ToolResult::cancelledResult();
 
     // Pairs in alternating order (b c, c b, ...), as the contracted verify runs them.
@@ -343,7 +348,7 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
     r["failed_runs"] = failedRuns;
     r["versions"] = Json::object();
     r["interpreter"] = MeasureSetup::interpreterJson(python);
-    r["gpu"] = gpu;
+    r["gpu"] = *gpu;
     r["cwd"] = toStd(cwd);
     r["commands"] = toJson(QStringList{b.runner->commandLine(), c.runner->commandLine()});
     r["warnings"] = toJson(warnings);
