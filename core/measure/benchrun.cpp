@@ -115,12 +115,7 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
                      shippedContract.left(12)));
 
     const SampleStats s = Statistics::describe(samples);
-    Json r = Json::object();
-    r["tool"] = "bench";
-    r["hotkernel_version"] = HOTKERNEL_VERSION;
-    r["script"] = toStd(file.given);
-    r["script_path"] = toStd(file.path);
-    r["script_sha256"] = toStd(file.sha256);
+    Json r = MeasureSetup::benchResultHead(file);
     r["target"] = first.json.value("target", Json());
     r["n"] = s.n;
     r["warmup"] = warmup;

@@ -153,6 +153,31 @@ QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
     co_return gpu;
 }
 
+Json benchResultHead(const ScriptFile &script)
+{
+    Json r = Json::object();
+    r["tool"] = "bench";
+    r["hotkernel_version"] = HOTKERNEL_VERSION;
+    r["script"] = toStd(script.given);
+    r["script_path"] = toStd(script.path);
+    r["script_sha256"] = toStd(script.sha256);
+    return r;
+}
+
+Json verifyResultHead(const ScriptFile &baseline, const ScriptFile &candidate)
+{
+    Json r = Json::object();
+    r["tool"] = "verify";
+    r["hotkernel_version"] = HOTKERNEL_VERSION;
+    r["baseline"] = toStd(baseline.given);
+    r["candidate"] = toStd(candidate.given);
+    r["baseline_path"] = toStd(baseline.path);
+    r["candidate_path"] = toStd(candidate.path);
+    r["baseline_sha256"] = toStd(baseline.sha256);
+    r["candidate_sha256"] = toStd(candidate.sha256);
+    return r;
+}
+
 Json interpreterJson(const PythonInfo &python)
 {
     return Json{{"path", toStd(python.path)},

@@ -84,6 +84,10 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings);
 
 Json interpreterJson(const PythonInfo &python);
+// The first keys of a result, contracted or not: tool, version, and the script as given, its path
+// and hash (for verify, baseline and candidate side by side).
+Json benchResultHead(const ScriptFile &script);
+Json verifyResultHead(const ScriptFile &baseline, const ScriptFile &candidate);
 // The contract block of a result: identity fields and device facts from a result line.
 Json contractJson(const RunLine &line);
 Json versionsJson(const RunLine &line);

@@ -203,12 +203,7 @@ QCoro::Task<ToolResult> UncontractedRun::bench(Session &session, Json arguments,
     }
     deviceLock.release();
 
-    Json r = Json::object();
-    r["tool"] = "bench";
-    r["hotkernel_version"] = HOTKERNEL_VERSION;
-    r["script"] = toStd(file.given);
-    r["script_path"] = toStd(file.path);
-    r["script_sha256"] = toStd(file.sha256);
+    Json r = MeasureSetup::benchResultHead(file);
     r["target"] = Json();
     r["n"] = int(samples.size());
     r["warmup"] = warmup;
@@ -319,15 +314,7 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
     for (const Json &f : c.failedRuns)
         failedRuns.push_back(f);
 
-    Json r = Json::object();
-    r["tool"] = "verify";
-    r["hotkernel_version"] = HOTKERNEL_VERSION;
-    r["baseline"] = toStd(b.file.given);
-    r["candidate"] = toStd(c.file.given);
-    r["baseline_path"] = toStd(b.file.path);
-    r["candidate_path"] = toStd(c.file.path);
-    r["baseline_sha256"] = toStd(b.file.sha256);
-    r["candidate_sha256"] = toStd(c.file.sha256);
+    Json r = MeasureSetup::verifyResultHead(b.file, c.file);
     r["target"] = Json();
     r["verdict"] = toStd(verdict);
     r["reason"] = toStd(reason);

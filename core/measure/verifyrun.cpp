@@ -296,15 +296,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                 .arg(b.first.timer, c.first.timer,
                      stringField(c.first.json, "timer_note", stringField(b.first.json, "timer_note"))));
 
-    Json r = Json::object();
-    r["tool"] = "verify";
-    r["hotkernel_version"] = HOTKERNEL_VERSION;
-    r["baseline"] = toStd(b.file.given);
-    r["candidate"] = toStd(c.file.given);
-    r["baseline_path"] = toStd(b.file.path);
-    r["candidate_path"] = toStd(c.file.path);
-    r["baseline_sha256"] = toStd(b.file.sha256);
-    r["candidate_sha256"] = toStd(c.file.sha256);
+    Json r = MeasureSetup::verifyResultHead(b.file, c.file);
     r["target"] = b.haveFirst ? b.first.json.value("target", Json()) : Json();
     r["verdict"] = toStd(verdict);
     r["reason"] = toStd(reason);
