@@ -4,6 +4,7 @@
 #include "measure/benchrun.h"
 #include "measure/uncontractedrun.h"
 #include "session/toolregistry.h"
+#include "tools/measureschema.h"
 
 namespace hotkernel {
 
@@ -85,21 +86,9 @@ void registerBenchTool(ToolRegistry &registry)
                  {"maximum", 1000},
                  {"default", 7},
                  {"description", "Measured runs."}}},
-               {"warmup",
-                {{"type", "integer"},
-                 {"minimum", 0},
-                 {"maximum", 100},
-                 {"default", 1},
-                 {"description", "Runs made first and dropped."}}},
-               {"timeout",
-                {{"type", "number"},
-                 {"exclusiveMinimum", 0},
-                 {"default", 300},
-                 {"description", "Seconds one run may take before it is killed."}}},
-               {"fresh",
-                {{"type", "boolean"},
-                 {"default", false},
-                 {"description", "A new process per run instead of a warm worker (slow)."}}}}},
+               {"warmup", MeasureSchema::warmup("Runs made first and dropped.")},
+               {"timeout", MeasureSchema::timeout()},
+               {"fresh", MeasureSchema::fresh("A new process per run instead of a warm worker (slow).")}}},
              {"required", Json::array({"script"})},
              {"additionalProperties", false}};
     UncontractedRun::addSchemaProperties(spec.inputSchema);

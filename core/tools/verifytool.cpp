@@ -4,6 +4,7 @@
 #include "measure/uncontractedrun.h"
 #include "measure/verifyrun.h"
 #include "session/toolregistry.h"
+#include "tools/measureschema.h"
 
 namespace hotkernel {
 
@@ -95,21 +96,9 @@ void registerVerifyTool(ToolRegistry &registry)
             {"minimum", 2},
             {"maximum", 1000},
             {"description", "Fixed number of pairs; leave out for adaptive n."}}},
-          {"warmup",
-           {{"type", "integer"},
-            {"minimum", 0},
-            {"maximum", 100},
-            {"default", 1},
-            {"description", "Pairs run first and dropped."}}},
-          {"timeout",
-           {{"type", "number"},
-            {"exclusiveMinimum", 0},
-            {"default", 300},
-            {"description", "Seconds one run may take before it is killed."}}},
-          {"fresh",
-           {{"type", "boolean"},
-            {"default", false},
-            {"description", "A new process per run instead of warm workers (slow)."}}},
+          {"warmup", MeasureSchema::warmup("Pairs run first and dropped.")},
+          {"timeout", MeasureSchema::timeout()},
+          {"fresh", MeasureSchema::fresh("A new process per run instead of warm workers (slow).")},
           {"rule",
            {{"type", "string"},
             {"enum", Json::array({"welch", "seed"})},
