@@ -59,16 +59,6 @@ std::string toolsListText(const ToolRegistry &tools, bool modern)
     return dumpJson(Json{{"tools", list}});
 }
 
-const Json &objectParams(const Json &params)
-{
-    static const Json empty = Json::object();
-    if (params.is_null())
-        return empty;
-    if (!params.is_object())
-        throw McpError(McpError::InvalidParams, QStringLiteral("params must be an object"));
-    return params;
-}
-
 } // namespace
 
 McpServer::McpServer(Session &session, McpTransport *transport, QObject *parent)
@@ -91,6 +81,16 @@ QStringList McpServer::supportedProtocolVersions()
 {
     return {QStringLiteral("2024-11-05"), QStringLiteral("2025-03-26"), QStringLiteral("2025-06-18"),
             QStringLiteral("2025-11-25")};
+}
+
+const Json &McpServer::objectParams(const Json &params)
+{
+    static const Json empty = Json::object();
+    if (params.is_null())
+        return empty;
+    if (!params.is_object())
+        throw McpError(McpError::InvalidParams, QStringLiteral("params must be an object"));
+    return params;
 }
 
 bool McpServer::modernResults() const

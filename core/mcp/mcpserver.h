@@ -56,6 +56,8 @@ private:
         std::optional<double> lastProgress;
     };
 
+    // A request's params as an object (null counts as empty); throws InvalidParams otherwise.
+    static const Json &objectParams(const Json &params);
     void handleMessage(const QByteArray &message, bool overlong);
     void handleRequest(const Json &id, const QString &method, const Json &params);
     void handleNotification(const QString &method, const Json &params);

@@ -9,33 +9,21 @@
 
 namespace hotkernel {
 
-namespace {
-const Json &paramsObject(const Json &params)
-{
-    static const Json empty = Json::object();
-    if (params.is_null())
-        return empty;
-    if (!params.is_object())
-        throw McpError(McpError::InvalidParams, QStringLiteral("params must be an object"));
-    return params;
-}
-} // namespace
-
 bool McpServer::handleGuideRequest(const Json &id, const QString &method, const Json &params)
 {
     if (method == QLatin1String("prompts/list")) {
-        paramsObject(params);
+        objectParams(params);
         sendResult(id, Json{{"prompts", McpGuide::promptList()}});
     } else if (method == QLatin1String("prompts/get")) {
-        sendResult(id, McpGuide::getPrompt(paramsObject(params)));
+        sendResult(id, McpGuide::getPrompt(objectParams(params)));
     } else if (method == QLatin1String("resources/list")) {
-        paramsObject(params);
+        objectParams(params);
         sendResult(id, Json{{"resources", m_resources.list()}});
     } else if (method == QLatin1String("resources/templates/list")) {
-        paramsObject(params);
+        objectParams(params);
         sendResult(id, Json{{"resourceTemplates", Json::array()}});
     } else if (method == QLatin1String("resources/read")) {
-        const Json &p = paramsObject(params);
+        const Json &p = objectParams(params);
         if (!p.contains("uri") || !p["uri"].is_string())
             throw McpError(McpError::InvalidParams,
                            QStringLiteral("resources/read needs params.uri, a string"));
