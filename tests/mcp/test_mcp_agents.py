@@ -7,22 +7,19 @@ uncontracted scripts labelled and refused by record.
 Run from CTest (label mcp) with HOTKERNEL_BINARY and HOTKERNEL_SOURCE_DIR set; the replay needs
 CPU torch: HOTKERNEL_PYTHON=/usr/bin/python3. Exits non-zero when any case fails.
 """
-import inspect
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
-import anyio
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from caserunner import run_cases  # noqa: E402
 from test_mcp_client import BINARY, RawServer, sdk_params  # noqa: E402
 
 SOURCE_DIR = os.environ.get("HOTKERNEL_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -316,30 +313,7 @@ CASES = [
 
 
 def main():
-    only = sys.argv[1:]
-    failed = []
-    for title, case in CASES:
-        if only and not any(o in title for o in only):
-            continue
-        with tempfile.TemporaryDirectory(prefix="hk-agents-") as workdir:
-            workdir = os.path.realpath(workdir)
-            start = time.monotonic()
-            try:
-                if inspect.iscoroutinefunction(case):
-                    anyio.run(case, workdir)
-                else:
-                    case(workdir)
-                print(f"PASSED  {title} ({time.monotonic() - start:.1f}s)", flush=True)
-            except BaseException as e:  # noqa: BLE001 - report every failure and go on
-                failed.append(title)
-                leaf = e
-                while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
-                    leaf = leaf.exceptions[0]
-                print(f"FAILED  {title} ({time.monotonic() - start:.1f}s): {type(leaf).__name__}: {leaf}", flush=True)
-                traceback.print_exception(leaf)
-    total = len([c for c in CASES if not only or any(o in c[0] for o in only)])
-    print(f"\n{total - len(failed)} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
+    run_cases(CASES, "hk-agents-", realpath=True)
 
 
 if __name__ == "__main__":

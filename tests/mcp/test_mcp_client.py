@@ -7,21 +7,20 @@ The flow cases (new_target -> bench -> verify -> record, cancelled verify, stdin
 mid-verify) need CPU torch: HOTKERNEL_PYTHON=/usr/bin/python3.
 """
 import hashlib
-import inspect
 import json
 import os
 import select
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
-import traceback
 
 import anyio
 from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from caserunner import run_cases
 
 BINARY = os.path.abspath(os.environ["HOTKERNEL_BINARY"]) if "HOTKERNEL_BINARY" in os.environ else "hotkernel"
 TOOLS = ["gpu_info", "roofline", "torch_trace", "profile", "top_kernels", "disasm", "bench", "verify", "record",
@@ -557,29 +556,7 @@ CASES = [
 
 
 def main():
-    only = sys.argv[1:]
-    failed = []
-    for title, case in CASES:
-        if only and not any(o in title for o in only):
-            continue
-        with tempfile.TemporaryDirectory(prefix="hk-mcp-") as workdir:
-            start = time.monotonic()
-            try:
-                if inspect.iscoroutinefunction(case):
-                    anyio.run(case, workdir)
-                else:
-                    case(workdir)
-                print(f"PASSED  {title} ({time.monotonic() - start:.1f}s)", flush=True)
-            except BaseException as e:  # noqa: BLE001 - report every failure and go on
-                failed.append(title)
-                leaf = e
-                while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
-                    leaf = leaf.exceptions[0]  # the SDK's task groups wrap the assertion
-                print(f"FAILED  {title} ({time.monotonic() - start:.1f}s): {type(leaf).__name__}: {leaf}", flush=True)
-                traceback.print_exception(leaf)
-    total = len([c for c in CASES if not only or any(o in c[0] for o in only)])
-    print(f"\n{total - len(failed)} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
+    run_cases(CASES, "hk-mcp-")
 
 
 if __name__ == "__main__":
