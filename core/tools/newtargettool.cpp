@@ -264,8 +264,8 @@ void registerNewTargetTool(ToolRegistry &registry)
     spec.description = QStringLiteral(
         "Makes a target from a PyTorch function: NAME_baseline.py (the function plus the "
         "contract: shapes, dtype, seed, fp32 reference, tolerances), NAME_candidate.py (the file "
-        "you edit) and _hotkernel_contract.py; or, with from_trace, from an aten op a torch_trace "
-        "recorded. Then bench the baseline and verify the untouched candidate.");
+        "you edit) and _hotkernel_contract.py; or from a torch_trace op (from_trace). Then bench "
+        "the baseline and verify the untouched candidate.");
     spec.help = QStringLiteral("Make a new optimisation target from a PyTorch function: writes "
                                "NAME_baseline.py (the function to beat and the "
                                "target definition: input shapes, dtype, seed, fp32 reference, "

@@ -149,8 +149,7 @@ void registerTorchTraceTool(ToolRegistry &registry)
     spec.description = QStringLiteral(
         "Runs a Python script under torch.profiler: the top GPU kernels by device time with their "
         "share, and the aten ops by input shapes. Needs no Nsight: the quickest way to find the "
-        "dominant kernel. Its op_rows (the execution trace: each kernel joined to the aten op that "
-        "launched it) feed new_target's from_trace.");
+        "dominant kernel. Its op_rows feed new_target's from_trace.");
     spec.help = QStringLiteral("Runs a Python script under torch.profiler in the user's interpreter "
                                "(HOTKERNEL_PYTHON, else the first python "
                                "on PATH with torch) and returns the top GPU kernels by device time "

@@ -25,7 +25,7 @@ from test_mcp_client import BINARY, RawServer, sdk_params  # noqa: E402
 SOURCE_DIR = os.environ.get("HOTKERNEL_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 SKILL_PATH = os.path.join(SOURCE_DIR, "skills", "kernel-speedrun", "SKILL.md")
 SKILL_URI = "hotkernel://skills/kernel-speedrun/SKILL.md"
-TOOLS_LIST_LIMIT = 15 * 1024
+TOOLS_LIST_LIMIT = 15000  # 15 kB read strictly (decimal), below 15 KiB
 
 
 def skill_text():
