@@ -3,6 +3,7 @@
 
 #include "agentfeedmodel.h"
 #include "agentfeedview.h"
+#include "inspect/ncukernelfilter.h"
 #include "kernelfilterproxy.h"
 #include "kerneltablemodel.h"
 #include "kerneltableview.h"
@@ -225,10 +226,12 @@ void MainWindow::createActions()
         m_kernelView->addKernelAction(a);
     };
     kernelAction(tr("Profile this kernel (ncu --set full)..."), [this] {
-        const QString kernel = KernelTableModel::shortName(m_kernelView->selectedKernel());
+        // The kernel's own words, not its base name: "vectorized_elementwise_kernel" alone is
+        // every elementwise op, and launch_count 1 would profile whichever came first.
         const QString target = m_targetsView->currentTarget();
         Json wanted{{"tool", "ncu"},
-                    {"kernel_regex", toStd(kernel.section(QLatin1Char('<'), 0, 0))},
+                    {"kernel_regex", toStd(NcuKernelFilter::regexFor(m_kernelView->selectedKernel()))},
+                    {"set", "full"},
                     {"launch_count", 1}};
         if (!target.isEmpty())
             wanted["command"] = Json::array({"python3", toStd(target + QStringLiteral("_candidate.py"))});

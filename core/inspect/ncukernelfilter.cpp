@@ -2,6 +2,7 @@
 #include "inspect/ncukernelfilter.h"
 
 #include <QRegularExpression>
+#include <QSet>
 
 namespace hotkernel {
 
@@ -12,6 +13,53 @@ QString NcuKernelFilter::argument(const QString &regex, bool caseSensitive)
     if (caseSensitive || regex.startsWith(QLatin1String("(?i)")))
         return QStringLiteral("regex:") + regex;
     return QStringLiteral("regex:(?i)") + regex;
+}
+
+QString NcuKernelFilter::regexFor(const QString &kernelName)
+{
+    // Copies, memsets and syncs appear in torch's tables but are no kernel ncu can profile.
+    if (kernelName.startsWith(QLatin1String("Memcpy ")) || kernelName.startsWith(QLatin1String("Memset ")))
+        return {};
+    // The name up to its parameter list: torch prints the parameters' full types, ncu T1, T2.
+    QString name = kernelName;
+    name.remove(QLatin1String("(anonymous namespace)"));
+    int depth = 0;
+    for (qsizetype i = 0; i < name.size(); ++i) {
+        const QChar c = name.at(i);
+        if (c == QLatin1Char('<') || c == QLatin1Char('[') || c == QLatin1Char('{'))
+            ++depth;
+        else if (c == QLatin1Char('>') || c == QLatin1Char(']') || c == QLatin1Char('}'))
+            --depth;
+        else if (c == QLatin1Char('(') && depth == 0) {
+            name.truncate(i);
+            break;
+        }
+    }
+    // Words both spellings share, minus the ones that say nothing about this kernel or that only
+    // one of them prints (ncu's "(int)8", "(bool)0" where torch has "8", "false"). Six in order are
+    // enough to tell apart every kernel of the journey's model (tst_journey), and few enough that
+    // ncu's backtracking matcher stays fast on the names that do not match.
+    static const QSet<QString> noise{
+        QStringLiteral("void"),      QStringLiteral("at"),        QStringLiteral("native"),
+        QStringLiteral("const"),     QStringLiteral("std"),       QStringLiteral("c10"),
+        QStringLiteral("operator"),  QStringLiteral("lambda"),    QStringLiteral("instance"),
+        QStringLiteral("char"),      QStringLiteral("int"),       QStringLiteral("unsigned"),
+        QStringLiteral("long"),      QStringLiteral("short"),     QStringLiteral("signed"),
+        QStringLiteral("float"),     QStringLiteral("double"),    QStringLiteral("bool"),
+        QStringLiteral("true"),      QStringLiteral("false"),     QStringLiteral("unnamed"),
+        QStringLiteral("anonymous"), QStringLiteral("namespace"), QStringLiteral("detail")};
+    static const QRegularExpression word(QStringLiteral("\\b[A-Za-z_]\\w*"));
+    static const QRegularExpression templateParameter(QStringLiteral("^T\\d*$"));
+    QStringList words;
+    for (auto it = word.globalMatch(name); it.hasNext() && words.size() < 6;) {
+        const QString w = it.next().captured();
+        if (!noise.contains(w) && !templateParameter.match(w).hasMatch() && !words.contains(w))
+            words.append(w);
+    }
+    QStringList parts;
+    for (const QString &w : words)
+        parts.append(QStringLiteral("\\b%1\\b").arg(w));
+    return parts.join(QLatin1String(".*"));
 }
 
 QStringList NcuKernelFilter::availableKernels(QByteArrayView output)

@@ -16,6 +16,11 @@ public:
     // "regex:(?i)gelu" for "gelu"; the regex as given when caseSensitive or already (?i).
     // Used with --kernel-name-base demangled (ncu's default base is the bare function name).
     static QString argument(const QString &regex, bool caseSensitive);
+    // A regex that picks this one kernel in ncu's demangled names, from its name as any of our tables
+    // shows it (torch's "vectorized_elementwise_kernel<8, ...GeluCUDAKernelImpl...>" is ncu's
+    // "vectorized_elementwise_kernel<(int)8, ...>"): the distinctive identifiers of its name and
+    // template arguments in order. Empty for what is no kernel ("Memcpy DtoH (Device -> Pinned)").
+    static QString regexFor(const QString &kernelName);
     // The names under ncu's "Available Kernels:" list, printed after "No kernels were profiled".
     static QStringList availableKernels(QByteArrayView output);
     // The error for a regex that matched nothing, listing what the program did launch.

@@ -16,6 +16,7 @@
 
 #include <QDir>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -72,6 +73,40 @@ private Q_SLOTS:
         QVERIFY(message.contains(QStringLiteral("any case")));
         QVERIFY(message.contains(demangled.last()));
         QVERIFY(NcuKernelFilter::availableKernels("==PROF== Report: x.ncu-rep\n").isEmpty());
+    }
+
+    void kernelRegexPicksOneNcuName()
+    {
+        // The window profiles "this kernel" of a torch_trace table with ncu: the regex built from
+        // torch's spelling must pick exactly ncu's spelling of the same kernel, of the same program.
+        const QStringList ncuNames =
+            NcuKernelFilter::availableKernels(readInspectFixture(QStringLiteral("journey.ncu-nomatch.txt")));
+        const Json report = fixtureJson(QStringLiteral("journey.torch-trace.json"));
+        int kernels = 0;
+        const auto matchesOf = [&ncuNames](const QString &regex) {
+            const QRegularExpression re(regex, QRegularExpression::CaseInsensitiveOption);
+            return ncuNames.filter(re);
+        };
+        for (const Json &k : report["kernels"]) {
+            const QString torchName = toQt(k["name"].get<std::string>());
+            const QString regex = NcuKernelFilter::regexFor(torchName);
+            if (torchName.startsWith(QLatin1String("Memcpy")) ||
+                torchName.startsWith(QLatin1String("Memset"))) {
+                QVERIFY2(regex.isEmpty(), qPrintable(torchName));
+                continue;
+            }
+            ++kernels;
+            QVERIFY2(!regex.isEmpty(), qPrintable(torchName));
+            QCOMPARE(matchesOf(regex).size(), 1);
+        }
+        QCOMPARE(kernels, int(ncuNames.size())); // the same program: the same kernels
+        // ncu's own spelling (a table of an ncu report) picks itself, and only itself.
+        for (const QString &name : ncuNames)
+            QCOMPARE(matchesOf(NcuKernelFilter::regexFor(name)), QStringList{name});
+        // The gelu kernel, by the words a reader recognises.
+        const QString gelu = NcuKernelFilter::regexFor(ncuNames.filter(QStringLiteral("Gelu")).value(0));
+        QVERIFY(
+            gelu.startsWith(QLatin1String("\\bvectorized_elementwise_kernel\\b.*\\bGeluCUDAKernelImpl\\b")));
     }
 
     void rulesAndMetricsPerKernel()
