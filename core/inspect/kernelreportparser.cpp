@@ -5,6 +5,7 @@
 #include "inspect/ncudetailsparser.h"
 #include "inspect/ncurawparser.h"
 #include "inspect/nsyskernsumparser.h"
+#include "inspect/torchtracereportparser.h"
 #include "inspect/traceparser.h"
 
 namespace hotkernel {
@@ -14,6 +15,8 @@ KernelReportParser::Format KernelReportParser::detect(QByteArrayView data)
     // The header is within the first few lines; look at a bounded prefix.
     const QByteArrayView head = data.first(std::min<qsizetype>(data.size(), 64 * 1024));
     const QByteArrayView trimmed = head.trimmed();
+    if (TorchTraceReportParser::looksLikeOne(head))
+        return Format::TorchTrace;
     if (trimmed.startsWith('{'))
         return Format::Trace;
     if (head.contains("\"Metric Name\"") || head.contains(",Metric Name,"))
@@ -41,6 +44,8 @@ QString KernelReportParser::formatName(Format format)
         return QStringLiteral("nsys-kernsum");
     case Format::Trace:
         return QStringLiteral("trace");
+    case Format::TorchTrace:
+        return QStringLiteral("torch-trace");
     case Format::Unknown:
         break;
     }
@@ -58,6 +63,8 @@ KernelTable KernelReportParser::parse(QByteArrayView data, const QString &path)
         return NsysKernSumParser::parse(data, path);
     case Format::Trace:
         return TraceParser::parse(data, path);
+    case Format::TorchTrace:
+        return TorchTraceReportParser::parse(data, path);
     case Format::NcuSource:
         throw UserError(
             QStringLiteral("%1 is an ncu source page (per-instruction samples), not a kernel list. "

@@ -54,9 +54,9 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
     Workspace w;
     w.root = root;
     const QDir dir(root);
-    QStringList reports =
-        filesUnder(dir.filePath(QStringLiteral("profiles")),
-                   {QStringLiteral("*.csv"), QStringLiteral("*.jsonl"), QStringLiteral("*.txt")});
+    QStringList reports = filesUnder(dir.filePath(QStringLiteral("profiles")),
+                                     {QStringLiteral("*.csv"), QStringLiteral("*.jsonl"),
+                                      QStringLiteral("*.txt"), QStringLiteral("*.torch-trace.json")});
     // ncu source-page exports (hot instructions) may sit beside the listings they annotate.
     reports += filesUnder(dir.filePath(QStringLiteral("sass")), {QStringLiteral("*.csv")});
     for (const QString &extra : extraReports) {

@@ -5,11 +5,14 @@
 #include "fixtures.h"
 
 #include "base/json.h"
+#include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "inspect/hotinstructions.h"
+#include "inspect/kernelreportparser.h"
 #include "inspect/ncukerneldetails.h"
 #include "inspect/ncukernelfilter.h"
 #include "inspect/ncusourceparser.h"
+#include "inspect/torchtracereportparser.h"
 #include "measure/executiontrace.h"
 #include "measure/tracetarget.h"
 #include "session/workspace.h"
@@ -189,6 +192,41 @@ private Q_SLOTS:
         for (const SassInstruction &in : f.instructions)
             samples += in.stallSamples.value_or(0);
         QVERIFY(samples > 0);
+    }
+
+    void workspaceShowsATorchTraceReport()
+    {
+        // torch_trace from the window leaves profiles/NAME-TIME.torch-trace.json beside its execution
+        // trace: the kernel table shows its kernels (the report, not the .et.json), heaviest first,
+        // so "New target from this kernel" has a row to rebuild.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("profiles")));
+        const QString report =
+            dir.filePath(QStringLiteral("profiles/model-20261204-120000.torch-trace.json"));
+        QVERIFY(QFile::copy(inspectFixturePath(QStringLiteral("journey.torch-trace.json")), report));
+        QVERIFY(QFile::copy(inspectFixturePath(QStringLiteral("journey.et.json")),
+                            dir.filePath(QStringLiteral("profiles/model-20261204-120000.et.json"))));
+        QCOMPARE(KernelReportParser::detect(readInspectFixture(QStringLiteral("journey.torch-trace.json"))),
+                 KernelReportParser::Format::TorchTrace);
+        QCOMPARE(KernelReportParser::detect(readInspectFixture(QStringLiteral("trace-torch.jsonl"))),
+                 KernelReportParser::Format::Trace);
+        const Workspace w = Workspace::load(dir.path());
+        QVERIFY2(w.problems.isEmpty(), qPrintable(w.problems.join(QLatin1Char('\n'))));
+        QCOMPARE(w.kernelTables.size(), size_t(1));
+        const KernelTable &t = w.kernelTables.front();
+        QCOMPARE(t.source, QStringLiteral("torch-trace"));
+        QCOMPARE(t.path, report);
+        const Json captured = fixtureJson(QStringLiteral("journey.torch-trace.json"));
+        QCOMPARE(t.kernels.size(), captured["kernels"].size());
+        QVERIFY(t.kernels.front().name.startsWith(QLatin1String("nvjet_sm90")));
+        QVERIFY(t.kernels.front().totalNs >= t.kernels.back().totalNs);
+        QCOMPARE(t.kernels.front().calls, 12);
+        QVERIFY(std::any_of(t.kernels.begin(), t.kernels.end(), [](const KernelStat &k) {
+            return k.name.contains(QLatin1String("GeluCUDAKernelImpl"));
+        }));
+        QVERIFY_THROWS_EXCEPTION(UserError,
+                                 TorchTraceReportParser::parse("{\"tool\": \"torch_trace\"}", report));
     }
 
     void executionTraceKeepsNonTensorArguments()
