@@ -167,10 +167,13 @@ void SchemaFormDialog::addField(const QString &name, const Json &schema, const J
     if (type == QLatin1String("boolean")) {
         auto *box = new QCheckBox;
         box->setChecked(start.is_boolean() && start.get<bool>());
-        const bool initialState = box->isChecked();
+        // Left out only when it says what the tool would do anyway: a prefilled value that differs
+        // from the default is the caller's choice and goes with the call untouched.
+        const bool defaultState =
+            hasDefault && schema["default"].is_boolean() && schema["default"].get<bool>();
         field.editor = box;
-        field.value = [box, initialState, required, hasDefault] {
-            return box->isChecked() != initialState || required || !hasDefault ? Json(box->isChecked())
+        field.value = [box, defaultState, required, hasDefault] {
+            return box->isChecked() != defaultState || required || !hasDefault ? Json(box->isChecked())
                                                                                : Json();
         };
         field.set = [box](const Json &v) { box->setChecked(v.is_boolean() && v.get<bool>()); };
@@ -241,11 +244,13 @@ void SchemaFormDialog::addField(const QString &name, const Json &schema, const J
             return v.is_null() ? QString() : toQt(v.dump());
         };
         edit->setText(textOf(start));
-        const QString initialText = edit->text();
+        // As for the check box: the default is left out, a prefilled value is not (the window's
+        // "Profile this kernel" prefills kernel_regex and set, which an untouched dialog must keep).
+        const QString defaultText = hasDefault ? textOf(schema["default"]) : QString();
         field.editor = edit;
-        field.value = [edit, isArray, initialText, required, hasDefault] {
+        field.value = [edit, isArray, defaultText, required, hasDefault] {
             const QString text = edit->text().trimmed();
-            if (text.isEmpty() || (hasDefault && !required && text == initialText))
+            if (text.isEmpty() || (hasDefault && !required && text == defaultText))
                 return Json();
             if (isArray) {
                 QStringList items;

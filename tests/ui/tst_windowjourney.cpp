@@ -3,8 +3,10 @@
 // carried build): torch_trace from the toolbar's dialog, the gelu kernel picked in the kernel
 // table, "New target from this kernel", "Profile this kernel" (ncu by the kernel's own words, the
 // source page exported), its hot SASS in the SASS pane from that export alone, a verify started
-// from the window and recorded from its Record dialog. Skips where there is no GPU, ncu or torch.
+// from the window and recorded from its Record dialog. The journey skips where there is no GPU or
+// ncu; the dialog check before it runs anywhere.
 #include "inspect/cudatools.h"
+#include "inspect/ncukernelfilter.h"
 #include "kerneltablemodel.h"
 #include "kerneltableview.h"
 #include "mainwindow.h"
@@ -98,10 +100,6 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        if (!haveGpu())
-            QSKIP("no NVIDIA GPU on this machine (/dev/nvidia0 missing): this test runs on the GPU machine");
-        if (CudaTools::find(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU")).isEmpty())
-            QSKIP("ncu is not installed");
         QCoreApplication::setOrganizationName(QStringLiteral("hotkernel-tests"));
         QStandardPaths::setTestModeEnabled(true);
         QFile model(m_dir.filePath(QStringLiteral("model.py")));
@@ -109,8 +107,45 @@ private Q_SLOTS:
         model.write(kModel);
     }
 
+    void profileActionAsksForThisKernel()
+    {
+        // Runs anywhere: the kernel table over a real torch_trace report, the gelu row picked, and
+        // the dialog "Profile this kernel" opens with asks ncu for that kernel alone, source page on.
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("profiles")));
+        QVERIFY(
+            QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/journey.torch-trace.json"),
+                        dir.filePath(QStringLiteral("profiles/model-20261204-120000.torch-trace.json"))));
+        SessionOptions options;
+        options.workDir = dir.path();
+        Session session(options);
+        MainWindow window(&session);
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(test::kEventLimitMs));
+        QString gelu;
+        for (const KernelStat &k : window.kernelView()->model()->table().kernels) {
+            if (k.name.contains(QLatin1String("GeluCUDAKernelImpl")))
+                gelu = k.name;
+        }
+        QVERIFY(window.kernelView()->selectKernel(gelu));
+        QAction *profile = actionNamed(&window, QStringLiteral("Profile this kernel (ncu --set full)..."));
+        QVERIFY(profile);
+        profile->trigger();
+        SchemaFormDialog *dialog = openedDialog(&window);
+        QVERIFY(dialog);
+        const Json arguments = dialog->arguments();
+        QCOMPARE(toQt(arguments.value("kernel_regex", std::string())), NcuKernelFilter::regexFor(gelu));
+        QCOMPARE(toQt(arguments.value("set", std::string())), QStringLiteral("full"));
+        QCOMPARE(arguments.value("launch_count", 0), 1);
+        dialog->reject();
+    }
+
     void journeyThroughTheWindow()
     {
+        if (!haveGpu())
+            QSKIP("no NVIDIA GPU on this machine (/dev/nvidia0 missing): this test runs on the GPU machine");
+        if (CudaTools::find(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU")).isEmpty())
+            QSKIP("ncu is not installed");
         SessionOptions options;
         options.workDir = m_dir.path();
         Session session(options);
