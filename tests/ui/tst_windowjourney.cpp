@@ -110,12 +110,16 @@ private Q_SLOTS:
     void profileActionAsksForThisKernel()
     {
         // Runs anywhere: the kernel table over a real torch_trace report, the gelu row picked, and
-        // the dialog "Profile this kernel" opens with asks ncu for that kernel alone, source page on.
+        // the dialog "Profile this kernel" opens asks ncu for that kernel alone, source page on.
+        const QString fixture =
+            QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/journey.torch-trace.json");
+        if (!QFile::exists(fixture))
+            QSKIP(
+                "the source tree is not here (a carried test binary on the GPU machine); CI runs this check");
         QTemporaryDir dir;
         QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("profiles")));
-        QVERIFY(
-            QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/journey.torch-trace.json"),
-                        dir.filePath(QStringLiteral("profiles/model-20261204-120000.torch-trace.json"))));
+        QVERIFY(QFile::copy(fixture,
+                            dir.filePath(QStringLiteral("profiles/model-20261204-120000.torch-trace.json"))));
         SessionOptions options;
         options.workDir = dir.path();
         Session session(options);
