@@ -210,8 +210,7 @@ void registerRecordTool(ToolRegistry &registry)
     spec.description = QStringLiteral(
         "Records a verify result, win or lose, under results/<target>/ with note and who, "
         "regenerates LEADERBOARD.md and says whether it beats the best so far for this target and "
-        "card. Call it after every verify, with the object verify returned in this server; files, "
-        "edited results and uncontracted ones are refused.");
+        "card. Call it after every verify with the object verify returned; others are refused.");
     spec.help = QStringLiteral(
         "Records one verify result, win or lose, as results/<target>/<UTC time>-<id>.json in the working "
         "directory: "
@@ -243,7 +242,7 @@ void registerRecordTool(ToolRegistry &registry)
            {{"type", "string"}, {"minLength", 1}, {"description", "Target name, as given to new_target."}}},
           {"verify_result",
            {{"oneOf", Json::array({Json{{"type", "object"}}, Json{{"type", "string"}}})},
-            {"description", "The object verify returned in this session (or a file holding it unchanged)."}}},
+            {"description", "The object verify returned, unchanged."}}},
           {"note",
            {{"type", "string"},
             {"minLength", 1},
