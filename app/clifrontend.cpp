@@ -8,6 +8,7 @@
 #include <QCoroSignal>
 
 #include <cstdio>
+#include <tuple>
 
 namespace hotkernel {
 
@@ -20,6 +21,65 @@ void writeTo(FILE *stream, const QString &text)
         std::fputc('\n', stream);
     std::fflush(stream);
 }
+// `verify --record --note N --who W`: the CLI's way to record, since record accepts only a result
+// this process's session produced (a file written by an earlier `hotkernel verify` is refused).
+struct RecordAfterVerify
+{
+    bool wanted = false;
+    QString note;
+    QString who;
+};
+
+// Takes --record, --note and --who out of a verify's words (before any "--"); throws UserError.
+RecordAfterVerify takeRecordOptions(QStringList &arguments)
+{
+    RecordAfterVerify r;
+    bool noteGiven = false;
+    bool whoGiven = false;
+    for (qsizetype i = 0; i < arguments.size();) {
+        const QString arg = arguments.at(i);
+        if (arg == QLatin1String("--"))
+            break;
+        if (arg == QLatin1String("--record")) {
+            r.wanted = true;
+            arguments.removeAt(i);
+            continue;
+        }
+        QString *value = nullptr;
+        QString name;
+        for (const auto &[flag, field, given] : {std::tuple{QStringLiteral("--note"), &r.note, &noteGiven},
+                                                 std::tuple{QStringLiteral("--who"), &r.who, &whoGiven}}) {
+            if (arg == flag || arg.startsWith(flag + QLatin1Char('='))) {
+                value = field;
+                name = flag;
+                *given = true;
+            }
+        }
+        if (!value) {
+            ++i;
+            continue;
+        }
+        if (arg.size() > name.size()) {
+            *value = arg.mid(name.size() + 1);
+            arguments.removeAt(i);
+        } else if (i + 1 < arguments.size()) {
+            *value = arguments.at(i + 1);
+            arguments.remove(i, 2);
+        } else {
+            throw UserError(QStringLiteral("%1 needs a value: %1 \"TEXT\".").arg(name));
+        }
+    }
+    if (!r.wanted && (noteGiven || whoGiven)) {
+        throw UserError(QStringLiteral(
+            "--note and --who belong to --record: add --record to record this verify, or leave them out."));
+    }
+    if (r.wanted && (r.note.trimmed().isEmpty() || r.who.trimmed().isEmpty())) {
+        throw UserError(QStringLiteral(
+            "verify --record needs --note \"what changed in the candidate\" and --who \"who made it "
+            "(agent: <model>, or a person)\"."));
+    }
+    return r;
+}
 } // namespace
 
 CliFrontend::CliFrontend(Session &session, bool json, bool quiet)
@@ -29,19 +89,91 @@ CliFrontend::CliFrontend(Session &session, bool json, bool quiet)
 QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
 {
     if (arguments.contains(QStringLiteral("--help")) || arguments.contains(QStringLiteral("-h"))) {
-        writeTo(stdout, (spec.help.isEmpty() ? spec.description : spec.help) + QStringLiteral("\n\n") +
-                            CliArguments::usage(spec));
+        QString usage = CliArguments::usage(spec);
+        if (spec.resultKind == ToolSpec::ResultKind::Verify) {
+            usage += QStringLiteral(
+                "\n  --record --note NOTE --who WHO   then record the result (results/, LEADERBOARD.md); "
+                "record accepts only a result verified in the same process");
+        }
+        writeTo(stdout,
+                (spec.help.isEmpty() ? spec.description : spec.help) + QStringLiteral("\n\n") + usage);
         co_return 0;
     }
+    RecordAfterVerify recordAfter;
     Json toolArguments;
     try {
+        if (spec.resultKind == ToolSpec::ResultKind::Verify)
+            recordAfter = takeRecordOptions(arguments);
         toolArguments = CliArguments::parse(spec, arguments);
     } catch (const UserError &e) {
         writeTo(stderr, e.message());
         co_return 2;
     }
 
-    QPointer<Job> job = m_session.start(spec.name, toolArguments, QStringLiteral("cli"));
+    const std::optional<ToolResult> result = co_await call(spec, std::move(toolArguments));
+    if (!result)
+        co_return 1;
+    if (result->cancelled) {
+        writeTo(stderr, QStringLiteral("hotkernel %1: cancelled").arg(spec.cliVerb));
+        co_return 130;
+    }
+    if (result->isError) {
+        if (m_json)
+            writeTo(stdout, toQt(result->structured.dump(2)));
+        writeTo(stderr, QStringLiteral("hotkernel %1: %2").arg(spec.cliVerb, result->text));
+        co_return 1;
+    }
+    if (!recordAfter.wanted) {
+        writeTo(stdout, m_json ? toQt(result->structured.dump(2)) : result->text);
+        co_return 0;
+    }
+
+    const Json &verify = result->structured;
+    const ToolSpec *recordSpec = nullptr;
+    for (const ToolSpec &s : m_session.tools().all()) {
+        if (s.resultKind == ToolSpec::ResultKind::Record)
+            recordSpec = &s;
+    }
+    const Json target = verify.value("target", Json());
+    QString problem;
+    std::optional<ToolResult> recorded;
+    if (!recordSpec) {
+        problem = QStringLiteral("this hotkernel has no record tool");
+    } else if (!target.is_string() || target.get<std::string>().empty()) {
+        problem = QStringLiteral("the verify names no target (an uncontracted pair, not made by new_target), "
+                                 "so there is nothing to record it under: make the pair with new_target");
+    } else {
+        // Built before the co_await: GCC 12 cannot keep a braced initializer list in a coroutine frame.
+        Json recordArguments = Json::object();
+        recordArguments["target"] = target;
+        recordArguments["verify_result"] = verify;
+        recordArguments["note"] = toStd(recordAfter.note);
+        recordArguments["who"] = toStd(recordAfter.who);
+        recorded = co_await call(*recordSpec, std::move(recordArguments));
+        if (!recorded)
+            co_return 1;
+        if (recorded->isError || recorded->cancelled)
+            problem = recorded->cancelled ? QStringLiteral("cancelled") : recorded->text;
+    }
+    if (m_json) {
+        Json both = verify;
+        both["record"] = problem.isEmpty() ? recorded->structured : Json(nullptr);
+        writeTo(stdout, toQt(both.dump(2)));
+    } else {
+        writeTo(stdout, result->text);
+        if (problem.isEmpty())
+            writeTo(stdout, recorded->text);
+    }
+    if (!problem.isEmpty()) {
+        writeTo(stderr, QStringLiteral("hotkernel %1 --record: not recorded: %2").arg(spec.cliVerb, problem));
+        co_return 1;
+    }
+    co_return 0;
+}
+
+QCoro::Task<std::optional<ToolResult>> CliFrontend::call(const ToolSpec &spec, Json arguments)
+{
+    QPointer<Job> job = m_session.start(spec.name, std::move(arguments), QStringLiteral("cli"));
     if (!m_quiet) {
         QObject::connect(
             job.data(), &Job::progressChanged, job.data(),
@@ -57,20 +189,8 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
     if (job->state() == Job::State::Running)
         co_await qCoro(job.data(), &Job::finished);
     if (!job)
-        co_return 1;
-    const ToolResult &result = job->result();
-    if (result.cancelled) {
-        writeTo(stderr, QStringLiteral("hotkernel %1: cancelled").arg(spec.cliVerb));
-        co_return 130;
-    }
-    if (result.isError) {
-        if (m_json)
-            writeTo(stdout, toQt(result.structured.dump(2)));
-        writeTo(stderr, QStringLiteral("hotkernel %1: %2").arg(spec.cliVerb, result.text));
-        co_return 1;
-    }
-    writeTo(stdout, m_json ? toQt(result.structured.dump(2)) : result.text);
-    co_return 0;
+        co_return std::nullopt;
+    co_return job->result();
 }
 
 QString CliFrontend::help(const Session &session)

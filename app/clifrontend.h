@@ -3,8 +3,12 @@
 // stderr, the result to stdout (a human table, or the structured content with --json).
 #pragma once
 
+#include "session/toolresult.h"
+
 #include <QCoroTask>
 #include <QStringList>
+
+#include <optional>
 
 namespace hotkernel {
 
@@ -21,6 +25,9 @@ public:
     static QString help(const Session &session);
 
 private:
+    // Runs one tool call and waits for it; progress on stderr unless quiet. Null: the session went.
+    QCoro::Task<std::optional<ToolResult>> call(const ToolSpec &spec, Json arguments);
+
     Session &m_session;
     bool m_json;
     bool m_quiet;

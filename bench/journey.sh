@@ -57,8 +57,8 @@ step rules hotkernel top-kernels "$details_csv" --n 1
 step hot hotkernel disasm "$source_csv" --hot 8 --max-lines 5
 step new hotkernel new --from-trace "$report" --op "$row" --out-dir target
 python3 "$root/bench/journey_mcp.py" --write-candidate "$op" "target/${op}_candidate.py"
-step verify-cli sh -c "hotkernel --json verify target/${op}_baseline.py target/${op}_candidate.py -n 7 > verify.json; rc=\$?; python3 -c 'import json; d=json.load(open(\"verify.json\")); print(d.get(\"verdict\"), d.get(\"speedup\"), d.get(\"summary\", \"\"))'; exit \$rc"
-step record hotkernel record "$op" verify.json --note "Triton $op from the journey (issue 21)" --who "agent: journey helper"
+# record accepts only a verify of its own process: the CLI verifies and records in one call.
+step verify-cli sh -c "hotkernel --json verify target/${op}_baseline.py target/${op}_candidate.py -n 7 --record --note 'Triton $op from the journey (issue 21)' --who 'agent: journey helper' > verify.json; rc=\$?; python3 -c 'import json; d=json.load(open(\"verify.json\")); print(d.get(\"verdict\"), d.get(\"speedup\"), (d.get(\"record\") or {}).get(\"log\"))'; exit \$rc"
 ls -la results 2>/dev/null | head -5
 
 # The same journey through MCP, in its own folder.

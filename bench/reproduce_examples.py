@@ -16,7 +16,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS = ["rmsnorm", "softmax", "gemv", "decode_attention", "int4_gemv"]
@@ -52,19 +51,21 @@ def reproduce(target, record_why=None):
     results = []
     who = kept_who(target) if record_why else None
     for i in range(1, 4):
-        result = hotkernel("verify", f"examples/{target}_baseline.py", f"examples/{target}_candidate.py", "-n", "7")
+        # record accepts only a verify of its own process, so the CLI verifies and records in one call.
+        recording = ()
+        if record_why:
+            note = f"kept candidate, reproduction {i} of 3 (n=7) after {record_why}"
+            recording = ("--record", "--note", note, "--who", who)
+        result = hotkernel("verify", f"examples/{target}_baseline.py", f"examples/{target}_candidate.py", "-n", "7",
+                           *recording)
         if result is None:
             continue
         results.append(result)
         b, c = result["baseline_stats"]["mean_ms"] * 1000, result["candidate_stats"]["mean_ms"] * 1000
         print(f"{target:17s} {i}/3 {result['verdict']:8s} baseline {b:8.2f} us  candidate {c:8.2f} us  "
               f"speedup {result['speedup']:.3f}", flush=True)
-        if record_why:
-            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as fh:
-                json.dump(result, fh)
-            note = f"kept candidate, reproduction {i} of 3 (n=7) after {record_why}"
-            hotkernel("record", target, fh.name, "--note", note, "--who", who)
-            os.unlink(fh.name)
+        if record_why and not result.get("record"):
+            print(f"!! {target} {i}/3 was not recorded (see the message above)", file=sys.stderr, flush=True)
     return results
 
 

@@ -24,10 +24,11 @@ mkdir -p "$out/sass" && cd "$work"
 
 log "calibrate"; timeout 150 hotkernel calibrate --record
 log "verifies: the kept candidate, three times at n=7, recorded"
+# record accepts only a verify of its own process: verify and record in one call.
 for i in 1 2 3; do
-    hotkernel --json verify rmsnorm_baseline.py rmsnorm_candidate.py -n 7 > "v$i.json" &&
-        hotkernel record rmsnorm "v$i.json" --note "kept candidate, reproduction $i of 3 (n=7)" \
-            --who "demo capture (resources/capture-demo.sh)"
+    hotkernel --json verify rmsnorm_baseline.py rmsnorm_candidate.py -n 7 --record \
+        --note "kept candidate, reproduction $i of 3 (n=7)" --who "demo capture (resources/capture-demo.sh)" \
+        > "v$i.json"
 done
 log "profiles"
 timeout 60 hotkernel profile --tool trace python3 rmsnorm_candidate.py

@@ -449,19 +449,22 @@ QDialog *MainWindow::runDialog(const QString &tool, const Json &initial, const J
 
 QDialog *MainWindow::recordDialog()
 {
-    // The selected history row, else the newest verify of the target that nobody recorded.
+    // The selected history row, else the newest verify of the target that nobody recorded and this
+    // session can vouch for (record refuses an earlier session's verify: issue 19).
     const VerifyRecord *chosen = nullptr;
     const auto &shown = m_historyModel->shown();
     const QModelIndex current = m_historyView->table()->currentIndex();
     if (current.isValid() && size_t(current.row()) < shown.size() && !shown[size_t(current.row())].recorded)
         chosen = &shown[size_t(current.row())];
     for (auto it = shown.rbegin(); !chosen && it != shown.rend(); ++it) {
-        if (!it->recorded && m_verifyResults.contains(it->verifiedAt))
+        if (!it->recorded && m_verifyResults.contains(it->verifiedAt) &&
+            m_session->vouchesForVerify(m_verifyResults.value(it->verifiedAt)))
             chosen = &*it;
     }
     if (!chosen || !m_verifyResults.contains(chosen->verifiedAt)) {
         statusBar()->showMessage(tr("Nothing to record: verify the target first (Verify...); a verify "
-                                    "already recorded is in results/."),
+                                    "already recorded is in results/, and only this session's verifies "
+                                    "can be recorded."),
                                  8000);
         return nullptr;
     }

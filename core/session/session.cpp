@@ -9,9 +9,38 @@
 
 #include <QCoroSignal>
 #include <QCoroTimer>
+#include <QCryptographicHash>
 #include <QTimer>
 
+#include <cmath>
+
 namespace hotkernel {
+
+namespace {
+// The same result must have the same digest after a trip through any JSON client: keys sorted
+// (a JavaScript object puts integer-like keys first), every number a double (JSON.stringify
+// writes 2.0 as 2), no negative zero (JSON.stringify writes -0 as 0).
+nlohmann::json canonical(const Json &value)
+{
+    if (value.is_object()) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto &[key, item] : value.items())
+            out[key] = canonical(item);
+        return out;
+    }
+    if (value.is_array()) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto &item : value)
+            out.push_back(canonical(item));
+        return out;
+    }
+    if (value.is_number()) {
+        const double d = value.get<double>();
+        return d == 0 ? 0.0 : d;
+    }
+    return nlohmann::json(value);
+}
+} // namespace
 
 Session::Session(SessionOptions options, QObject *parent)
     : QObject(parent), m_options(std::move(options)),
@@ -113,9 +142,44 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
     }
     if (!self || !job)
         co_return;
+    // Here, not in the verify tool, so that a swapped-in verify (tests) is vouched for the same way.
+    if (spec && spec->resultKind == ToolSpec::ResultKind::Verify && !result.isError && !result.cancelled &&
+        result.structured.is_object())
+        vouchForVerify(result.structured);
     job->finish(std::move(result));
     Q_EMIT jobFinished(job);
     pruneFinished();
+}
+
+QByteArray Session::verifyDigest(const Json &verifyResult)
+{
+    // replace: the MCP server writes invalid UTF-8 the same way, so such a result still matches.
+    const std::string text = canonical(verifyResult).dump(-1, ' ', false, Json::error_handler_t::replace);
+    return QCryptographicHash::hash(QByteArray::fromStdString(text), QCryptographicHash::Sha256).toHex();
+}
+
+void Session::vouchForVerify(const Json &verifyResult)
+{
+    m_verifyVouchers.insert(verifyDigest(verifyResult));
+}
+
+bool Session::vouchesForVerify(const Json &verifyResult) const
+{
+    return m_verifyVouchers.count(verifyDigest(verifyResult)) > 0;
+}
+
+bool Session::takeVerifyVoucher(const QByteArray &digest)
+{
+    if (m_verifyVouchers.erase(digest) == 0)
+        return false;
+    m_recordedVerifies.insert(digest);
+    return true;
+}
+
+void Session::returnVerifyVoucher(const QByteArray &digest)
+{
+    m_recordedVerifies.erase(digest);
+    m_verifyVouchers.insert(digest);
 }
 
 void Session::cancel(quint64 jobId)

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 
 namespace hotkernel {
 
@@ -52,6 +53,20 @@ public:
     // Ends every running job started by client (an agent that disconnected); all when client is empty.
     void cancelAll(const QString &client = {});
 
+    // Which verify results this session produced: only those can be recorded (issue 19). The
+    // candidate runs as the same user and can write any file, so the proof lives in this process's
+    // memory only. A result is known by verifyDigest(), so an altered copy is a stranger.
+    // runJob() vouches for every successful verify; tests call vouchForVerify() for results
+    // they made by hand, which is what a live verify in this session would have done.
+    static QByteArray verifyDigest(const Json &verifyResult);
+    void vouchForVerify(const Json &verifyResult);
+    bool vouchesForVerify(const Json &verifyResult) const;
+    // Record takes the voucher before it writes (each verify is recorded at most once, also when
+    // two records race) and gives it back when recording failed.
+    bool takeVerifyVoucher(const QByteArray &digest);
+    void returnVerifyVoucher(const QByteArray &digest);
+    bool recordedVerify(const QByteArray &digest) const { return m_recordedVerifies.count(digest) > 0; }
+
     Job *job(quint64 id) const;
     QList<Job *> runningJobs() const;
     QList<Job *> jobs() const; // running and kept finished ones, oldest first
@@ -73,6 +88,8 @@ private:
     std::unique_ptr<WorkerPool> m_workers;
     quint64 m_nextJobId = 1;
     std::map<quint64, QPointer<Job>> m_jobs;
+    std::set<QByteArray> m_verifyVouchers;
+    std::set<QByteArray> m_recordedVerifies;
 };
 
 } // namespace hotkernel

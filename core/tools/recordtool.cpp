@@ -42,18 +42,35 @@ Json loadVerifyResult(const Session &session, const Json &value)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         throw UserError(
-            QStringLiteral("cannot read the verify result %1 (%2): save it first with "
-                           "`hotkernel --json verify BASELINE CANDIDATE > verify.json` and pass that path.")
+            QStringLiteral("cannot read the verify result %1 (%2): pass the object verify returned in this "
+                           "session, or record on the command line with `hotkernel verify BASELINE "
+                           "CANDIDATE --record --note NOTE --who WHO`.")
                 .arg(path, file.errorString()));
     }
     QString error;
     auto parsed = parseJson(file.readAll(), &error);
     if (!parsed) {
         throw UserError(
-            QStringLiteral("%1 is not JSON (%2): pass the file written by `hotkernel --json verify ...`.")
+            QStringLiteral("%1 is not JSON (%2): pass the object verify returned in this session.")
                 .arg(path, error));
     }
     return *parsed;
+}
+
+QString notVouchedMessage(bool alreadyRecorded)
+{
+    if (alreadyRecorded) {
+        return QStringLiteral(
+            "this verify result is already recorded (see results/): each verify is recorded once. Run "
+            "verify again to record another measurement.");
+    }
+    return QStringLiteral(
+        "this verify result was not produced by a verify in this hotkernel session, so it is not recorded: "
+        "results/ holds only what hotkernel measured, and a JSON file, a copy from another session or an "
+        "edited result proves nothing (docs/verify-result.md, \"Who can record\"). Run verify in this "
+        "session and record the object it returned (an agent: verify then record through the same "
+        "`hotkernel mcp`; the window: Record this verify), or on the command line: `hotkernel verify "
+        "BASELINE CANDIDATE --record --note NOTE --who WHO`.");
 }
 
 // Recording does blocking file I/O (and fsync), so it runs on the thread pool.
@@ -105,16 +122,24 @@ QCoro::Task<ToolResult> recordHandler(Session &session, Json arguments, Job &job
     request.note = toQt(arguments.value("note", std::string()));
     request.who = toQt(arguments.value("who", std::string()));
 
+    const QByteArray digest = Session::verifyDigest(request.verify);
+    if (!session.takeVerifyVoucher(digest))
+        throw UserError(notVouchedMessage(session.recordedVerify(digest)));
+
     job.setProgress(0, 1, QStringLiteral("writing the log and regenerating LEADERBOARD.md"));
     // A named future (docs/hacking.md, "Compiler rules").
     QFuture<RecordRun> future = startRecord(std::move(request));
     const QPointer<Job> guard(&job);
+    const QPointer<Session> sessionGuard(&session);
     const RecordRun run = co_await future;
-    if (!guard) // the Session is gone: nobody is left to tell
+    if (!guard || !sessionGuard) // the Session is gone: nobody is left to tell
         co_return ToolResult::cancelledResult();
     // The log is on disk once the worker returns; a late cancel does not undo it, so report it.
-    if (!run.outcome)
+    if (!run.outcome) {
+        // Nothing was written: the verify may be recorded once the problem is fixed.
+        session.returnVerifyVoucher(digest);
         throw UserError(run.error);
+    }
     const RecordOutcome &o = *run.outcome;
     job.setProgress(1, 1, QStringLiteral("recorded"));
 
@@ -185,7 +210,7 @@ void registerRecordTool(ToolRegistry &registry)
     spec.description = QStringLiteral(
         "Records a verify result, win or lose, under results/<target>/ with note and who, "
         "regenerates LEADERBOARD.md and says whether it beats the best so far for this target and "
-        "card. Call it after every verify; uncontracted results are refused.");
+        "card. Call it after every verify with the object verify returned; others are refused.");
     spec.help = QStringLiteral(
         "Records one verify result, win or lose, as results/<target>/<UTC time>-<id>.json in the working "
         "directory: "
@@ -201,7 +226,11 @@ void registerRecordTool(ToolRegistry &registry)
         "'faster' and the lowest candidate mean time among the logs for the same target on the same card; a "
         "result "
         "beats it when it is 'faster' and its candidate mean is lower (the first faster one always does). "
-        "Use it after every verify, including losses. Fails, recording nothing, when the target name has "
+        "Use it after every verify, including losses. Only a result that a verify in this same session "
+        "returned can be recorded, once: the session keeps each result's sha256 in memory, so a JSON "
+        "file written elsewhere, a result of another session or an edited copy is refused; on the command "
+        "line record with `hotkernel verify BASELINE CANDIDATE --record --note NOTE --who WHO`. "
+        "Fails, recording nothing, when the target name has "
         "'/', '..' "
         "or control characters, the verify result cannot be read or is not one, note or who is missing, a "
         "script "
@@ -213,7 +242,7 @@ void registerRecordTool(ToolRegistry &registry)
            {{"type", "string"}, {"minLength", 1}, {"description", "Target name, as given to new_target."}}},
           {"verify_result",
            {{"oneOf", Json::array({Json{{"type", "object"}}, Json{{"type", "string"}}})},
-            {"description", "The object verify returned, or the path of a JSON file holding it."}}},
+            {"description", "The object verify returned, unchanged."}}},
           {"note",
            {{"type", "string"},
             {"minLength", 1},

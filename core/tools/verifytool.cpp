@@ -85,7 +85,8 @@ void registerVerifyTool(ToolRegistry &registry)
         "malformed result lines. Holds the GPU for the whole call."
         " A script that does not import the vendored contract runs uncontracted (docs/mcp.md): `python "
         "SCRIPT ARGS...` in cwd, a process per run, its printed ms and ok taken as they are; its results are "
-        "labelled uncontracted and record refuses them.");
+        "labelled uncontracted and record refuses them. Record accepts only a result a verify of the same "
+        "session returned: on the command line add --record --note NOTE --who WHO.");
     spec.inputSchema = Json{
         {"type", "object"},
         {"properties",

@@ -160,6 +160,77 @@ private Q_SLOTS:
         QVERIFY(r.text.contains(QStringLiteral("baseline reused")));
     }
 
+    // Issue 19: only a result this session's verify returned is recorded, and only once; an
+    // altered copy, another session and a file read by another process are refused.
+    void recordOnlyWhatThisSessionVerified()
+    {
+        const Json args{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                        {"candidate", toStd(target(QStringLiteral("gelu_candidate.py")))},
+                        {"n", 3}};
+        const ToolResult r = call(QStringLiteral("verify"), args);
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["target"].get<std::string>(), std::string("gelu"));
+        const auto recordArgs = [](const Json &verify) {
+            return Json{{"target", "gelu"}, {"verify_result", verify}, {"note", "n"}, {"who", "test"}};
+        };
+        const QString refusal = QStringLiteral("not produced by a verify in this hotkernel session");
+
+        Json altered = r.structured;
+        altered["candidate_stats"]["mean_ms"] = altered["candidate_stats"]["mean_ms"].get<double>() / 2;
+        ToolResult refused = call(QStringLiteral("record"), recordArgs(altered));
+        QVERIFY2(refused.isError && refused.text.contains(refusal), qPrintable(refused.text));
+
+        {
+            SessionOptions options;
+            options.workDir = m_tmp.path();
+            Session other(options);
+            auto o = capture(
+                other.call(QStringLiteral("record"), recordArgs(r.structured), QStringLiteral("test")));
+            QVERIFY(QTest::qWaitFor([&] { return o->done; }, kEventLimitMs));
+            QVERIFY(o->value);
+            QVERIFY2(o->value->isError && o->value->text.contains(refusal), qPrintable(o->value->text));
+        }
+        QVERIFY(!QFileInfo::exists(m_tmp.filePath(QStringLiteral("results"))));
+
+        // The same result written to a file and recorded by another process: refused.
+        QVERIFY(writeFile(QStringLiteral("verify.json"), QByteArray::fromStdString(r.structured.dump(2))));
+        QProcess p;
+        p.setWorkingDirectory(m_tmp.path());
+        p.start(QStringLiteral(HOTKERNEL_BINARY),
+                {QStringLiteral("record"), QStringLiteral("gelu"), QStringLiteral("verify.json"),
+                 QStringLiteral("--note"), QStringLiteral("n"), QStringLiteral("--who"),
+                 QStringLiteral("w")});
+        QVERIFY(p.waitForFinished(kEventLimitMs));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(p.exitCode() == 1 && err.contains(refusal), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(m_tmp.filePath(QStringLiteral("results"))));
+
+        // This session's own result, unchanged: recorded, once.
+        const ToolResult recorded = call(QStringLiteral("record"), recordArgs(r.structured));
+        QVERIFY2(!recorded.isError, qPrintable(recorded.text));
+        QCOMPARE(QDir(m_tmp.filePath(QStringLiteral("results/gelu"))).entryList(QDir::Files).size(), 1);
+        const ToolResult again = call(QStringLiteral("record"), recordArgs(r.structured));
+        QVERIFY2(again.isError && again.text.contains(QStringLiteral("already recorded")),
+                 qPrintable(again.text));
+
+        // The command line's way: verify --record in one process writes a log.
+        p.start(QStringLiteral(HOTKERNEL_BINARY),
+                {QStringLiteral("--json"), QStringLiteral("verify"),
+                 toQt(args["baseline"].get<std::string>()), toQt(args["candidate"].get<std::string>()),
+                 QStringLiteral("--n"), QStringLiteral("3"), QStringLiteral("--record"),
+                 QStringLiteral("--note"), QStringLiteral("from the CLI"), QStringLiteral("--who"),
+                 QStringLiteral("test")});
+        QVERIFY(p.waitForFinished(kEventLimitMs));
+        const QByteArray out = p.readAllStandardOutput();
+        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const auto cli = parseJson(out);
+        QVERIFY2(cli && (*cli)["record"].is_object(), out.constData());
+        const QString log = toQt((*cli)["record"]["log"].get<std::string>());
+        QVERIFY2(log.startsWith(QStringLiteral("results/gelu/")), qPrintable(log));
+        QVERIFY(readFile(log).contains("from the CLI"));
+        QCOMPARE(QDir(m_tmp.filePath(QStringLiteral("results/gelu"))).entryList(QDir::Files).size(), 2);
+    }
+
     void verifyWrongCandidate()
     {
         const ToolResult r =

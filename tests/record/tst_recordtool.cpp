@@ -25,6 +25,13 @@ ToolResult call(Session &session, const Json &arguments)
     return guard ? guard->result() : ToolResult::error(QStringLiteral("job vanished"));
 }
 
+// What a verify in this session would have done: hand-made results stand in for real ones here.
+Json vouched(Session &session, Json verify)
+{
+    session.vouchForVerify(verify);
+    return verify;
+}
+
 Json arguments(const Json &verify, const char *note = "one row per program")
 {
     return Json{
@@ -47,7 +54,8 @@ private Q_SLOTS:
 
         // An object.
         ToolResult first =
-            call(session, arguments(verifyResult(QStringLiteral("rmsnorm-faster"), root.path())));
+            call(session,
+                 arguments(vouched(session, verifyResult(QStringLiteral("rmsnorm-faster"), root.path()))));
         QVERIFY2(!first.isError, qPrintable(first.text));
         QCOMPARE(SchemaValidator::validate(spec->outputSchema, first.structured), QString());
         const QString log = toQt(first.structured["log"].get<std::string>());
@@ -62,7 +70,9 @@ private Q_SLOTS:
         QVERIFY2(first.text.contains(QStringLiteral("beats the best so far")), qPrintable(first.text));
 
         // A path (relative to the working directory) to a saved verify result.
-        const Json better = verifyResult(QStringLiteral("rmsnorm-faster-best"), root.path());
+        // The file holds the result unchanged, so the session knows it.
+        const Json better =
+            vouched(session, verifyResult(QStringLiteral("rmsnorm-faster-best"), root.path()));
         QVERIFY(writeAll(root.filePath(QStringLiteral("verify.json")),
                          QByteArray::fromStdString(better.dump(2))));
         ToolResult second = call(session, arguments(Json("verify.json"), "vectorised loads"));
@@ -74,7 +84,8 @@ private Q_SLOTS:
 
         // A slower one does not beat it and says what the best is.
         ToolResult third =
-            call(session, arguments(verifyResult(QStringLiteral("rmsnorm-slower"), root.path())));
+            call(session,
+                 arguments(vouched(session, verifyResult(QStringLiteral("rmsnorm-slower"), root.path()))));
         QVERIFY2(!third.isError, qPrintable(third.text));
         JSON_COMPARE(third.structured["beats_best"], false);
         JSON_COMPARE(third.structured["best"]["log"], second.structured["log"]);
@@ -115,10 +126,80 @@ private Q_SLOTS:
         QTemporaryDir root;
         QVERIFY(writeAll(root.filePath(QStringLiteral("garbage.txt")), "hello"));
         Session session(SessionOptions{root.path(), {}, 500});
-        const ToolResult result = call(session, *parseJson(args));
+        Json parsed = *parseJson(args);
+        // Vouched for, so that each row reaches the problem it is about.
+        if (parsed["verify_result"].is_object())
+            session.vouchForVerify(parsed["verify_result"]);
+        const ToolResult result = call(session, parsed);
         QVERIFY(result.isError);
         QVERIFY2(result.text.contains(expected), qPrintable(result.text));
         QVERIFY(!QFileInfo::exists(root.filePath(QStringLiteral("results"))));
+    }
+
+    // Issue 19: a result the session did not produce is refused, says why and how to record
+    // instead, and leaves nothing behind.
+    void refusesWhatThisSessionDidNotVerify_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("hand-written") << QStringLiteral("hand-written");
+        QTest::newRow("one field altered") << QStringLiteral("altered");
+        QTest::newRow("another session's") << QStringLiteral("other session");
+        QTest::newRow("a file of a hand-written one") << QStringLiteral("file");
+    }
+
+    void refusesWhatThisSessionDidNotVerify()
+    {
+        QFETCH(QString, kind);
+        QTemporaryDir root;
+        Session session(SessionOptions{root.path(), {}, 500});
+        Json verify = verifyResult(QStringLiteral("rmsnorm-faster"), root.path());
+        Json given = verify;
+        if (kind == QLatin1String("altered")) {
+            session.vouchForVerify(verify);
+            given["speedup"] = given["speedup"].get<double>() * 2;
+        } else if (kind == QLatin1String("other session")) {
+            Session other(SessionOptions{root.path(), {}, 500});
+            other.vouchForVerify(verify);
+        } else if (kind == QLatin1String("file")) {
+            QVERIFY(
+                writeAll(root.filePath(QStringLiteral("v.json")), QByteArray::fromStdString(verify.dump(2))));
+            given = Json("v.json");
+        }
+        const ToolResult result = call(session, arguments(given));
+        QVERIFY(result.isError);
+        QVERIFY2(result.text.contains(QStringLiteral("not produced by a verify in this hotkernel session")) &&
+                     result.text.contains(QStringLiteral("--record --note")),
+                 qPrintable(result.text));
+        QVERIFY(!QFileInfo::exists(root.filePath(QStringLiteral("results"))));
+        QVERIFY(!QFileInfo::exists(root.filePath(QStringLiteral("LEADERBOARD.md"))));
+    }
+
+    // The digest survives what JSON clients do to a result: reordered keys, 2.0 written as 2.
+    void digestIgnoresTheWireFormat()
+    {
+        const Json a = *parseJson(R"({"b": {"y": 2.0, "x": [1.5, -0.0]}, "a": "s"})");
+        const Json b = *parseJson(R"({"a": "s", "b": {"x": [1.5, 0], "y": 2}})");
+        QCOMPARE(Session::verifyDigest(a), Session::verifyDigest(b));
+        const Json c = *parseJson(R"({"a": "s", "b": {"x": [1.5, 0], "y": 2.000001}})");
+        QVERIFY(Session::verifyDigest(a) != Session::verifyDigest(c));
+    }
+
+    void recordsEachVerifyOnce()
+    {
+        QTemporaryDir root;
+        Session session(SessionOptions{root.path(), {}, 500});
+        const Json verify = vouched(session, verifyResult(QStringLiteral("rmsnorm-faster"), root.path()));
+        // A failed record (wrong target) writes nothing and keeps the result recordable.
+        Json wrongTarget = arguments(verify);
+        wrongTarget["target"] = "softmax";
+        const ToolResult refused = call(session, wrongTarget);
+        QVERIFY(refused.isError);
+        const ToolResult first = call(session, arguments(verify));
+        QVERIFY2(!first.isError, qPrintable(first.text));
+        const ToolResult second = call(session, arguments(verify));
+        QVERIFY(second.isError);
+        QVERIFY2(second.text.contains(QStringLiteral("already recorded")), qPrintable(second.text));
+        JSON_COMPARE(first.structured["results_count"], 1);
     }
 
     void fromTheCommandLine()
@@ -129,14 +210,18 @@ private Q_SLOTS:
                          QByteArray::fromStdString(verify.dump(2))));
         QProcess p;
         p.setWorkingDirectory(root.path());
+        // A file is no proof: the process that reads it never ran that verify.
         p.start(QStringLiteral(HOTKERNEL_BINARY),
                 {QStringLiteral("record"), QStringLiteral("rmsnorm"), QStringLiteral("verify.json"),
                  QStringLiteral("--note"), QStringLiteral("first"), QStringLiteral("--who"),
                  QStringLiteral("agent: test-model")});
         QVERIFY(p.waitForFinished(hotkernel::test::kEventLimitMs));
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        QVERIFY2(p.exitCode() == 0, qPrintable(out + QString::fromUtf8(p.readAllStandardError())));
-        QVERIFY2(out.contains(QStringLiteral("recorded results/rmsnorm/")), qPrintable(out));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(err.contains(QStringLiteral("not produced by a verify in this hotkernel session")) &&
+                     err.contains(QStringLiteral("hotkernel verify BASELINE CANDIDATE --record")),
+                 qPrintable(err));
+        QVERIFY(!QFileInfo::exists(root.filePath(QStringLiteral("results"))));
 
         p.start(QStringLiteral(HOTKERNEL_BINARY),
                 {QStringLiteral("record"), QStringLiteral("rmsnorm"), QStringLiteral("verify.json"),
@@ -144,6 +229,13 @@ private Q_SLOTS:
         QVERIFY(p.waitForFinished(hotkernel::test::kEventLimitMs));
         QCOMPARE(p.exitCode(), 2);
         QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(QStringLiteral("missing --who")));
+
+        p.start(QStringLiteral(HOTKERNEL_BINARY),
+                {QStringLiteral("verify"), QStringLiteral("a.py"), QStringLiteral("b.py"),
+                 QStringLiteral("--note"), QStringLiteral("n")});
+        QVERIFY(p.waitForFinished(hotkernel::test::kEventLimitMs));
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains(QStringLiteral("add --record")));
     }
 };
 
