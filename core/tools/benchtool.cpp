@@ -128,6 +128,10 @@ void registerBenchTool(ToolRegistry &registry)
             {"properties",
              {{"tflops", nullableNumber("TFLOP/s")},
               {"gbps", nullableNumber("GB/s (1e9 bytes per second)")}}}}},
+          {"valid", {{"type", "boolean"}, {"description", "false: faster than the card allows"}}},
+          {"invalid_reason", {{"type", Json::array({"string", "null"})}, {"description", "why not valid"}}},
+          {"physical_floor",
+           {{"type", "object"}, {"description", "the card's floor the runs were checked against"}}},
           {"contract",
            {{"type", "object"},
             {"description", "the result line's identity and device fields (protocol, shape, dtype, seed, "

@@ -186,6 +186,8 @@ void registerVerifyTool(ToolRegistry &registry)
           {"failed_runs", described(Json{{"type", "array"}, {"items", {{"type", "object"}}}},
                                     "why incorrect: side, run, mismatch")},
           {"roofline_inputs", described(Json{{"type", "object"}}, "flops and bytes of one call")},
+          {"physical_floor",
+           described(Json{{"type", "object"}}, "the card's floor each side was checked against")},
           {"versions",
            described(Json{{"type", "object"}}, "python, torch, triton, cuda versions the baseline reported")},
           {"interpreter",
