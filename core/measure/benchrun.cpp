@@ -210,7 +210,7 @@ QString BenchRun::text(const Json &r)
                                                  : QStringLiteral("new worker"),
                   num(r["wall_s"], 3));
     if (const QString floor = PhysicalFloor::summary(r.value("physical_floor", Json())); !floor.isEmpty())
-        t += QStringLiteral("  %1\n").arg(floor);
+        t += QStringLiteral("  floor %1\n").arg(floor);
     for (const Json &w : r["warnings"])
         t += QStringLiteral("  warning: %1\n").arg(toQt(w.get<std::string>()));
     return t;

@@ -55,8 +55,7 @@ QString ceilingText(const FloorCeilings &c, bool memory, const QString &dtype)
     const QString what = memory ? QStringLiteral("copy rate") : dtype + QStringLiteral(" peak");
     if (source == QLatin1String("calibration"))
         return QStringLiteral("the measured %1 is %2").arg(what, figure);
-    return QStringLiteral("the spec %1 of the %2 is %3 (no calibration of this card: `hotkernel calibrate` "
-                          "measures it)")
+    return QStringLiteral("the spec %1 of the %2 is %3")
         .arg(memory ? QStringLiteral("bandwidth") : what, c.card, figure);
 }
 
@@ -145,11 +144,15 @@ FloorCheck PhysicalFloor::check(const FloorCeilings &c, const FloorWork &w, doub
                : QStringLiteral("faster than this card can compute these flops: %1 for %2 is %3")
                      .arg(timeText(perCallMs), decimalText(*w.flops, QStringLiteral("FLOP")),
                           decimalText(*w.flops / seconds, QStringLiteral("FLOP/s")));
-    r.message = QStringLiteral("%1, %2 (the floor allows up to %3x it, for read-only streams). If the "
-                               "target's min_bytes or flops overstate what one call must do, that is the "
-                               "target author's to correct in its definition; otherwise the time is not real "
-                               "(a cached, lazily computed or patched result)")
-                    .arg(impossible, ceilingText(c, memory, w.dtype), QString::number(tolerance, 'g', 3));
+    const bool spec = (memory ? c.bandwidthSource : c.peakSource) != QLatin1String("calibration");
+    r.message =
+        QStringLiteral("%1, %2; the floor allows up to %3x that, since read-only streams beat the copy "
+                       "rate.%4 If the target's min_bytes or flops overstate what one call must do, "
+                       "that is the target author's to correct in its definition; otherwise the time "
+                       "is not real (a cached, lazily computed or patched result).")
+            .arg(impossible, ceilingText(c, memory, w.dtype), QString::number(tolerance, 'g', 3),
+                 spec ? QStringLiteral(" This card has no calibration: `hotkernel calibrate` measures it.")
+                      : QString());
     return r;
 }
 
@@ -198,7 +201,7 @@ QString PhysicalFloor::summary(const Json &f)
         return stringField(f, "note");
     const bool memory = stringField(f, "bound") == QLatin1String("memory");
     const double ceiling = memory ? f.value("bandwidth_gbs", 0.0) * 1e9 : f.value("peak_tflops", 0.0) * 1e12;
-    return QStringLiteral("floor %1 per call (%2-bound, %3 from %4, tolerance %5x)")
+    return QStringLiteral("%1 per call (%2-bound, %3 from %4, tolerance %5x)")
         .arg(timeText(f.value("floor_ms", 0.0)), stringField(f, "bound"),
              decimalText(ceiling, memory ? QStringLiteral("B/s") : QStringLiteral("FLOP/s")),
              stringField(f, memory ? "bandwidth_source" : "peak_source"),

@@ -74,7 +74,7 @@ public:
     static Report judge(const FloorCeilings &ceilings, const FloorWork &work,
                         const std::vector<std::pair<QString, std::vector<double>>> &sides,
                         double tolerance = kTolerance);
-    // One line for the CLI text from that field: "floor 0.0323 ms per call (memory-bound, 4.16 TB/s
+    // One line for the CLI text from that field: "32.3 us per call (memory-bound, 4.16 TB/s
     // from calibration, tolerance 1.25x)", or the note when no floor applied.
     static QString summary(const Json &field);
 };
