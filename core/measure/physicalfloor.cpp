@@ -79,7 +79,12 @@ FloorCeilings PhysicalFloor::ceilings(const CardSpec *card, const std::optional<
         c.bandwidthBytesPerSecond = card->bandwidthBytesPerSecond();
         c.bandwidthSource = QStringLiteral("spec");
     }
-    const QString key = dtype.toLower();
+    // An fp32 target may legitimately run on tensor cores (TF32, or split-bf16 schemes accurate to
+    // fp32), so its compute floor is the TF32 peak: a floor too high would call honest kernels
+    // impossible.
+    const QString key = dtype.compare(QLatin1String("fp32"), Qt::CaseInsensitive) == 0
+                            ? QStringLiteral("tf32")
+                            : dtype.toLower();
     if (measured && measured->peakFlopsPerSecond.count(key)) {
         c.peakFlopsPerSecond = measured->peakFlopsPerSecond.at(key);
         c.peakSource = QStringLiteral("calibration");

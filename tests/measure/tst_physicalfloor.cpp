@@ -103,6 +103,14 @@ private Q_SLOTS:
             qPrintable(r.message));
     }
 
+    void fp32UsesTheTensorCorePeak()
+    {
+        const FloorCeilings c = PhysicalFloor::ceilings(&h200(), calibrated(), QStringLiteral("fp32"));
+        QCOMPARE(c.peakSource, QStringLiteral("spec"));
+        QCOMPARE(*c.peakFlopsPerSecond, *h200().peakFlopsPerSecond(QStringLiteral("tf32")));
+        QVERIFY(*c.peakFlopsPerSecond > *h200().peakFlopsPerSecond(QStringLiteral("fp32")));
+    }
+
     void noBytesNoFloor()
     {
         const FloorCeilings c = PhysicalFloor::ceilings(&h200(), calibrated(), QStringLiteral("bf16"));
