@@ -189,6 +189,20 @@ std::optional<StoredCalibration> CalibrationStore::loadForCard(const QString &ca
     return newestIn(userDirectory(), sameRow);
 }
 
+std::optional<MeasuredCeilings> CalibrationStore::forDevice(const QString &name, const QString &uuid,
+                                                            const QString &workDir)
+{
+    std::optional<StoredCalibration> stored = load(uuid, workDir);
+    if (!stored) {
+        const CardSpec *row = name.isEmpty() ? nullptr : CardTable::builtin().find(name);
+        if (row)
+            stored = loadForCard(row->id, workDir);
+    }
+    if (!stored)
+        return std::nullopt;
+    return ceilings(*stored);
+}
+
 MeasuredCeilings CalibrationStore::ceilings(const StoredCalibration &c)
 {
     MeasuredCeilings m;

@@ -42,6 +42,11 @@ public:
     // that ran on a card of this card-table row.
     static std::optional<StoredCalibration> loadForCard(const QString &cardId, const QString &workDir);
 
+    // The card a GPU snapshot names: its own calibration by UUID, else one of the same card-table
+    // row; nullopt when neither exists or the name matches no row.
+    static std::optional<MeasuredCeilings> forDevice(const QString &name, const QString &uuid,
+                                                     const QString &workDir);
+
     static MeasuredCeilings ceilings(const StoredCalibration &calibration);
 };
 

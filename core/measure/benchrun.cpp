@@ -104,6 +104,13 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
                             {"wall_s", outcome.wallSeconds}});
     }
     deviceLock.release();
+    // Issue 25: a time below what this card can physically do marks the result invalid.
+    const QString root = session.workDir().root();
+    const FloorCeilings ceilings = co_await MeasureSetup::floorCeilings(gpu, first.json, root);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    const PhysicalFloor::Report floor = PhysicalFloor::judge(ceilings, PhysicalFloor::work(first.json),
+                                                             {{QStringLiteral("script"), samples}});
 
     const QString ran = stringField(first.json, "contract_sha256");
     if (!shippedContract.isEmpty() && ran != shippedContract)
@@ -133,6 +140,9 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
               flops.is_number() && s.mean > 0 ? Json(flops.get<double>() / (s.mean * 1e-3) / 1e12) : Json()},
              {"gbps",
               bytes.is_number() && s.mean > 0 ? Json(bytes.get<double>() / (s.mean * 1e-3) / 1e9) : Json()}};
+    r["valid"] = floor.violation.isEmpty();
+    r["invalid_reason"] = floor.violation.isEmpty() ? Json() : Json(toStd(floor.violation));
+    r["physical_floor"] = floor.json;
     r["contract"] = MeasureSetup::contractJson(first);
     r["contract"]["shipped_contract_sha256"] =
         shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
@@ -181,6 +191,8 @@ QString BenchRun::text(const Json &r)
     const Json &c = r["contract"];
     QString t;
     t += QStringLiteral("bench %1 (target %2)\n").arg(str(r, "script"), str(r, "target"));
+    if (r.value("valid", true) == false)
+        t += QStringLiteral("  INVALID: %1\n").arg(str(r, "invalid_reason"));
     t += QStringLiteral("  mean %1 ms ± %2   min %3 ms   n %4 + %5 warm-up\n")
              .arg(num(s["mean_ms"]), num(s["std_ms"], 3), num(s["min_ms"]))
              .arg(r["n"].get<int>())
@@ -197,6 +209,8 @@ QString BenchRun::text(const Json &r)
                   r["worker_reused"].get<bool>() ? QStringLiteral("worker reused")
                                                  : QStringLiteral("new worker"),
                   num(r["wall_s"], 3));
+    if (const QString floor = PhysicalFloor::summary(r.value("physical_floor", Json())); !floor.isEmpty())
+        t += QStringLiteral("  floor %1\n").arg(floor);
     for (const Json &w : r["warnings"])
         t += QStringLiteral("  warning: %1\n").arg(toQt(w.get<std::string>()));
     return t;

@@ -2,6 +2,7 @@
 #include "measure/measuresetup.h"
 
 #include "base/usererror.h"
+#include "inspect/calibrationstore.h"
 #include "inspect/gpuprobe.h"
 #include "measure/freshscriptrunner.h"
 #include "measure/gpusharing.h"
@@ -9,10 +10,12 @@
 #include "measure/workerscriptrunner.h"
 #include "session/session.h"
 
+#include <QCoroFuture>
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <unistd.h>
 
@@ -151,6 +154,20 @@ QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
                                         "and blur the timings")
                              .arg(GpuSharing::describe(others)));
     co_return gpu;
+}
+
+QCoro::Task<FloorCeilings> floorCeilings(Json gpu, Json line, QString workDir)
+{
+    QString name = stringField(gpu, "name");
+    if (name.isEmpty())
+        name = stringField(line, "device_name");
+    const QString uuid = stringField(gpu, "uuid");
+    // A named future, no lambda temporary in the co_await (docs/hacking.md, "Compiler rules").
+    QFuture<std::optional<MeasuredCeilings>> loading =
+        QtConcurrent::run(&CalibrationStore::forDevice, name, uuid, workDir);
+    co_await loading;
+    const std::optional<MeasuredCeilings> measured = loading.result();
+    co_return PhysicalFloor::ceilings(CardTable::builtin().find(name), measured, stringField(line, "dtype"));
 }
 
 Json benchResultHead(const ScriptFile &script)

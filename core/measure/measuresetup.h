@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/json.h"
+#include "measure/physicalfloor.h"
 #include "measure/runline.h"
 #include "measure/scriptrunner.h"
 #include "process/pythonlocator.h"
@@ -82,6 +83,9 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
 
 // The GPU snapshot plus warnings about other processes on it (our own workers are left out).
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings);
+// The roofline floor's ceilings (issue 25) for the card of a GPU snapshot and a result line's
+// dtype: the calibration files are read off the main thread.
+QCoro::Task<FloorCeilings> floorCeilings(Json gpu, Json line, QString workDir);
 
 Json interpreterJson(const PythonInfo &python);
 // The first keys of a result, contracted or not: tool, version, and the script as given, its path

@@ -288,6 +288,19 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     if (!sharedWith.empty())
         warnings.append(QStringLiteral("the GPU was shared during the timed runs with %1")
                             .arg(GpuSharing::describe(sharedWith)));
+    // Issue 25: a time below what this card can physically do is no verdict (either side).
+    const QString root = session.workDir().root();
+    const FloorCeilings ceilings = co_await MeasureSetup::floorCeilings(gpu, b.first.json, root);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    const PhysicalFloor::Report floor =
+        PhysicalFloor::judge(ceilings, PhysicalFloor::work(b.first.json),
+                             {{QStringLiteral("baseline"), b.ms}, {QStringLiteral("candidate"), c.ms}});
+    if (!floor.violation.isEmpty() && verdict != QLatin1String("invalid") &&
+        verdict != QLatin1String("incorrect")) {
+        verdict = QStringLiteral("invalid");
+        reason = floor.violation;
+    }
     const bool measuredVerdict = verdict != QLatin1String("invalid") && verdict != QLatin1String("incorrect");
     if (b.haveFirst && c.haveFirst && b.first.timer != c.first.timer)
         warnings.append(
@@ -329,6 +342,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["failed_runs"] = failedRuns;
     r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())},
                                 {"bytes", r["contract"].value("bytes", Json())}};
+    r["physical_floor"] = floor.json;
     r["versions"] = b.haveFirst ? MeasureSetup::versionsJson(b.first) : Json::object();
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;
@@ -408,6 +422,8 @@ QString VerifyRun::text(const Json &r)
                       ? toQt(contract["timer"].get<std::string>())
                       : QStringLiteral("?"),
                   num(r["wall_s"], 3));
+    if (const QString floor = PhysicalFloor::summary(r.value("physical_floor", Json())); !floor.isEmpty())
+        t += QStringLiteral("floor:    %1\n").arg(floor);
     for (const Json &m : r["mismatches"])
         t += QStringLiteral("mismatch: %1\n").arg(toQt(m.get<std::string>()));
     for (const Json &f : r["failed_runs"])

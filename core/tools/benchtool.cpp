@@ -128,6 +128,9 @@ void registerBenchTool(ToolRegistry &registry)
             {"properties",
              {{"tflops", nullableNumber("TFLOP/s")},
               {"gbps", nullableNumber("GB/s (1e9 bytes per second)")}}}}},
+          {"valid", {{"type", "boolean"}, {"description", "false: below the floor"}}},
+          {"invalid_reason", {{"type", Json::array({"string", "null"})}, {"description", "why not valid"}}},
+          {"physical_floor", {{"type", "object"}, {"description", "the roofline floor checked"}}},
           {"contract",
            {{"type", "object"},
             {"description", "the result line's identity and device fields (protocol, shape, dtype, seed, "

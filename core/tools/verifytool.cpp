@@ -187,6 +187,7 @@ void registerVerifyTool(ToolRegistry &registry)
           {"failed_runs", described(Json{{"type", "array"}, {"items", {{"type", "object"}}}},
                                     "why incorrect: side, run, mismatch")},
           {"roofline_inputs", described(Json{{"type", "object"}}, "flops and bytes of one call")},
+          {"physical_floor", described(Json{{"type", "object"}}, "the roofline floor checked")},
           {"versions",
            described(Json{{"type", "object"}}, "python, torch, triton, cuda versions the baseline reported")},
           {"interpreter",

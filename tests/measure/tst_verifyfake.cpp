@@ -137,6 +137,32 @@ private Q_SLOTS:
                     .contains(QStringLiteral("differs from the one this hotkernel ships")));
     }
 
+    void belowThePhysicalFloorIsInvalid()
+    {
+        const ToolResult fine = verify("h200", "h200", Json{{"n", 2}});
+        QVERIFY2(!fine.isError, qPrintable(fine.text));
+        QCOMPARE(fine.structured["verdict"].get<std::string>(), std::string("inconclusive"));
+        QVERIFY(fine.structured["physical_floor"]["applied"] == Json(true));
+        QVERIFY(fine.text.contains(QStringLiteral(" per call (memory-bound, ")));
+
+        const ToolResult r = verify("h200", "h200timer", Json{{"n", 2}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("invalid"));
+        QVERIFY2(
+            toQt(r.structured["reason"].get<std::string>())
+                .startsWith(QStringLiteral("the candidate: faster than this card can move these bytes: ")),
+            qPrintable(r.text));
+        QVERIFY(r.structured["physical_floor"]["checked"]["candidate"]["violated"] == Json(true));
+        QVERIFY(r.structured["physical_floor"]["checked"]["baseline"]["violated"] == Json(false));
+
+        const ToolResult bench = call(QStringLiteral("bench"), Json{{"script", fake("h200timer")}, {"n", 2}});
+        QVERIFY2(!bench.isError, qPrintable(bench.text));
+        QVERIFY(bench.structured["valid"] == Json(false));
+        QVERIFY2(bench.text.contains(QStringLiteral("INVALID: the script: faster than this card")),
+                 qPrintable(bench.text));
+        m_session->workers().clear(); // the next test counts the pool's workers
+    }
+
     void crashMidRunIsAnErrorNamingTheRun()
     {
         const ToolResult r = verify("ok", "crash", Json{{"n", 5}});
