@@ -50,7 +50,7 @@ KernelTableView::KernelTableView(QWidget *parent)
     m_table->setItemDelegateForColumn(KernelTableModel::ShareColumn,
                                       new ShareBarDelegate(KernelTableModel::ShareRole, m_table));
     m_table->horizontalHeader()->setStretchLastSection(false);
-    // Middle: "name<…> (removed)" keeps its comparison label when the column is narrow.
+    // Middle: a narrow column keeps both the start of the name and its "<…>".
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setColumnWidth(KernelTableModel::HintColumn, 260);
     m_table->viewport()->installEventFilter(this);

@@ -219,7 +219,9 @@ private Q_SLOTS:
         const int shared = m->rowForKernel(QStringLiteral("shared"));
         QCOMPARE(m->index(added, KernelTableModel::DeltaColumn).data().toString(), QStringLiteral("added"));
         QCOMPARE(m->index(removed, KernelTableModel::NameColumn).data().toString(),
-                 QStringLiteral("old_kernel<…> (removed)"));
+                 QStringLiteral("old_kernel<…>"));
+        QCOMPARE(m->index(removed, KernelTableModel::DeltaColumn).data().toString(),
+                 QStringLiteral("removed"));
         QCOMPARE(m->index(shared, KernelTableModel::DeltaColumn).data().toString(),
                  QStringLiteral("-50.0 %"));
         // The full name stays in the tooltip.
