@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
+#include <QLineF>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMap>
@@ -438,22 +439,52 @@ void RooflineChartView::placeLabels()
                     along.push_back(t);
             }
         }
-        bool placed = false;
-        for (double t : along) {
-            const QPointF anchor = a + t * (b - a);
-            for (double offset : {-(box.height() + 1), 1.0}) {
-                const QPointF origin = anchor + rotated(l.rightAligned ? -box.width() : 0.0, offset);
-                const QPolygonF shape = shapeAt(origin, 2);
-                const bool inside = std::all_of(shape.cbegin(), shape.cend(),
-                                                [&plot](const QPointF &p) { return plot.contains(p); });
-                if (!inside || std::any_of(taken.cbegin(), taken.cend(),
-                                           [&shape](const QPolygonF &o) { return o.intersects(shape); }))
+        // Another roof's line or a point under a label makes it hard to read: avoided where the plot
+        // leaves room (strict pass), accepted where it does not (second pass). Own line excluded.
+        const auto crossesLine = [&](const QPointF &origin) {
+            const QPolygonF shape = shapeAt(origin, 0);
+            for (const LineLabel &other : m_lineLabels) {
+                if (&other == &l)
                     continue;
-                l.item->setRotation(angle * 180 / M_PI);
-                l.item->setPos(origin);
-                taken.push_back(shape);
-                placed = true;
-                break;
+                const QPointF p = chart->mapToPosition(other.from);
+                const QPointF q = chart->mapToPosition(other.to);
+                const int samples = std::max(2, int(QLineF(p, q).length() / 3));
+                for (int i = 0; i <= samples; ++i) {
+                    if (shape.containsPoint(p + (q - p) * (double(i) / samples), Qt::OddEvenFill))
+                        return true;
+                }
+            }
+            // The points too: a label must not hide a kernel (the selection ring reaches 12 px out).
+            const QPolygonF padded = shapeAt(origin, 12);
+            for (const RooflinePoint &point : m_data.points) {
+                if (padded.containsPoint(chart->mapToPosition(QPointF(point.intensity, point.flopsPerSecond)),
+                                         Qt::OddEvenFill))
+                    return true;
+            }
+            return false;
+        };
+        bool placed = false;
+        for (const bool strict : {true, false}) {
+            for (double t : along) {
+                const QPointF anchor = a + t * (b - a);
+                for (double offset : {-(box.height() + 1), 1.0}) {
+                    const QPointF origin = anchor + rotated(l.rightAligned ? -box.width() : 0.0, offset);
+                    const QPolygonF shape = shapeAt(origin, 2);
+                    const bool inside = std::all_of(shape.cbegin(), shape.cend(),
+                                                    [&plot](const QPointF &p) { return plot.contains(p); });
+                    if (!inside || std::any_of(taken.cbegin(), taken.cend(),
+                                               [&shape](const QPolygonF &o) { return o.intersects(shape); }))
+                        continue;
+                    if (strict && crossesLine(origin))
+                        continue;
+                    l.item->setRotation(angle * 180 / M_PI);
+                    l.item->setPos(origin);
+                    taken.push_back(shape);
+                    placed = true;
+                    break;
+                }
+                if (placed)
+                    break;
             }
             if (placed)
                 break;
