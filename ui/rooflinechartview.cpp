@@ -59,18 +59,23 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     connect(m_view->chart(), &QChart::plotAreaChanged, this, &RooflineChartView::placeLabels);
     auto *png = new QPushButton(tr("Export PNG..."), this);
     auto *svg = new QPushButton(tr("Export SVG..."), this);
-    connect(png, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export roofline"), QStringLiteral("roofline.png"), tr("PNG image (*.png)"));
-        if (!path.isEmpty())
-            exportPng(path);
-    });
-    connect(svg, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export roofline"), QStringLiteral("roofline.svg"), tr("SVG image (*.svg)"));
-        if (!path.isEmpty())
-            exportSvg(path);
-    });
+    // Modeless save dialogs (open(), not the static getSaveFileName): the GUI thread never waits
+    // in a nested event loop.
+    const auto exportTo = [this](const QString &file, const QString &filter, bool svgFormat) {
+        auto *dialog = new QFileDialog(this, tr("Export roofline"), file, filter);
+        dialog->setAcceptMode(QFileDialog::AcceptSave);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QFileDialog::fileSelected, this, [this, svgFormat](const QString &path) {
+            if (!(svgFormat ? exportSvg(path) : exportPng(path)))
+                m_status->setText(
+                    tr("Could not write %1: choose a writable folder and export again.").arg(path));
+        });
+        dialog->open();
+    };
+    connect(png, &QPushButton::clicked, this,
+            [exportTo] { exportTo(QStringLiteral("roofline.png"), tr("PNG image (*.png)"), false); });
+    connect(svg, &QPushButton::clicked, this,
+            [exportTo] { exportTo(QStringLiteral("roofline.svg"), tr("SVG image (*.svg)"), true); });
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_status, 1);
     bar->addWidget(png);
