@@ -306,8 +306,7 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
     }
     switch (index.column()) {
     case NameColumn:
-        // In a comparison, a kernel only the before report has was removed by the change.
-        return gone ? tr("%1 (removed)").arg(shortName(k.name)) : shortName(k.name);
+        return shortName(k.name);
     case CallsColumn:
         return gone ? QVariant() : QVariant(k.calls);
     case TotalColumn:
@@ -339,6 +338,10 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
             return QStringLiteral("%1%2 %")
                 .arg(*d >= 0 ? QStringLiteral("+") : QString())
                 .arg(*d * 100, 0, 'f', 1);
+        // In a comparison, a kernel only the before report has was removed by the change; said
+        // here rather than after the name, which is the first text to be elided.
+        if (gone)
+            return tr("removed");
         return r.before ? QString() : tr("added");
     }
     return {};

@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -17,6 +18,8 @@
 #include <QMenu>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace hotkernel {
 
@@ -31,7 +34,6 @@ KernelTableView::KernelTableView(QWidget *parent)
     m_table->sortByColumn(KernelTableModel::TotalColumn, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setTextElideMode(Qt::ElideRight);
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_table, &QWidget::customContextMenuRequested, this, &KernelTableView::showContextMenu);
     auto *copy = new QAction(tr("Copy name"), m_table);
@@ -48,14 +50,10 @@ KernelTableView::KernelTableView(QWidget *parent)
     m_table->setItemDelegateForColumn(KernelTableModel::ShareColumn,
                                       new ShareBarDelegate(KernelTableModel::ShareRole, m_table));
     m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->setColumnWidth(KernelTableModel::NameColumn, 230);
-    m_table->setColumnWidth(KernelTableModel::ShareColumn, 90);
-    for (int c :
-         {KernelTableModel::TotalColumn, KernelTableModel::AverageColumn,
-          KernelTableModel::BeforeAverageColumn, KernelTableModel::DeltaColumn, KernelTableModel::DramColumn,
-          KernelTableModel::SmColumn, KernelTableModel::OccupancyColumn, KernelTableModel::BoundColumn})
-        m_table->setColumnWidth(c, 78);
+    // Middle: a narrow column keeps both the start of the name and its "<…>".
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setColumnWidth(KernelTableModel::HintColumn, 260);
+    m_table->viewport()->installEventFilter(this);
     m_filter->setPlaceholderText(tr("Filter kernels by name"));
     m_filter->setClearButtonEnabled(true);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &KernelFilterProxy::setNameFilter);
@@ -123,10 +121,48 @@ void KernelTableView::showReports(int after, int before)
     Q_EMIT reportChanged();
 }
 
+QList<int> KernelTableView::nsightColumns()
+{
+    return {KernelTableModel::ShareColumn,   KernelTableModel::TotalColumn,
+            KernelTableModel::AverageColumn, KernelTableModel::BeforeAverageColumn,
+            KernelTableModel::DeltaColumn,   KernelTableModel::DramColumn,
+            KernelTableModel::SmColumn,      KernelTableModel::OccupancyColumn,
+            KernelTableModel::BoundColumn};
+}
+
 void KernelTableView::updateColumns()
 {
     m_table->setColumnHidden(KernelTableModel::BeforeAverageColumn, !m_model->isDelta());
     m_table->setColumnHidden(KernelTableModel::DeltaColumn, !m_model->isDelta());
+    // Sized to header and values (the header's hint holds the sort arrow), never cut.
+    for (int c : nsightColumns()) {
+        if (!m_table->isColumnHidden(c))
+            m_table->resizeColumnToContents(c);
+    }
+    m_table->setColumnWidth(KernelTableModel::ShareColumn,
+                            std::max(m_table->columnWidth(KernelTableModel::ShareColumn), 64));
+    fitNameColumn();
+}
+
+void KernelTableView::fitNameColumn()
+{
+    // The name gives way first (it is elided, the tooltip holds it whole): the Nsight columns
+    // stay on screen without scrolling as long as the name keeps its minimum.
+    int used = 0;
+    for (int c : nsightColumns()) {
+        if (!m_table->isColumnHidden(c))
+            used += m_table->columnWidth(c);
+    }
+    const int minimum = m_table->fontMetrics().horizontalAdvance(QStringLiteral("elementwise_kernel<…>"));
+    m_table->setColumnWidth(KernelTableModel::NameColumn,
+                            std::max(minimum, m_table->viewport()->width() - used));
+}
+
+bool KernelTableView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitNameColumn();
+    return QWidget::eventFilter(watched, event);
 }
 
 void KernelTableView::addKernelAction(QAction *action)

@@ -43,6 +43,12 @@ public:
     void addKernelAction(QAction *action);
     // What the compare bar reads, e.g. "a.csv -> b.csv" (empty without a comparison).
     QString comparisonText() const;
+    // Nsight Compute's columns (share to bound, with before/change in a comparison): sized to
+    // their header and values; the name column takes the rest of the width, down to a minimum.
+    static QList<int> nsightColumns();
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 Q_SIGNALS:
     void kernelSelected(const QString &name);
@@ -51,6 +57,7 @@ Q_SIGNALS:
 
 private:
     void updateColumns();
+    void fitNameColumn();
     void showContextMenu(const QPoint &position);
 
     std::vector<KernelTable> m_tables;

@@ -45,6 +45,7 @@ namespace hotkernel {
 namespace {
 
 constexpr int kRecentCount = 8;
+constexpr int kDefaultLeftWidth = 880; // of the default 1600: the kernel table's columns
 
 // The markdown files Help shows, bundled as resources (ui/CMakeLists.txt).
 const QString kHelpRoot = QStringLiteral(":/hotkernel-help");
@@ -89,25 +90,14 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     m_historyView = new VerifyHistoryView(m_historyModel);
     m_feedView = new AgentFeedView(session, m_feedModel);
 
-    auto *targets = addDock(m_targetsView, tr("Targets"), QStringLiteral("targets"), Qt::LeftDockWidgetArea);
-    auto *kernels = addDock(m_kernelView, tr("Kernels"), QStringLiteral("kernels"), Qt::LeftDockWidgetArea);
-    auto *sass = addDock(m_sassView, tr("SASS"), QStringLiteral("sass"), Qt::RightDockWidgetArea);
-    auto *source = addDock(sourcePane, tr("Source"), QStringLiteral("source"), Qt::RightDockWidgetArea);
-    auto *roofline =
-        addDock(m_rooflineView, tr("Roofline"), QStringLiteral("roofline"), Qt::RightDockWidgetArea);
-    auto *history =
-        addDock(m_historyView, tr("Verify history"), QStringLiteral("history"), Qt::BottomDockWidgetArea);
-    auto *feed = addDock(m_feedView, tr("Agent feed"), QStringLiteral("feed"), Qt::BottomDockWidgetArea);
-    splitDockWidget(targets, kernels, Qt::Vertical);
-    splitDockWidget(sass, roofline, Qt::Vertical);
-    tabifyDockWidget(sass, source);
-    sass->raise();
-    splitDockWidget(history, feed, Qt::Horizontal);
-    resizeDocks({targets, kernels}, {150, 350}, Qt::Vertical);
-    resizeDocks({targets, sass}, {620, 980}, Qt::Horizontal);
-    // The charts need height to be readable: give the roofline and the history room by default.
-    resizeDocks({sass, roofline}, {330, 420}, Qt::Vertical);
-    resizeDocks({kernels, history}, {420, 330}, Qt::Vertical);
+    addDock(m_targetsView, tr("Targets"), QStringLiteral("targets"), Qt::LeftDockWidgetArea);
+    addDock(m_kernelView, tr("Kernels"), QStringLiteral("kernels"), Qt::LeftDockWidgetArea);
+    addDock(m_sassView, tr("SASS"), QStringLiteral("sass"), Qt::RightDockWidgetArea);
+    addDock(sourcePane, tr("Source"), QStringLiteral("source"), Qt::RightDockWidgetArea);
+    addDock(m_rooflineView, tr("Roofline"), QStringLiteral("roofline"), Qt::RightDockWidgetArea);
+    addDock(m_historyView, tr("Verify history"), QStringLiteral("history"), Qt::BottomDockWidgetArea);
+    addDock(m_feedView, tr("Agent feed"), QStringLiteral("feed"), Qt::BottomDockWidgetArea);
+    applyDefaultLayout();
 
     statusBar()->addWidget(m_cardLabel);
     statusBar()->addWidget(m_pythonLabel);
@@ -143,7 +133,6 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
         }
     }
 
-    m_defaultState = saveState();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -201,6 +190,7 @@ void MainWindow::createActions()
         runDialog(QStringLiteral("verify"), forTool(QStringLiteral("verify"), wanted));
     });
     auto *record = toolBar->addAction(tr("Record..."), this, [this] { recordDialog(); });
+    record->setObjectName(QStringLiteral("actionRecord"));
     record->setToolTip(
         tr("Record the selected (or latest) verify of this target in results/ and the leaderboard"));
     toolBar->addSeparator();
@@ -292,7 +282,7 @@ QString MainWindow::kernelTargetName(const QString &kernel) const
 void MainWindow::createMenus()
 {
     auto *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("Open &directory..."), QKeySequence::Open, this, [this] {
+    auto *openDirectory = file->addAction(tr("Open &directory..."), QKeySequence::Open, this, [this] {
         auto *dialog = new QFileDialog(this, tr("Open a working directory"), m_session->workDir().root());
         dialog->setFileMode(QFileDialog::Directory);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -302,7 +292,7 @@ void MainWindow::createMenus()
         });
         dialog->open(); // modeless to the event loop: no nested exec()
     });
-    file->addAction(tr("Open &report..."), this, [this] {
+    auto *openReportAction = file->addAction(tr("Open &report..."), this, [this] {
         auto *dialog = new QFileDialog(this, tr("Open a kernel report"), m_session->workDir().root(),
                                        tr("Reports (*.csv *.jsonl *.json *.txt);;All files (*)"));
         dialog->setFileMode(QFileDialog::ExistingFile);
@@ -310,7 +300,10 @@ void MainWindow::createMenus()
         connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openReport);
         dialog->open();
     });
+    openDirectory->setObjectName(QStringLiteral("actionOpenDirectory"));
+    openReportAction->setObjectName(QStringLiteral("actionOpenReport"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
+    m_recentMenu->setObjectName(QStringLiteral("menuRecent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -323,16 +316,19 @@ void MainWindow::createMenus()
     for (QDockWidget *dock : std::as_const(m_docks))
         view->addAction(dock->toggleViewAction());
     view->addSeparator();
-    view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+    view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout)
+        ->setObjectName(QStringLiteral("actionResetLayout"));
 
     auto *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("The agent &skill (kernel-speedrun)"), this, [this] {
+    auto *skill = help->addAction(tr("The agent &skill (kernel-speedrun)"), this, [this] {
         ResultDetailsDialog::markdown(
             tr("The kernel-speedrun skill"),
             readResource(kHelpRoot + QStringLiteral("/skills/kernel-speedrun/SKILL.md")), this)
             ->show();
     });
+    skill->setObjectName(QStringLiteral("actionSkill"));
     auto *docs = help->addMenu(tr("&Docs"));
+    docs->setObjectName(QStringLiteral("menuDocs"));
     QDir docsDir(kHelpRoot + QStringLiteral("/docs"));
     for (const QString &name : docsDir.entryList({QStringLiteral("*.md")}, QDir::Files, QDir::Name)) {
         const QString path = docsDir.filePath(name);
@@ -341,7 +337,7 @@ void MainWindow::createMenus()
         });
     }
     help->addSeparator();
-    help->addAction(tr("&About hotkernel"), this, [this] {
+    auto *about = help->addAction(tr("&About hotkernel"), this, [this] {
         auto *box =
             new QMessageBox(QMessageBox::NoIcon, tr("About hotkernel"),
                             tr("<b>hotkernel %1</b><p>A workbench for finding hot GPU kernels, reading their "
@@ -352,8 +348,10 @@ void MainWindow::createMenus()
                                 .arg(QStringLiteral(HOTKERNEL_VERSION)),
                             QMessageBox::Close, this);
         box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setObjectName(QStringLiteral("aboutBox"));
         box->open();
     });
+    about->setObjectName(QStringLiteral("actionAbout"));
 }
 
 void MainWindow::addRecent(const QString &key, const QString &path)
@@ -393,13 +391,43 @@ void MainWindow::openReport(const QString &path)
     reloadWorkspace();
 }
 
-void MainWindow::resetLayout()
+void MainWindow::applyDefaultLayout()
 {
-    restoreState(m_defaultState);
+    QDockWidget *targets = dock(QStringLiteral("targets"));
+    QDockWidget *kernels = dock(QStringLiteral("kernels"));
+    QDockWidget *sass = dock(QStringLiteral("sass"));
+    QDockWidget *source = dock(QStringLiteral("source"));
+    QDockWidget *roofline = dock(QStringLiteral("roofline"));
+    QDockWidget *history = dock(QStringLiteral("history"));
+    QDockWidget *feed = dock(QStringLiteral("feed"));
+    // Built again from nothing rather than restored from a saved state: a state saved before the
+    // window first showed holds no sizes, and one saved later may hold a user's arrangement.
+    for (QDockWidget *d : std::as_const(m_docks)) {
+        d->setFloating(false);
+        removeDockWidget(d);
+    }
+    addDockWidget(Qt::LeftDockWidgetArea, targets);
+    addDockWidget(Qt::RightDockWidgetArea, sass);
+    addDockWidget(Qt::BottomDockWidgetArea, history);
+    splitDockWidget(targets, kernels, Qt::Vertical);
+    splitDockWidget(sass, roofline, Qt::Vertical);
+    tabifyDockWidget(sass, source);
+    splitDockWidget(history, feed, Qt::Horizontal);
     for (QDockWidget *d : std::as_const(m_docks))
         d->show();
-    if (QDockWidget *sass = dock(QStringLiteral("sass")))
-        sass->raise();
+    sass->raise();
+    // The kernel table needs the width for Nsight's columns (share to bound, before and change in
+    // a comparison) beside an elided name; the charts need height to be readable.
+    resizeDocks({targets, kernels}, {140, 360}, Qt::Vertical);
+    resizeDocks({targets, sass}, {kDefaultLeftWidth, 1600 - kDefaultLeftWidth}, Qt::Horizontal);
+    resizeDocks({sass, roofline}, {330, 420}, Qt::Vertical);
+    resizeDocks({kernels, history}, {440, 300}, Qt::Vertical);
+    resizeDocks({history, feed}, {820, 780}, Qt::Horizontal);
+}
+
+void MainWindow::resetLayout()
+{
+    applyDefaultLayout();
 }
 
 QDockWidget *MainWindow::dock(const QString &objectName) const

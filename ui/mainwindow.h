@@ -98,6 +98,7 @@ protected:
 
 private:
     QDockWidget *addDock(QWidget *widget, const QString &title, const QString &name, Qt::DockWidgetArea area);
+    void applyDefaultLayout();
     void createActions();
     void createMenus();
     void addRecent(const QString &key, const QString &path);
@@ -124,7 +125,6 @@ private:
     QHash<QString, Json> m_verifyResults; // verify results by finished_at, for Record
     QStringList m_openedReports;          // File > Open report, without a saved session
     QString m_explicitCard;               // named by gpu_info or a roofline call: its ceilings show
-    QByteArray m_defaultState;            // the dock layout before any saved one (View > Reset layout)
     QMenu *m_recentMenu = nullptr;
     QPushButton *m_recordButton = nullptr; // in the status bar after a verify nobody recorded
     QFutureWatcher<Workspace> m_loader;

@@ -5,19 +5,23 @@
 #include <QChartView>
 #include <QEvent>
 #include <QFileDialog>
+#include <QGraphicsLayout>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
+#include <QLineF>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMap>
 #include <QPainter>
+#include <QPolygonF>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSvgGenerator>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -45,24 +49,33 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     : QWidget(parent), m_view(new QChartView(new QChart, this)), m_status(new QLabel(this))
 {
     m_view->setRenderHint(QPainter::Antialiasing);
-    // Beside the plot, not under it: the dock is wider than tall, and the log axes need the height.
-    m_view->chart()->legend()->setAlignment(Qt::AlignRight);
+    // Under the plot, in one row: beside it the legend took a third of the dock's width, and the
+    // ceiling labels need that width to sit on their lines without overlapping.
+    m_view->chart()->legend()->setAlignment(Qt::AlignBottom);
+    m_view->chart()->setMargins(QMargins(4, 4, 8, 4));
+    m_view->chart()->layout()->setContentsMargins(0, 0, 0, 0);
+    m_view->chart()->setBackgroundRoundness(0);
     m_view->setMinimumHeight(260);
     connect(m_view->chart(), &QChart::plotAreaChanged, this, &RooflineChartView::placeLabels);
     auto *png = new QPushButton(tr("Export PNG..."), this);
     auto *svg = new QPushButton(tr("Export SVG..."), this);
-    connect(png, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export roofline"), QStringLiteral("roofline.png"), tr("PNG image (*.png)"));
-        if (!path.isEmpty())
-            exportPng(path);
-    });
-    connect(svg, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export roofline"), QStringLiteral("roofline.svg"), tr("SVG image (*.svg)"));
-        if (!path.isEmpty())
-            exportSvg(path);
-    });
+    // Modeless save dialogs (open(), not the static getSaveFileName): the GUI thread never waits
+    // in a nested event loop.
+    const auto exportTo = [this](const QString &file, const QString &filter, bool svgFormat) {
+        auto *dialog = new QFileDialog(this, tr("Export roofline"), file, filter);
+        dialog->setAcceptMode(QFileDialog::AcceptSave);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QFileDialog::fileSelected, this, [this, svgFormat](const QString &path) {
+            if (!(svgFormat ? exportSvg(path) : exportPng(path)))
+                m_status->setText(
+                    tr("Could not write %1: choose a writable folder and export again.").arg(path));
+        });
+        dialog->open();
+    };
+    connect(png, &QPushButton::clicked, this,
+            [exportTo] { exportTo(QStringLiteral("roofline.png"), tr("PNG image (*.png)"), false); });
+    connect(svg, &QPushButton::clicked, this,
+            [exportTo] { exportTo(QStringLiteral("roofline.svg"), tr("SVG image (*.svg)"), true); });
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_status, 1);
     bar->addWidget(png);
@@ -310,17 +323,12 @@ void RooflineChartView::rebuild()
         auto *label = new QGraphicsSimpleTextItem(c.label, chart);
         label->setBrush(pen.color());
         label->setZValue(5);
-        // Staggered along their lines so that close roofs keep readable labels.
-        if (c.kind == QLatin1String("compute")) {
-            const double t = 0.97 - 0.5 * computeLabels++;
-            m_lineLabels.push_back(
-                {label, from,
-                 QPointF(std::pow(10, std::log10(from.x()) + t * std::log10(to.x() / from.x())), to.y())});
-        } else {
-            const double t = 0.06 + 0.3 * bandwidthLabels++;
-            const double lx = std::pow(10, std::log10(from.x()) + t * std::log10(to.x() / from.x()));
-            m_lineLabels.push_back({label, QPointF(lx, c.value * lx), to});
-        }
+        // Compute roofs near the right end, bandwidth roofs near the left, staggered so that
+        // close roofs start apart; placeLabels() moves any that would still overlap.
+        const bool compute = c.kind == QLatin1String("compute");
+        m_lineLabels.push_back({label, from, to,
+                                compute ? 0.97 - 0.45 * computeLabels++ : 0.06 + 0.3 * bandwidthLabels++,
+                                compute});
         ++index;
     }
     // Baselines first and larger, hollow: a candidate on the same spot sits inside, not on top.
@@ -409,25 +417,97 @@ void RooflineChartView::rebuild()
 void RooflineChartView::placeLabels()
 {
     QChart *chart = m_view->chart();
+    const QRectF plot = chart->plotArea();
+    std::vector<QPolygonF> taken;
     for (const LineLabel &l : m_lineLabels) {
         const QPointF a = chart->mapToPosition(l.from);
         const QPointF b = chart->mapToPosition(l.to);
-        const bool flat = std::abs(a.y() - b.y()) < 0.5;
+        // Straight in log-log, so straight in pixels: a place on the line is a + t (b - a).
+        const double angle = std::abs(a.y() - b.y()) < 0.5 ? 0.0 : std::atan2(b.y() - a.y(), b.x() - a.x());
+        const double cs = std::cos(angle), sn = std::sin(angle);
         const QRectF box = l.item->boundingRect();
-        if (flat) {
-            // A compute roof: the label ends at its anchor, just above the line.
-            l.item->setRotation(0);
-            l.item->setPos(b.x() - box.width(), b.y() - box.height() - 1);
-        } else {
-            // A bandwidth roof: along the slope, starting at the anchor.
-            const double angle = std::atan2(b.y() - a.y(), b.x() - a.x()) * 180 / M_PI;
-            l.item->setRotation(angle);
-            const double rad = angle * M_PI / 180;
-            l.item->setPos(a.x() + std::sin(rad) * (box.height() + 1),
-                           a.y() - std::cos(rad) * (box.height() + 1));
+        const auto rotated = [cs, sn](double u, double v) {
+            return QPointF(u * cs - v * sn, u * sn + v * cs);
+        };
+        const auto shapeAt = [&](const QPointF &origin, double pad) {
+            return QPolygonF({origin + rotated(-pad, -pad), origin + rotated(box.width() + pad, -pad),
+                              origin + rotated(box.width() + pad, box.height() + pad),
+                              origin + rotated(-pad, box.height() + pad)});
+        };
+        // First the preferred place, then ever further along the line; at each place above the
+        // line, then below it. The first place inside the plot that no earlier label covers wins.
+        const double at = std::clamp(l.at, 0.0, 1.0);
+        std::vector<double> along{at};
+        for (int step = 1; step <= 25; ++step) {
+            for (double t : {at - 0.04 * step, at + 0.04 * step}) {
+                if (t >= 0 && t <= 1)
+                    along.push_back(t);
+            }
         }
-        l.item->setVisible(chart->plotArea().contains(a) || chart->plotArea().contains(b));
+        // Another roof's line or a point under a label makes it hard to read: avoided where the plot
+        // leaves room (strict pass), accepted where it does not (second pass). Own line excluded.
+        const auto crossesLine = [&](const QPointF &origin) {
+            const QPolygonF shape = shapeAt(origin, 0);
+            for (const LineLabel &other : m_lineLabels) {
+                if (&other == &l)
+                    continue;
+                const QPointF p = chart->mapToPosition(other.from);
+                const QPointF q = chart->mapToPosition(other.to);
+                const int samples = std::max(2, int(QLineF(p, q).length() / 3));
+                for (int i = 0; i <= samples; ++i) {
+                    if (shape.containsPoint(p + (q - p) * (double(i) / samples), Qt::OddEvenFill))
+                        return true;
+                }
+            }
+            // The points too: a label must not hide a kernel (the selection ring reaches 12 px out).
+            const QPolygonF padded = shapeAt(origin, 12);
+            for (const RooflinePoint &point : m_data.points) {
+                if (padded.containsPoint(chart->mapToPosition(QPointF(point.intensity, point.flopsPerSecond)),
+                                         Qt::OddEvenFill))
+                    return true;
+            }
+            return false;
+        };
+        bool placed = false;
+        for (const bool strict : {true, false}) {
+            for (double t : along) {
+                const QPointF anchor = a + t * (b - a);
+                for (double offset : {-(box.height() + 1), 1.0}) {
+                    const QPointF origin = anchor + rotated(l.rightAligned ? -box.width() : 0.0, offset);
+                    const QPolygonF shape = shapeAt(origin, 2);
+                    const bool inside = std::all_of(shape.cbegin(), shape.cend(),
+                                                    [&plot](const QPointF &p) { return plot.contains(p); });
+                    if (!inside || std::any_of(taken.cbegin(), taken.cend(),
+                                               [&shape](const QPolygonF &o) { return o.intersects(shape); }))
+                        continue;
+                    if (strict && crossesLine(origin))
+                        continue;
+                    l.item->setRotation(angle * 180 / M_PI);
+                    l.item->setPos(origin);
+                    taken.push_back(shape);
+                    placed = true;
+                    break;
+                }
+                if (placed)
+                    break;
+            }
+            if (placed)
+                break;
+        }
+        // No free place (a plot too small for all the labels): the legend-less line goes without
+        // its label rather than under another one.
+        l.item->setVisible(placed);
     }
+}
+
+QList<QPolygonF> RooflineChartView::ceilingLabelShapes() const
+{
+    QList<QPolygonF> shapes;
+    for (const LineLabel &l : m_lineLabels) {
+        if (l.item->isVisible())
+            shapes.append(l.item->mapToScene(l.item->boundingRect()));
+    }
+    return shapes;
 }
 
 const RooflinePoint *RooflineChartView::pointNear(const QPointF &value) const

@@ -11,6 +11,7 @@
 class QChart;
 class QChartView;
 class QGraphicsSimpleTextItem;
+class QPolygonF;
 class QLabel;
 class QScatterSeries;
 
@@ -51,6 +52,9 @@ public:
     QString describe(const RooflinePoint &point) const;
     // Fixed per kind, the same in both themes and for every profile (kernel, baseline, candidate).
     static QColor kindColor(const QString &kind);
+    // Each ceiling label shown now, as the polygon it covers in the chart's scene (tests: none
+    // overlaps another; a label that finds no free place on its line is hidden, not stacked).
+    QList<QPolygonF> ceilingLabelShapes() const;
 
 Q_SIGNALS:
     void pointSelected(const QString &key);
@@ -76,8 +80,10 @@ private:
     struct LineLabel
     {
         QGraphicsSimpleTextItem *item = nullptr;
-        QPointF from; // chart values the label runs along (from -> to)
+        QPointF from; // the line's ends, in chart values
         QPointF to;
+        double at = 0.5;           // where along the line the label would rather be (0 from, 1 to)
+        bool rightAligned = false; // the label ends at its place (compute roofs), else starts there
     };
     std::vector<LineLabel> m_lineLabels;
 };

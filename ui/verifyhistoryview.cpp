@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
+#include <QGraphicsLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineSeries>
@@ -40,6 +41,13 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     // No legend: in a dock this small it takes the plot's room; the title names the lines and the
     // points take the verdict colours of the table beside.
     m_chartView->chart()->legend()->hide();
+    // A dock-sized chart: the theme's margins and rounded frame would cut the title and the
+    // axis title, so the plot gets the room and the explanation goes to the tooltip.
+    m_chartView->chart()->setMargins(QMargins(2, 2, 8, 2));
+    m_chartView->chart()->layout()->setContentsMargins(0, 0, 0, 0);
+    m_chartView->chart()->setBackgroundRoundness(0);
+    m_chartView->setToolTip(tr("Speedup = baseline time / candidate time per verify, in order. Dotted: "
+                               "the baseline (1x); dashed: the best correct speedup so far."));
     m_empty->setWordWrap(true);
     m_empty->setText(
         tr("No verify yet for this target. Verify it (Verify in the toolbar, or `hotkernel verify`) "
@@ -53,8 +61,8 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_empty);
     layout->addWidget(splitter, 1);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
 
     connect(model, &QAbstractItemModel::modelReset, this, &VerifyHistoryView::rebuildChart);
     connect(model, &QAbstractItemModel::rowsInserted, this, &VerifyHistoryView::rebuildChart);
@@ -84,10 +92,7 @@ void VerifyHistoryView::rebuildChart()
     m_table->resizeColumnsToContents();
     const auto &records = m_model->shown();
     m_empty->setVisible(records.empty());
-    chart->setTitle(
-        records.empty()
-            ? tr("Verify history")
-            : tr("%1: speedup per verify\n(dotted 1x baseline, dashed best)").arg(m_model->target()));
+    chart->setTitle(records.empty() ? tr("Verify history") : tr("%1: speedup").arg(m_model->target()));
     if (records.empty())
         return;
 
@@ -150,7 +155,7 @@ void VerifyHistoryView::rebuildChart()
         m_range = {linear->min(), linear->max()};
         y = linear;
     }
-    y->setTitleText(tr("speedup (baseline / candidate)"));
+    y->setTitleText(tr("speedup"));
     auto *x = new QValueAxis;
     x->setTitleText(tr("verify #"));
     x->setLabelFormat(QStringLiteral("%d"));

@@ -10,21 +10,30 @@
 #include "inspect/sassparser.h"
 #include "kerneltableview.h"
 #include "mainwindow.h"
+#include "resultdetailsdialog.h"
 #include "rooflinechartview.h"
 #include "sassmodel.h"
 #include "sassview.h"
+#include "schemaformdialog.h"
 #include "session/sessionstore.h"
 #include "sourcetextview.h"
 #include "testlimits.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QDockWidget>
 #include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSet>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -244,6 +253,173 @@ private Q_SLOTS:
         QVERIFY(!feed->index(row, 0).data(AgentFeedModel::RunningRole).toBool());
         QVERIFY(window.historyView()->seriesCount() >= 3);
         QVERIFY(ticks > 10);
+    }
+
+    void recordOffersTheLastVerifyPrefilled()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        test::installFakeVerify(session);
+        MainWindow window(&session);
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
+        window.historyModel()->setTarget(QStringLiteral("t"));
+        QSettings().setValue(QStringLiteral("record/who"), QStringLiteral("agent: tester"));
+        auto *record = window.findChild<QAction *>(QStringLiteral("actionRecord"));
+        QVERIFY(record);
+        // Nothing verified yet: no dialog, the status bar says what to do.
+        record->trigger();
+        QVERIFY(window.findChildren<SchemaFormDialog *>().isEmpty());
+
+        QVERIFY(window.startVerify(QStringLiteral("t"), 4, 1));
+        QTRY_COMPARE_WITH_TIMEOUT(window.historyModel()->rowCount(), 1, hotkernel::test::kEventLimitMs);
+        record->trigger();
+        const auto dialogs = window.findChildren<SchemaFormDialog *>();
+        QCOMPARE(dialogs.size(), 1);
+        const Json arguments = dialogs.front()->arguments();
+        QCOMPARE(toQt(arguments.value("who", std::string())), QStringLiteral("agent: tester"));
+        QCOMPARE(toQt(arguments.value("target", std::string())), QStringLiteral("t"));
+        const QString note = toQt(arguments.value("note", std::string()));
+        QVERIFY2(note.contains(QLatin1String("faster")) && note.contains(QLatin1String("2.000x")),
+                 qPrintable(note));
+        dialogs.front()->close();
+    }
+
+    void fileMenuOpensReportsAndDirectoriesAndRemembersThem()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        MainWindow window(&session);
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
+        QSettings().remove(QStringLiteral("recent"));
+
+        const QString report =
+            QFileInfo(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/eager.ncu-raw.csv"))
+                .absoluteFilePath();
+        window.findChild<QAction *>(QStringLiteral("actionOpenReport"))->trigger();
+        auto *reportDialog = window.findChild<QFileDialog *>();
+        QVERIFY(reportDialog);
+        QVERIFY(reportDialog->isVisible());
+        reportDialog->selectFile(report);
+        static_cast<QDialog *>(reportDialog)->accept(); // QFileDialog::accept, through the public base
+        QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
+        const auto &tables = window.workspace().kernelTables;
+        QVERIFY(std::any_of(tables.begin(), tables.end(), [&report](const KernelTable &t) {
+            return QFileInfo(t.path).absoluteFilePath() == report;
+        }));
+
+        QTemporaryDir other;
+        QSignalSpy opened(&window, &MainWindow::openDirectoryRequested);
+        window.findChild<QAction *>(QStringLiteral("actionOpenDirectory"))->trigger();
+        QFileDialog *directoryDialog = nullptr;
+        QTRY_VERIFY((directoryDialog = [&window]() -> QFileDialog * {
+            for (QFileDialog *d : window.findChildren<QFileDialog *>())
+                if (d->fileMode() == QFileDialog::Directory)
+                    return d;
+            return nullptr;
+        }()));
+        directoryDialog->selectFile(other.path());
+        static_cast<QDialog *>(directoryDialog)->accept();
+        QCOMPARE(opened.size(), 1);
+        QCOMPARE(QFileInfo(opened.front().front().toString()).canonicalFilePath(),
+                 QFileInfo(other.path()).canonicalFilePath());
+
+        // Open recent lists both, newest first; picking the report opens it again.
+        auto *recent = window.findChild<QMenu *>(QStringLiteral("menuRecent"));
+        QVERIFY(recent);
+        Q_EMIT recent->aboutToShow();
+        QStringList texts;
+        for (QAction *a : recent->actions())
+            texts.append(a->text());
+        QVERIFY2(texts.contains(QStringLiteral("eager.ncu-raw.csv")), qPrintable(texts.join(u'|')));
+        QVERIFY2(std::any_of(texts.begin(), texts.end(),
+                             [&other](const QString &t) {
+                                 return QFileInfo(t).canonicalFilePath() ==
+                                        QFileInfo(other.path()).canonicalFilePath();
+                             }),
+                 qPrintable(texts.join(u'|')));
+    }
+
+    void helpShowsAboutTheSkillAndTheDocs()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        MainWindow window(&session);
+        window.findChild<QAction *>(QStringLiteral("actionAbout"))->trigger();
+        auto *about = window.findChild<QMessageBox *>(QStringLiteral("aboutBox"));
+        QVERIFY(about);
+        QVERIFY(about->isVisible());
+        QVERIFY(about->text().contains(QLatin1String("hotkernel " HOTKERNEL_VERSION)));
+        QVERIFY(about->text().contains(QLatin1String("GPL-3.0")));
+        about->close();
+
+        window.findChild<QAction *>(QStringLiteral("actionSkill"))->trigger();
+        auto dialogs = window.findChildren<ResultDetailsDialog *>();
+        QCOMPARE(dialogs.size(), 1);
+        QVERIFY2(dialogs.front()->text().contains(QLatin1String("kernel-speedrun")),
+                 qPrintable(dialogs.front()->text().left(200)));
+        delete dialogs.front();
+
+        auto *docs = window.findChild<QMenu *>(QStringLiteral("menuDocs"));
+        QVERIFY(docs);
+        QStringList names;
+        for (QAction *a : docs->actions())
+            names.append(a->text());
+        QVERIFY2(names.contains(QStringLiteral("window.md")), qPrintable(names.join(u'|')));
+        docs->actions().at(names.indexOf(QStringLiteral("window.md")))->trigger();
+        dialogs = window.findChildren<ResultDetailsDialog *>();
+        QCOMPARE(dialogs.size(), 1);
+        QVERIFY(dialogs.front()->text().contains(QLatin1String("Reset layout")));
+    }
+
+    void resetLayoutRestoresTheDefaultDocks()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        QSettings().remove(QStringLiteral("window"));
+        MainWindow window(&session);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const auto arrangement = [&window] {
+            QStringList parts;
+            for (const char *name : {"targets", "kernels", "sass", "source", "roofline", "history", "feed"}) {
+                QDockWidget *d = window.dock(QLatin1String(name));
+                QStringList tabs;
+                for (QDockWidget *t : window.tabifiedDockWidgets(d))
+                    tabs.append(t->objectName());
+                // Geometry to 10 px: the same arrangement, not the same rounding (a tab behind
+                // another has none worth comparing).
+                const QRect g = d->visibleRegion().isEmpty() ? QRect() : d->geometry();
+                parts.append(QStringLiteral("%1 area %2 floating %3 hidden %4 tabs [%5] at %6,%7 %8x%9")
+                                 .arg(d->objectName())
+                                 .arg(int(window.dockWidgetArea(d)))
+                                 .arg(d->isFloating())
+                                 .arg(d->isHidden())
+                                 .arg(tabs.join(u','))
+                                 .arg(g.x() / 10)
+                                 .arg(g.y() / 10)
+                                 .arg(g.width() / 10)
+                                 .arg(g.height() / 10));
+            }
+            return parts;
+        };
+        QTest::qWait(50);
+        const QStringList initial = arrangement();
+        QVERIFY2(window.tabifiedDockWidgets(window.dock(QStringLiteral("sass")))
+                     .contains(window.dock(QStringLiteral("source"))),
+                 qPrintable(initial.join(u'\n')));
+
+        window.dock(QStringLiteral("roofline"))->setFloating(true);
+        window.dock(QStringLiteral("feed"))->hide();
+        window.tabifyDockWidget(window.dock(QStringLiteral("kernels")),
+                                window.dock(QStringLiteral("history")));
+        window.resizeDocks({window.dock(QStringLiteral("targets"))}, {300}, Qt::Horizontal);
+        QTest::qWait(50);
+        QVERIFY(arrangement() != initial);
+
+        window.findChild<QAction *>(QStringLiteral("actionResetLayout"))->trigger();
+        QTRY_COMPARE(arrangement(), initial);
     }
 
     void cancelFromFeed()

@@ -89,7 +89,8 @@ private Q_SLOTS:
         QCOMPARE(model.index(0, 0).data(KernelTableModel::DeltaRole).toDouble(), -0.5);
         QCOMPARE(model.index(0, KernelTableModel::DeltaColumn).data().toString(), QStringLiteral("-50.0 %"));
         QCOMPARE(model.index(1, KernelTableModel::DeltaColumn).data().toString(), QStringLiteral("added"));
-        QCOMPARE(model.index(2, 0).data().toString(), QStringLiteral("gone (removed)"));
+        QCOMPARE(model.index(2, 0).data().toString(), QStringLiteral("gone"));
+        QCOMPARE(model.index(2, KernelTableModel::DeltaColumn).data().toString(), QStringLiteral("removed"));
     }
 
     void kernelProxySortsNumbersAndFilters()

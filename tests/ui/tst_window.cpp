@@ -21,11 +21,17 @@
 #include "verifyhistoryview.h"
 #include "windowoptions.h"
 
+#include <QAbstractAxis>
 #include <QApplication>
+#include <QChart>
+#include <QChartView>
 #include <QDoubleSpinBox>
 #include <QHash>
+#include <QHeaderView>
 #include <QImage>
+#include <QPolygonF>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -213,7 +219,9 @@ private Q_SLOTS:
         const int shared = m->rowForKernel(QStringLiteral("shared"));
         QCOMPARE(m->index(added, KernelTableModel::DeltaColumn).data().toString(), QStringLiteral("added"));
         QCOMPARE(m->index(removed, KernelTableModel::NameColumn).data().toString(),
-                 QStringLiteral("old_kernel<…> (removed)"));
+                 QStringLiteral("old_kernel<…>"));
+        QCOMPARE(m->index(removed, KernelTableModel::DeltaColumn).data().toString(),
+                 QStringLiteral("removed"));
         QCOMPARE(m->index(shared, KernelTableModel::DeltaColumn).data().toString(),
                  QStringLiteral("-50.0 %"));
         // The full name stays in the tooltip.
@@ -291,6 +299,63 @@ private Q_SLOTS:
         auto *spin = dialog.findChild<QDoubleSpinBox *>(QStringLiteral("timeout"));
         QVERIFY(spin);
         QCOMPARE(spin->text(), QStringLiteral("300 s"));
+    }
+
+    void defaultLayoutShowsNsightColumnsLabelsAndTitlesWhole()
+    {
+        // The window as it first opens (no saved layout), on the demo: the kernel table compares
+        // the baseline's profile with the candidate's.
+        QSettings().remove(QStringLiteral("window"));
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        MainWindow window(&session);
+        QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
+        QVERIFY(loaded.wait(10000));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(window.size(), QSize(1600, 1000));
+        window.setWorkspace(demoWorkspace());
+        QTest::qWait(100);
+
+        QTableView *table = window.kernelView()->table();
+        QVERIFY(window.kernelView()->model()->isDelta());
+        QHeaderView *header = table->horizontalHeader();
+        for (int c : KernelTableView::nsightColumns()) {
+            const QString name = table->model()->headerData(c, Qt::Horizontal).toString();
+            QVERIFY2(!table->isColumnHidden(c), qPrintable(name));
+            const int left = header->sectionViewportPosition(c);
+            QVERIFY2(left >= 0 && left + header->sectionSize(c) <= table->viewport()->width(),
+                     qPrintable(QStringLiteral("%1 at %2 + %3 in %4")
+                                    .arg(name)
+                                    .arg(left)
+                                    .arg(header->sectionSize(c))
+                                    .arg(table->viewport()->width())));
+            // Header text and sort arrow whole.
+            QVERIFY2(header->sectionSize(c) >= header->sectionSizeHint(c), qPrintable(name));
+        }
+        QVERIFY(table->columnWidth(KernelTableModel::NameColumn) >= 150);
+
+        // Roofline: every ceiling keeps its label, and no two labels overlap.
+        const QList<QPolygonF> labels = window.rooflineView()->ceilingLabelShapes();
+        QCOMPARE(labels.size(), qsizetype(window.rooflineView()->data().ceilings.size()));
+        QVERIFY(labels.size() >= 3);
+        for (qsizetype i = 0; i < labels.size(); ++i) {
+            for (qsizetype j = i + 1; j < labels.size(); ++j)
+                QVERIFY2(!labels[i].intersects(labels[j]),
+                         qPrintable(QStringLiteral("labels %1 and %2 overlap").arg(i).arg(j)));
+        }
+
+        // Verify history: the title and the axis titles fit the chart.
+        QChart *chart = window.historyView()->chartView()->chart();
+        QVERIFY(window.historyModel()->rowCount() > 0);
+        QVERIFY(QFontMetrics(chart->titleFont()).horizontalAdvance(chart->title()) <=
+                chart->size().width() - chart->margins().left() - chart->margins().right());
+        for (QAbstractAxis *axis : chart->axes()) {
+            const int advance = QFontMetrics(axis->titleFont()).horizontalAdvance(axis->titleText());
+            const double room =
+                axis->orientation() == Qt::Vertical ? chart->plotArea().height() : chart->plotArea().width();
+            QVERIFY2(advance <= room, qPrintable(axis->titleText()));
+        }
     }
 
     void withoutADisplayTheBinarySaysWhatToDo()
