@@ -18,6 +18,7 @@ EXPECTED = {
     "baseline_patch.py": {"incorrect"},
     "lazy_subclass.py": {"invalid"},
     "forged_line.py": {"invalid"},
+    "half_rewrite.py": {"incorrect"},
 }
 
 
