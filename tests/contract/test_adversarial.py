@@ -19,6 +19,7 @@ EXPECTED = {
     "lazy_subclass.py": {"invalid"},
     "forged_line.py": {"invalid"},
     "half_rewrite.py": {"incorrect"},
+    "disk_edit.py": {"invalid"},
 }
 
 
