@@ -5,7 +5,7 @@ tests/data/adversarial/gpu against the rmsnorm-sized baseline there, printed as 
 (fixture, expected, verdict, reported speedup, reason). Exits 1 when any fixture gets a verdict
 other than the expected one.
 
-    python3 bench/adversarial_table.py [--hotkernel build/release/bin/hotkernel] [--python PYTHON] [--n 3]
+    python3 bench/adversarial_table.py [--hotkernel build/release/app/hotkernel] [--python PYTHON] [--n 3]
 """
 import argparse
 import json
@@ -29,7 +29,7 @@ EXPECTED = [
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--hotkernel", default=os.path.join(root, "build", "release", "bin", "hotkernel"))
+    p.add_argument("--hotkernel", default=os.path.join(root, "build", "release", "app", "hotkernel"))
     p.add_argument("--python", default=os.environ.get("HOTKERNEL_PYTHON"),
                    help="the interpreter with CUDA torch (default: HOTKERNEL_PYTHON, else hotkernel's choice)")
     p.add_argument("--n", type=int, default=3)
