@@ -50,7 +50,8 @@ def main():
                                    "--json"], cwd=tmp, env=env, capture_output=True, text=True)
             try:
                 r = json.loads(proc.stdout)
-                verdict, speedup, reason = r.get("verdict"), r.get("speedup"), r.get("reason") or ""
+                verdict, speedup = r.get("verdict") or "error", r.get("speedup")
+                reason = r.get("reason") or r.get("error") or ""
             except ValueError:
                 verdict, speedup, reason = "error", None, (proc.stderr or proc.stdout).strip()[-200:]
             ok = verdict in expected.split("/")
