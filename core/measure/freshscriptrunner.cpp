@@ -19,7 +19,10 @@ QString FreshScriptRunner::commandLine() const
 
 QStringList FreshScriptRunner::runArguments(int runIndex) const
 {
-    return QStringList{QStringLiteral("--run"), QString::number(runIndex)};
+    QStringList args{QStringLiteral("--run"), QString::number(runIndex)};
+    if (m_judgeSeed)
+        args << QStringLiteral("--judge-seed") << QString::number(*m_judgeSeed);
+    return args;
 }
 
 } // namespace hotkernel

@@ -12,6 +12,7 @@
 #include <QStringList>
 
 #include <chrono>
+#include <optional>
 
 namespace hotkernel {
 
@@ -60,10 +61,14 @@ public:
     // A kept worker serves later calls that may name the script differently or want another timeout.
     void setTimeout(std::chrono::milliseconds timeout) { m_options.timeout = timeout; }
     void setDisplayName(const QString &name) { m_options.displayName = name; }
+    // The seed of the judged replay in the next runs (docs/contract.md): verify draws one per pair
+    // at run time, so no script can know it in advance. Unset: the contract draws its own.
+    void setJudgeSeed(std::optional<quint64> seed) { m_judgeSeed = seed; }
 
 protected:
     explicit ScriptRunner(ScriptRunnerOptions options) : m_options(std::move(options)) {}
     ScriptRunnerOptions m_options;
+    std::optional<quint64> m_judgeSeed;
 };
 
 } // namespace hotkernel

@@ -10,7 +10,10 @@
 #include "session/job.h"
 #include "session/session.h"
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QRandomGenerator>
 
 #include <cmath>
 
@@ -83,6 +86,31 @@ struct Side
     RunLine first;
     bool haveFirst = false;
 };
+
+// Why a pair cannot be trusted, or empty: a side's contract marked its run invalid (a patched
+// timer, a tensor subclass, persisting L2 lines...), or the candidate's judged inputs are not the
+// ones the contract draws from this pair's judge seed (a line not computed by the contract).
+QString untrustedPair(const RunLine &lb, const RunLine &lc, int pair, quint64 judgeSeed)
+{
+    for (const RunLine *l : {&lb, &lc}) {
+        if (const QString why = stringField(l->json, "invalid"); !why.isEmpty())
+            return QStringLiteral("the %1's run %2 cannot be trusted: %3")
+                .arg(l == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"))
+                .arg(pair)
+                .arg(why);
+    }
+    const QString expected = stringField(lb.json, "judge_inputs_sha256");
+    const QString got = stringField(lc.json, "judge_inputs_sha256");
+    if (!expected.isEmpty() && got != expected)
+        return QStringLiteral("the candidate's run %1 reports judged inputs (%2) that are not the ones the "
+                              "contract draws from judge seed %3 (%4): its result line was not computed by "
+                              "the contract on them; run the candidate through main(TARGET, fn)")
+            .arg(pair)
+            .arg(got.isEmpty() ? QStringLiteral("none") : got.left(12))
+            .arg(judgeSeed)
+            .arg(expected.left(12));
+    return {};
+}
 
 } // namespace
 
@@ -159,7 +187,21 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     Comparison comparison;
     int pair = 0;
     int runsDone = 0;
+    Json judgeSeeds = Json::array();
+    std::vector<std::pair<QString, QString>> watched;
+    for (const Side *side : {&b, &c}) {
+        const QString contract =
+            QFileInfo(side->file.path).dir().filePath(QStringLiteral("_hotkernel_contract.py"));
+        watched.emplace_back(side->file.path, side->file.sha256);
+        watched.emplace_back(contract, MeasureSetup::sha256OfFile(contract));
+    }
     while (true) {
+        // 53 bits: exact in every JSON reader. Both sides get the same seed, so their judged
+        // inputs must hash alike.
+        const quint64 judgeSeed = QRandomGenerator::system()->generate64() >> 11;
+        judgeSeeds.push_back(judgeSeed);
+        b.prepared.runner->setJudgeSeed(judgeSeed);
+        c.prepared.runner->setJudgeSeed(judgeSeed);
         const bool baselineFirst = pair % 2 == 0; // b c, c b, b c, ...: going second is nobody's bias
         Side *order[2] = {baselineFirst ? &b : &c, baselineFirst ? &c : &b};
         RunLine lines[2];
@@ -213,6 +255,12 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             reason = QStringLiteral("the two scripts do not measure the same thing: ") + mismatches.first();
             break;
         }
+        if (const QString why = untrustedPair(lb, lc, pair, judgeSeed); !why.isEmpty()) {
+            verdict = QStringLiteral("invalid");
+            reason = why;
+            mismatches.append(why);
+            break;
+        }
         if (!lb.ok) {
             verdict = QStringLiteral("invalid");
             mismatches.append(
@@ -261,6 +309,18 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         GpuSharing::merge(sharedWith, GpuSharing::others(after));
     }
     deviceLock.release();
+    // A script, or the contract next to it, rewritten while it ran: the runs measured something
+    // else than the files the result names.
+    for (const auto &[path, sha] : watched) {
+        if (MeasureSetup::sha256OfFile(path) != sha && verdict != QLatin1String("invalid")) {
+            verdict = QStringLiteral("invalid");
+            reason =
+                QStringLiteral("%1 changed on disk during the verify, so the runs measured another file "
+                               "than the one this result names: run verify again and leave the files alone")
+                    .arg(QDir::toNativeSeparators(path));
+            mismatches.append(reason);
+        }
+    }
     const double pairsDoneAt = wall.nsecsElapsed() / 1e9;
 
     if (verdict.isEmpty()) {
@@ -340,6 +400,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
     r["mismatches"] = toJson(mismatches);
     r["failed_runs"] = failedRuns;
+    r["judge_seeds"] = judgeSeeds;
     r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())},
                                 {"bytes", r["contract"].value("bytes", Json())}};
     r["physical_floor"] = floor.json;

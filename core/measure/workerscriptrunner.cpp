@@ -308,7 +308,9 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
     QElapsedTimer clock;
     clock.start();
     const QByteArray request =
-        QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex) + "}\n";
+        QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex) +
+        (m_judgeSeed ? QByteArray(", \"judge_seed\": ") + QByteArray::number(*m_judgeSeed) : QByteArray()) +
+        "}\n";
     m_process->write(request);
     QByteArray line;
     QPointer<WorkerScriptRunner> self(this);

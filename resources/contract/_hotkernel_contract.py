@@ -73,6 +73,16 @@ class TargetError(Exception):
     """A bad target definition: reported in the `error` field of the line."""
 
 
+class _Invalid(Exception):
+    """The run cannot be trusted (a patched timer, a tensor subclass, persisting L2 lines...):
+    reported in the `invalid` field of the line, which makes the verdict invalid."""
+
+
+def _fresh_judge_seed():
+    # 53 bits: exact in every JSON reader, and unknowable before the run.
+    return int.from_bytes(os.urandom(7), "big") >> 3
+
+
 # --- definitions ---------------------------------------------------------------------------------
 class Input:
     """One raw input tensor: drawn with randn (floating) or randint(0, high) (integer dtypes).
@@ -322,7 +332,9 @@ class _Bench:
             baseline_fn = target._defining_globals.get("fn")
             if baseline_fn is None:
                 raise TargetError("no reference given and the module defining TARGET has no fn")
-            self.reference = baseline_fn
+            # A candidate imports the baseline module and could replace its fn: the reference is
+            # the fn of the baseline file executed afresh, outside sys.modules.
+            self.reference = _fresh_function(target._defining_globals.get("__file__"), "fn") or baseline_fn
             self.reference_on_fp32_copies = True
         else:
             self.reference = load_function(target.reference if callable(target.reference) else ref, base)
@@ -356,6 +368,10 @@ class _Bench:
         t = self.torch
         if into is None:
             into = t.empty(spec["shape"], dtype=self._torch_dtype(spec["dtype"]), device=self.device)
+        else:
+            # Through .data: same storage, but the tensor's version counter does not move, so a
+            # cache keyed by data_ptr and _version serves stale outputs and fails the check.
+            into = into.data
         if spec["dtype"] in INT_DTYPES:
             into.random_(0, spec["high"], generator=gen)
         else:
@@ -385,11 +401,12 @@ class _Bench:
     def rotated_bytes(self):
         return sum(self.sets[0][n].numel() * self.sets[0][n].element_size() for n in self.definition["rotate"])
 
-    def fill(self, run):
-        """Draw (first time) or refill in place (later) every input from seed + run."""
+    def fill(self, run, seed=None):
+        """Draw (first time) or refill in place (later) every input from seed + run, or from seed
+        when given (the judge seed)."""
         t = self.torch
         gen = t.Generator(device=self.device)
-        gen.manual_seed(self.definition["seed"] + run)
+        gen.manual_seed(self.definition["seed"] + run if seed is None else seed)
         rotate = self.definition["rotate"]
         first = self.sets is None
         with t.no_grad():
@@ -399,7 +416,7 @@ class _Bench:
                 set0 = self._derived(self._raw_set(gen))
                 if not first:
                     for n, v in set0.items():
-                        self.sets[0][n].copy_(v)
+                        self.sets[0][n].data.copy_(v)
                     set0 = self.sets[0]
             if first:
                 rotated = max(1, sum(set0[n].numel() * set0[n].element_size() for n in rotate))
@@ -419,7 +436,7 @@ class _Bench:
                     fresh = {n: fresh[n] for n in rotate}
                     if not first:
                         for n, v in fresh.items():
-                            self.sets[k][n].copy_(v)
+                            self.sets[k][n].data.copy_(v)
                         continue
                 if first:
                     s = dict(set0)
@@ -468,6 +485,7 @@ class _Bench:
             return False, None, "fn returned %d outputs, the reference %d%s" % (len(outs), len(ref), suffix)
         worst = 0.0
         atol, rtol = self.definition["atol"], self.definition["rtol"]
+        _require_plain(t, outs, suffix)
         for o, r in zip(outs, ref):
             if list(o.shape) != list(r.shape):
                 return False, None, "output shape %s != reference shape %s%s" % (list(o.shape), list(r.shape), suffix)
@@ -489,7 +507,8 @@ class _Bench:
 
     # Timing
     def time_block(self):
-        """(per-call ms samples, timer, timer_note, [(output, set index)] to check)."""
+        """(per-call ms samples, timer, timer_note, outs, run_block): outs maps set index to the
+        timed block's last output of that set; run_block runs the block again (untimed)."""
         t = self.torch
         iters, k = self.definition["iters"], self.k
         if self.device == "cpu":
@@ -501,7 +520,11 @@ class _Bench:
                 for i in range(iters):
                     outs[i % k] = self.call(self.sets[i % k])
                 samples.append((time.perf_counter() - start) * 1e3 / iters)
-            return samples, "wall", None, sorted(outs.items())
+
+            def run_cpu_block():
+                for i in range(iters):
+                    outs[i % k] = self.call(self.sets[i % k])
+            return samples, "wall", None, outs, run_cpu_block
         side = t.cuda.Stream()
         side.wait_stream(t.cuda.current_stream())
         with t.cuda.stream(side):
@@ -521,8 +544,13 @@ class _Bench:
             run_block = graph.replay
             timer = "graph"
         except Exception as e:
-            note = "CUDA graph capture failed (%s: %s); timed events around a plain block" % (
-                type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            why = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            if "unjoined" in why.lower():
+                # Work forked onto a stream that never joins back: what the block returns is not
+                # what it computed by the time it returns.
+                raise _Invalid("CUDA graph capture failed because fn forks work onto a stream that never "
+                               "joins the calling stream (%s): join it (wait_stream) before returning" % why)
+            note = "CUDA graph capture failed (%s); timed events around a plain block" % why
             _log(note)
             try:
                 t.cuda.synchronize()
@@ -545,7 +573,7 @@ class _Bench:
             end.synchronize()
             samples.append(start.elapsed_time(end) / iters)
         t.cuda.synchronize()
-        return samples, timer, note, sorted(outs.items())
+        return samples, timer, note, outs, run_block
 
     def identity(self):
         d = self.definition
@@ -577,17 +605,41 @@ class _Bench:
             moved = sum(a.numel() * a.element_size() for a in self.args(self.sets[0]))
         return int(moved + self.out_bytes)
 
-    def run(self, run):
-        """The result line of run index `run`."""
+    def _poison(self, outs):
         t = self.torch
+        for out in outs.values():
+            for o in _as_list(out) or []:
+                o.data.fill_(float("nan") if o.is_floating_point() else _INT_SENTINEL)
+
+    def _inputs_digest(self):
+        """sha256 of the judged inputs of set 0: the baseline draws the same bytes from the same
+        judge seed, so a line not computed by this contract on these inputs cannot match."""
+        h = hashlib.sha256()
+        t = self.torch
+        try:
+            for a in self.args(self.sets[0]):
+                h.update(a.detach().contiguous().cpu().reshape(-1).view(t.uint8).numpy().tobytes())
+        except Exception as e:
+            _log("cannot hash the judged inputs (%s): the core will not compare them" % e)
+            return None
+        return h.hexdigest()
+
+    def run(self, run, judge_seed=None):
+        """The result line of run index `run`; the judged replay draws its inputs from judge_seed
+        (random when not given)."""
+        t = self.torch
+        if judge_seed is None:
+            judge_seed = _fresh_judge_seed()
         self.fill(run)
         line = {"protocol": PROTOCOL, "ok": False, "ms": None, "timer": None, "timer_note": None,
                 "samples_ms": [], "run": run}
         line.update(self.identity())
-        line.update({"max_err": None, "mismatch": None})
+        line.update({"max_err": None, "mismatch": None, "invalid": None, "judge_seed": judge_seed,
+                     "judge_inputs_sha256": None})
         ok, worst, mismatch = True, 0.0, None
         dtype_ctx = _Tf32(t, self.definition["dtype"] == "tf32")
         try:
+            _l2_reset(t, self.device)
             with t.no_grad(), dtype_ctx:
                 for k, s in enumerate(self.sets):
                     good, err, why = self.check(self.call(s), k)
@@ -598,18 +650,42 @@ class _Bench:
                         break
                 if self.device == "cuda":
                     t.cuda.synchronize()
-                samples, timer, note, outs = self.time_block()
+                samples, timer, note, outs, run_block = self.time_block()
                 if ok:
                     where = ", CUDA graph replay" if timer == "graph" else ", timed block"
-                    for k, out in outs:
+                    for k, out in sorted(outs.items()):
                         good, err, why = self.check(out, k, where)
                         if err is not None:
                             worst = max(worst, err)
                         if not good:
                             ok, mismatch = False, why
                             break
+                # The judged replay: the same graph (or block) once more, untimed, on inputs
+                # refilled in place from a seed nobody knew before this run, into poisoned outputs.
+                self._poison(outs)
+                self.fill(run, judge_seed)
+                line["judge_inputs_sha256"] = self._inputs_digest()
+                run_block()
+                if self.device == "cuda":
+                    t.cuda.synchronize()
+                if ok:
+                    where = ", judged replay of the %s with judge seed %d" % (
+                        "CUDA graph" if timer == "graph" else "timed block", judge_seed)
+                    for k, out in sorted(outs.items()):
+                        good, err, why = self.check(out, k, where)
+                        if err is not None:
+                            worst = max(worst, err)
+                        if not good:
+                            ok, mismatch = False, why
+                            break
+                l2 = _l2_violation(t, self.device)
+                if l2:
+                    raise _Invalid(l2)
         except TargetError:
             raise
+        except _Invalid as e:
+            line.update({"ok": False, "invalid": str(e), "mismatch": str(e)})
+            return line
         except Exception as e:
             traceback.print_exc()
             line.update({"ok": False, "max_err": None, "mismatch": "fn raised %s: %s" % (
@@ -619,6 +695,173 @@ class _Bench:
         line.update({"ok": ok, "ms": statistics.median(samples), "timer": timer, "timer_note": "; ".join(notes) or None,
                      "samples_ms": samples, "max_err": worst, "mismatch": mismatch})
         return line
+
+
+# --- what the judge trusts -----------------------------------------------------------------------
+# Integer outputs are poisoned with this before the judged replay (floats with NaN).
+_INT_SENTINEL = -77
+
+
+def _require_plain(torch, outs, suffix):
+    """Judged outputs must be exact torch.Tensor: a subclass or a mode could compute lazily when
+    the check reads it, or answer the check with something other than what the block wrote."""
+    for o in outs:
+        if type(o) is not torch.Tensor:
+            raise _Invalid("fn returned a %s.%s, a subclass of torch.Tensor%s: return plain torch.Tensor outputs"
+                           % (type(o).__module__, type(o).__qualname__, suffix))
+    modes = getattr(torch._C, "_len_torch_dispatch_stack", None)
+    if modes is not None and modes() > 0:
+        raise _Invalid("a __torch_dispatch__ mode is active while the outputs are judged%s: fn must not leave "
+                       "one behind" % suffix)
+    tf_mode = getattr(torch._C, "_is_torch_function_mode_enabled", None)
+    if tf_mode is not None and tf_mode():
+        raise _Invalid("a __torch_function__ mode is active while the outputs are judged%s: fn must not leave "
+                       "one behind" % suffix)
+
+
+def _fresh_function(path, name):
+    """name from the file at path executed as a new module that is not in sys.modules, or None."""
+    if not path or not os.path.isfile(path):
+        return None
+    spec = importlib.util.spec_from_file_location("_hotkernel_fresh_" + _sha256_hex(path.encode())[:12], path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name, None)
+
+
+_CUDA_LIMIT_PERSISTING_L2 = 0x06
+_CUDA_STREAM_ATTR_ACCESS_POLICY_WINDOW = 1
+_CUDA_ACCESS_PROPERTY_PERSISTING = 2
+_cudart_lib = None
+
+
+def _cudart():
+    """The CUDA runtime torch loaded (ctypes), or None."""
+    global _cudart_lib
+    if _cudart_lib is None:
+        import ctypes
+        path = None
+        try:
+            with open("/proc/self/maps") as f:
+                for entry in f:
+                    if "libcudart" in entry:
+                        path = entry.split()[-1]
+                        break
+        except OSError:
+            pass
+        for candidate in ([path] if path else []) + ["libcudart.so.12", "libcudart.so"]:
+            try:
+                _cudart_lib = ctypes.CDLL(candidate)
+                break
+            except OSError:
+                continue
+        else:
+            _cudart_lib = False
+    return _cudart_lib or None
+
+
+def _l2_reset(torch, device):
+    """No persisting L2 lines before timing: limit 0, persisting lines reset."""
+    if device != "cuda":
+        return
+    import ctypes
+    lib = _cudart()
+    if lib is None:
+        _log("cannot load the CUDA runtime: the persisting L2 limit is not reset")
+        return
+    lib.cudaDeviceSetLimit(ctypes.c_int(_CUDA_LIMIT_PERSISTING_L2), ctypes.c_size_t(0))
+    lib.cudaCtxResetPersistingL2Cache()
+
+
+def _l2_violation(torch, device):
+    """A sentence when fn raised the persisting L2 limit or left a persisting access-policy window
+    on the current stream, else None."""
+    if device != "cuda":
+        return None
+    import ctypes
+    lib = _cudart()
+    if lib is None:
+        return None
+    limit = ctypes.c_size_t(0)
+    if lib.cudaDeviceGetLimit(ctypes.byref(limit), ctypes.c_int(_CUDA_LIMIT_PERSISTING_L2)) == 0 and limit.value:
+        return ("fn raised cudaLimitPersistingL2CacheSize to %d bytes: persisting L2 lines survive the cache "
+                "flush between timed calls, so the time is not the kernel's; remove the L2 persistence" % limit.value)
+    # cudaStreamAttrValue: a union led by cudaAccessPolicyWindow {base_ptr, num_bytes, hitRatio,
+    # hitProp, missProp}; 64 bytes covers every version's union.
+    value = (ctypes.c_ubyte * 64)()
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+    if lib.cudaStreamGetAttribute(stream, ctypes.c_int(_CUDA_STREAM_ATTR_ACCESS_POLICY_WINDOW), value) == 0:
+        num_bytes = ctypes.c_size_t.from_buffer(value, 8).value
+        hit_prop = ctypes.c_int.from_buffer(value, 20).value
+        if num_bytes and hit_prop == _CUDA_ACCESS_PROPERTY_PERSISTING:
+            return ("fn set a persisting L2 access-policy window of %d bytes on the timing stream "
+                    "(cudaStreamAttributeAccessPolicyWindow, hitProp Persisting): remove it" % num_bytes)
+    return None
+
+
+def _code_hash(obj):
+    import marshal
+    code = getattr(obj, "__code__", None) or getattr(getattr(obj, "__func__", None), "__code__", None)
+    if code is None:
+        return None
+    try:
+        return _sha256_hex(marshal.dumps(code))
+    except ValueError:
+        return None
+
+
+def _guarded():
+    """(name, getter) of every function a measurement trusts; getters read through the modules,
+    so a replacement anywhere on the path shows."""
+    g = [("time.perf_counter", lambda: time.perf_counter),
+         ("statistics.median", lambda: statistics.median),
+         ("json.dumps", lambda: json.dumps),
+         ("os.write", lambda: os.write)]
+    mod = sys.modules[__name__]
+    for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_worker", "main",
+                 "_integrity_violations", "_guarded"):
+        g.append(("contract " + name, lambda name=name: getattr(mod, name)))
+    for name in ("run", "check", "time_block", "fill", "call", "_reference", "_poison", "identity"):
+        g.append(("contract _Bench." + name, lambda name=name: getattr(mod._Bench, name)))
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        g += [("torch.Tensor", lambda: torch.Tensor),
+              ("torch.Tensor.__torch_function__", lambda: torch.Tensor.__dict__.get("__torch_function__")),
+              ("torch.cuda.synchronize", lambda: torch.cuda.synchronize),
+              ("torch.cuda.Event", lambda: torch.cuda.Event),
+              ("torch.cuda.Event.record", lambda: torch.cuda.Event.record),
+              ("torch.cuda.Event.synchronize", lambda: torch.cuda.Event.synchronize),
+              ("torch.cuda.Event.elapsed_time", lambda: torch.cuda.Event.elapsed_time),
+              ("torch.cuda.CUDAGraph", lambda: torch.cuda.CUDAGraph),
+              ("torch.cuda.CUDAGraph.replay", lambda: torch.cuda.CUDAGraph.replay),
+              ("torch.cuda.graph", lambda: torch.cuda.graph)]
+    return g
+
+
+def _snapshot():
+    snap = {}
+    for name, get in _guarded():
+        try:
+            obj = get()
+        except Exception:
+            obj = None
+        snap[name] = (obj, _code_hash(obj))
+    return snap
+
+
+def _integrity_violations():
+    """The names of trusted functions that changed since the contract was imported."""
+    changed = []
+    for name, (obj, code) in _TRUSTED.items():
+        try:
+            now = _TRUSTED_GETTERS[name]()
+        except Exception:
+            now = None
+        if now is not obj or _code_hash(now) != code:
+            changed.append(name)
+    if time.perf_counter.__class__.__name__ != "builtin_function_or_method":
+        changed.append("time.perf_counter (not the builtin)")
+    return changed
 
 
 class _Tf32:
@@ -664,6 +907,8 @@ def _parse_args(argv):
     p.add_argument("--run", type=int, default=0, help="run index: inputs are drawn from seed + RUN")
     p.add_argument("--device", choices=("cuda", "cpu"), default=None,
                    help="override the target's device (default: the target's, else cuda when torch sees a GPU)")
+    p.add_argument("--judge-seed", type=int, default=None,
+                   help="seed of the judged replay's inputs (default: random, reported as judge_seed)")
     p.add_argument("--worker", action="store_true", help="long-lived worker: requests on stdin, one line each")
     p.add_argument("--check-import", action="store_true",
                    help="import everything the target names and print its identity, without running it")
@@ -685,7 +930,7 @@ def main(target, fn, argv=None):
         _worker(bench)
         return
     try:
-        _emit(bench.run(args.run))
+        _emit_checked(bench, args.run, args.judge_seed)
     except TargetError as e:
         _error_line(target, str(e))
     sys.stdout.flush()
@@ -741,10 +986,40 @@ def _worker(bench):
             continue
         if op == "quit":
             return
+        judge_seed = request.get("judge_seed") if isinstance(request, dict) else None
+        if judge_seed is not None and (not isinstance(judge_seed, int) or judge_seed < 0):
+            op = None
         if op != "run" or not isinstance(request.get("run"), int) or request["run"] < 0:
             _error_line(bench.target, "bad request %r: send {\"op\": \"run\", \"run\": I} or {\"op\": \"quit\"}" % raw[:200])
             continue
         try:
-            _emit(bench.run(request["run"]))
+            _emit_checked(bench, request["run"], judge_seed)
         except TargetError as e:
             _error_line(bench.target, str(e))
+
+
+def _emit_checked(bench, run, judge_seed):
+    """Runs through the functions the contract started with and marks the line invalid when any
+    trusted function was replaced meanwhile."""
+    line = _ORIGINAL_RUN(bench, run, judge_seed)
+    changed = _ORIGINAL_VIOLATIONS()
+    if changed:
+        why = ("patched during the run: %s (the timers and the contract must stay the ones the contract "
+               "started with)" % ", ".join(changed))
+        line["ok"] = False
+        line["invalid"] = why if not line.get("invalid") else line["invalid"] + "; " + why
+    _ORIGINAL_EMIT(line)
+
+
+# Taken at import, before any candidate code runs (the scripts import this module first). torch
+# is imported here for the same reason, except for --check-import, which must stay light.
+if "--check-import" not in sys.argv:
+    try:
+        import torch  # noqa: F401
+    except Exception:
+        pass
+_TRUSTED_GETTERS = dict(_guarded())
+_TRUSTED = _snapshot()
+_ORIGINAL_RUN = _Bench.run
+_ORIGINAL_VIOLATIONS = _integrity_violations
+_ORIGINAL_EMIT = _emit

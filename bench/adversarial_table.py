@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Issues 19 and 25 on the GPU machine: `hotkernel verify` on each GPU adversarial candidate of
+tests/data/adversarial/gpu against the rmsnorm-sized baseline there, printed as a table
+(fixture, expected, verdict, reported speedup, reason). Exits 1 when any fixture gets a verdict
+other than the expected one.
+
+    python3 bench/adversarial_table.py [--hotkernel build/release/app/hotkernel] [--python PYTHON] [--n 3]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+EXPECTED = [
+    ("honest.py", "faster/slower/inconclusive"),
+    ("ptrversion_cache.py", "incorrect"),
+    ("graph_capture_cache.py", "incorrect"),
+    ("event_patch.py", "invalid"),
+    ("l2_persist.py", "invalid"),
+    ("lazy_subclass.py", "invalid"),
+    ("unjoined_stream.py", "invalid"),
+]
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--hotkernel", default=os.path.join(root, "build", "release", "app", "hotkernel"))
+    p.add_argument("--python", default=os.environ.get("HOTKERNEL_PYTHON"),
+                   help="the interpreter with CUDA torch (default: HOTKERNEL_PYTHON, else hotkernel's choice)")
+    p.add_argument("--n", type=int, default=3)
+    args = p.parse_args()
+    if not os.path.isfile(args.hotkernel):
+        sys.exit("no hotkernel binary at %s: build it (packaging/build.sh) or pass --hotkernel" % args.hotkernel)
+    fixtures = os.path.join(root, "tests", "data", "adversarial", "gpu")
+    env = dict(os.environ)
+    if args.python:
+        env["HOTKERNEL_PYTHON"] = args.python
+    rows, bad = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in os.listdir(fixtures):
+            shutil.copy(os.path.join(fixtures, name), tmp)
+        shutil.copy(os.path.join(root, "resources", "contract", "_hotkernel_contract.py"), tmp)
+        for fixture, expected in EXPECTED:
+            proc = subprocess.run([args.hotkernel, "verify", "rmsnorm_baseline.py", fixture, "--n", str(args.n),
+                                   "--json"], cwd=tmp, env=env, capture_output=True, text=True)
+            try:
+                r = json.loads(proc.stdout)
+                verdict, speedup = r.get("verdict") or "error", r.get("speedup")
+                reason = r.get("reason") or r.get("error") or ""
+            except ValueError:
+                verdict, speedup, reason = "error", None, (proc.stderr or proc.stdout).strip()[-200:]
+            ok = verdict in expected.split("/")
+            bad += not ok
+            rows.append((fixture, expected, verdict, "-" if speedup is None else "%.3gx" % speedup,
+                         ("" if ok else "UNEXPECTED: ") + reason.replace("\n", " ")[:140]))
+    widths = [max(len(str(r[i])) for r in rows + [("fixture", "expected", "verdict", "speedup", "reason")])
+              for i in range(4)]
+    print("| fixture | expected | verdict | speedup | reason |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(str(c).ljust(widths[i]) if i < 4 else c for i, c in enumerate(r)) + " |")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

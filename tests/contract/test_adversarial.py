@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Issue 19: `hotkernel verify` on each CPU adversarial candidate of tests/data/adversarial gives
+the verdict an honest harness must give (never faster), and the honest control stays measurable.
+
+Needs HOTKERNEL_BINARY, HOTKERNEL_SOURCE_DIR and HOTKERNEL_PYTHON (a Python with CPU torch)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+EXPECTED = {
+    "honest.py": {"faster", "slower", "inconclusive"},
+    "ptrversion_cache.py": {"incorrect"},
+    "timer_patch.py": {"invalid"},
+    "contract_patch.py": {"invalid"},
+    "baseline_patch.py": {"incorrect"},
+    "lazy_subclass.py": {"invalid"},
+    "forged_line.py": {"invalid"},
+    "half_rewrite.py": {"incorrect"},
+    "disk_edit.py": {"invalid"},
+}
+
+
+def main():
+    binary = os.environ["HOTKERNEL_BINARY"]
+    source = os.environ["HOTKERNEL_SOURCE_DIR"]
+    fixtures = os.path.join(source, "tests", "data", "adversarial")
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in os.listdir(fixtures):
+            if name.endswith(".py"):
+                shutil.copy(os.path.join(fixtures, name), tmp)
+        shutil.copy(os.path.join(source, "resources", "contract", "_hotkernel_contract.py"), tmp)
+        env = dict(os.environ, HOTKERNEL_LOCK_DIR=tmp)
+        for candidate, expected in sorted(EXPECTED.items()):
+            proc = subprocess.run([binary, "verify", "gelu_baseline.py", candidate, "--n", "2", "--warmup", "0",
+                                   "--json"], cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+            try:
+                result = json.loads(proc.stdout)
+            except ValueError:
+                failures.append("%s: no JSON result (exit %d): %s" % (candidate, proc.returncode,
+                                                                       (proc.stderr or proc.stdout)[-800:]))
+                continue
+            verdict = result.get("verdict")
+            print("%-22s expected %-28s got %-12s %s" % (candidate, "/".join(sorted(expected)), verdict,
+                                                          result.get("reason", "")[:160]))
+            if verdict not in expected:
+                failures.append("%s: verdict %s, expected %s (%s)" % (candidate, verdict, expected,
+                                                                     result.get("reason")))
+            if candidate != "honest.py" and result.get("speedup") is not None:
+                failures.append("%s: reports a speedup %s" % (candidate, result.get("speedup")))
+    for f in failures:
+        print("FAIL " + f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
