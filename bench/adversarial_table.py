@@ -33,6 +33,7 @@ def main():
     p.add_argument("--python", default=os.environ.get("HOTKERNEL_PYTHON"),
                    help="the interpreter with CUDA torch (default: HOTKERNEL_PYTHON, else hotkernel's choice)")
     p.add_argument("--n", type=int, default=3)
+    p.add_argument("--only", help="run this one fixture (e.g. l2_persist.py)")
     args = p.parse_args()
     if not os.path.isfile(args.hotkernel):
         sys.exit("no hotkernel binary at %s: build it (packaging/build.sh) or pass --hotkernel" % args.hotkernel)
@@ -46,6 +47,8 @@ def main():
             shutil.copy(os.path.join(fixtures, name), tmp)
         shutil.copy(os.path.join(root, "resources", "contract", "_hotkernel_contract.py"), tmp)
         for fixture, expected in EXPECTED:
+            if args.only and fixture != args.only:
+                continue
             proc = subprocess.run([args.hotkernel, "verify", "rmsnorm_baseline.py", fixture, "--n", str(args.n),
                                    "--json"], cwd=tmp, env=env, capture_output=True, text=True)
             try:
@@ -57,7 +60,7 @@ def main():
             ok = verdict in expected.split("/")
             bad += not ok
             rows.append((fixture, expected, verdict, "-" if speedup is None else "%.3gx" % speedup,
-                         ("" if ok else "UNEXPECTED: ") + reason.replace("\n", " ")[:140]))
+                         ("" if ok else "UNEXPECTED: ") + reason.replace("\n", " ")[:300]))
     widths = [max(len(str(r[i])) for r in rows + [("fixture", "expected", "verdict", "speedup", "reason")])
               for i in range(4)]
     print("| fixture | expected | verdict | speedup | reason |")

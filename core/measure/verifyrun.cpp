@@ -99,9 +99,11 @@ QString untrustedPair(const RunLine &lb, const RunLine &lc, int pair, quint64 ju
                 .arg(pair)
                 .arg(why);
     }
+    // Only a line that claims its outputs passed must show the judged inputs: a failed candidate run
+    // (fn raised, a mismatch) is incorrect for its own reason, which this must not hide.
     const QString expected = stringField(lb.json, "judge_inputs_sha256");
     const QString got = stringField(lc.json, "judge_inputs_sha256");
-    if (!expected.isEmpty() && got != expected)
+    if (!expected.isEmpty() && got != expected && lc.ok)
         return QStringLiteral("the candidate's run %1 reports judged inputs (%2) that are not the ones the "
                               "contract draws from judge seed %3 (%4): its result line was not computed by "
                               "the contract on them; run the candidate through main(TARGET, fn)")

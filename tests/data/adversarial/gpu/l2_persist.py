@@ -15,14 +15,25 @@ class _Window(ctypes.Structure):
 
 
 def fn(x, w):
-    lib = _cudart()
-    props = torch.cuda.get_device_properties(0)
-    limit = int(getattr(props, "L2_cache_size", 0) or 50 * 2**20) * 3 // 4
-    lib.cudaDeviceSetLimit(ctypes.c_int(0x06), ctypes.c_size_t(limit))
-    win = _Window(ctypes.c_void_p(x.data_ptr()), min(x.numel() * x.element_size(), limit), 1.0, 2, 1)
-    lib.cudaStreamSetAttribute(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream), ctypes.c_int(1),
-                               ctypes.byref(win))
+    # Set up where the cheat works: on the eager calls (the first one before capture), never
+    # inside the capture, where the driver refuses device-wide calls and the capture itself fails.
+    if not torch.cuda.is_current_stream_capturing():
+        _persist(x)
     return _honest(x, w)
+
+
+def _persist(x):
+    lib = _cudart()
+    # 16 MiB: under every Hopper card's persisting maximum and access-policy window limit (a limit
+    # above them fails with invalid argument, which torch then raises at its next launch).
+    limit = 16 * 2**20
+    lib.cudaDeviceSetLimit(ctypes.c_int(0x06), ctypes.c_size_t(limit))
+    # The legacy default stream (handle 0), where the eager calls run, takes no attributes: the
+    # window goes on any other stream the candidate's work runs on.
+    stream = torch.cuda.current_stream().cuda_stream
+    if stream:
+        win = _Window(ctypes.c_void_p(x.data_ptr()), min(x.numel() * x.element_size(), limit), 1.0, 2, 1)
+        lib.cudaStreamSetAttribute(ctypes.c_void_p(stream), ctypes.c_int(1), ctypes.byref(win))
 
 
 if __name__ == "__main__":
