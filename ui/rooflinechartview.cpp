@@ -396,6 +396,14 @@ void RooflineChartView::rebuild()
     pen.setWidth(3);
     m_selectedSeries->setPen(pen);
     attach(m_selectedSeries);
+    // A hollow marker's legend swatch is its transparent fill, invisible on a dark plot: the
+    // swatches of the hollow series take their outline's colour.
+    for (QScatterSeries *hollow : {byKind.value(QStringLiteral("baseline")), m_selectedSeries}) {
+        if (!hollow)
+            continue;
+        for (QLegendMarker *marker : m_view->chart()->legend()->markers(hollow))
+            marker->setBrush(hollow->pen().color());
+    }
     QStringList status;
     QMap<QString, int> counts;
     for (const RooflinePoint &p : m_data.points)

@@ -45,6 +45,11 @@ void SassDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     const bool dark = option.palette.color(QPalette::Base).lightness() < 128;
     const bool selected = option.state & QStyle::State_Selected;
     painter->save();
+    // The table's style has already filled a selected cell with the full highlight colour (its
+    // row panel); on that, the heat tint and the highlighter's orange immediates were unreadable in
+    // the light theme. Start from the plain base and draw the selection as a wash below.
+    if (selected)
+        painter->fillRect(option.rect, option.palette.color(QPalette::Base));
     QColor background = diffColor(index.data(SassModel::DiffStatusRole).toInt(), dark);
     const double hotness = index.data(SassModel::HotnessRole).toDouble();
     const bool hot = index.data(SassModel::IsHotRole).toBool();

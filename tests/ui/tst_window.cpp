@@ -160,6 +160,37 @@ private Q_SLOTS:
         QVERIFY(!table->isColumnHidden(SassModel::TopStallColumn));
     }
 
+    void selectedHotLineKeepsItsHeatReadable()
+    {
+        // The style fills a selected cell with the full highlight before the delegate paints; on it
+        // the heat and the orange immediates were unreadable (light theme). The selected hottest
+        // line must read as a light red wash: lighter than the highlight, redder than blue.
+        const Workspace w = demoWorkspace();
+        const SassFunction *f = hotFunction(w);
+        QVERIFY(f);
+        SassView view;
+        view.resize(900, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setFunction(*f);
+        QTableView *table = view.table();
+        const int row = table->currentIndex().row();
+        QVERIFY(table->selectionModel()->isRowSelected(row, QModelIndex()));
+        QTRY_VERIFY(table->rowViewportPosition(row) >= 0);
+        const QImage image = table->viewport()->grab().toImage();
+        const int x = table->columnViewportPosition(SassModel::AddressColumn) +
+                      table->columnWidth(SassModel::AddressColumn) - 4; // right of the short address
+        const int y = table->rowViewportPosition(row) + table->rowHeight(row) / 2;
+        const QColor cell = image.pixelColor(x * image.width() / table->viewport()->width(),
+                                             y * image.height() / table->viewport()->height());
+        const QColor highlight = table->palette().color(QPalette::Highlight);
+        QVERIFY2(
+            cell.lightness() > highlight.lightness() + 40,
+            qPrintable(
+                QStringLiteral("selected hot cell %1, highlight %2").arg(cell.name(), highlight.name())));
+        QVERIFY2(cell.red() > cell.blue(), qPrintable(cell.name()));
+    }
+
     void rooflineAxesHoldEveryPointAndRoof()
     {
         const Workspace w = demoWorkspace();
