@@ -473,6 +473,18 @@ class _Bench:
     def call(self, s):
         return self.fn(*self.args(s))
 
+    def check_each(self, outputs, where=""):
+        """(ok, worst error, mismatch) over (set index, output) pairs, stopping at the first
+        output that fails its check."""
+        worst = 0.0
+        for k, out in outputs:
+            good, err, why = self.check(out, k, where)
+            if err is not None:
+                worst = max(worst, err)
+            if not good:
+                return False, worst, why
+        return True, worst, None
+
     def check(self, out, k, where=""):
         """(ok, max_err, mismatch) of one output against the reference of rotated set k."""
         t = self.torch
@@ -636,30 +648,20 @@ class _Bench:
         line.update(self.identity())
         line.update({"max_err": None, "mismatch": None, "invalid": None, "judge_seed": judge_seed,
                      "judge_inputs_sha256": None})
-        ok, worst, mismatch = True, 0.0, None
+        ok, worst, mismatch = False, 0.0, None
         dtype_ctx = _Tf32(t, self.definition["dtype"] == "tf32")
         try:
             _l2_reset(t, self.device)
             with t.no_grad(), dtype_ctx:
-                for k, s in enumerate(self.sets):
-                    good, err, why = self.check(self.call(s), k)
-                    if err is not None:
-                        worst = max(worst, err)
-                    if not good:
-                        ok, mismatch = False, why
-                        break
+                # Lazily: a set is called only while the ones before it matched.
+                ok, worst, mismatch = self.check_each((k, self.call(s)) for k, s in enumerate(self.sets))
                 if self.device == "cuda":
                     t.cuda.synchronize()
                 samples, timer, note, outs, run_block = self.time_block()
                 if ok:
                     where = ", CUDA graph replay" if timer == "graph" else ", timed block"
-                    for k, out in sorted(outs.items()):
-                        good, err, why = self.check(out, k, where)
-                        if err is not None:
-                            worst = max(worst, err)
-                        if not good:
-                            ok, mismatch = False, why
-                            break
+                    ok, err, mismatch = self.check_each(sorted(outs.items()), where)
+                    worst = max(worst, err)
                 # The judged replay: the same graph (or block) once more, untimed, on inputs
                 # refilled in place from a seed nobody knew before this run, into poisoned outputs.
                 self._poison(outs)
@@ -671,13 +673,8 @@ class _Bench:
                 if ok:
                     where = ", judged replay of the %s with judge seed %d" % (
                         "CUDA graph" if timer == "graph" else "timed block", judge_seed)
-                    for k, out in sorted(outs.items()):
-                        good, err, why = self.check(out, k, where)
-                        if err is not None:
-                            worst = max(worst, err)
-                        if not good:
-                            ok, mismatch = False, why
-                            break
+                    ok, err, mismatch = self.check_each(sorted(outs.items()), where)
+                    worst = max(worst, err)
                 l2 = _l2_violation(t, self.device)
                 if l2:
                     raise _Invalid(l2)
@@ -821,7 +818,8 @@ def _guarded():
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_worker", "main",
                  "_integrity_violations", "_guarded"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
-    for name in ("run", "check", "time_block", "fill", "call", "_reference", "_poison", "identity"):
+    for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
+                 "_inputs_digest"):
         g.append(("contract _Bench." + name, lambda name=name: getattr(mod._Bench, name)))
     torch = sys.modules.get("torch")
     if torch is not None:
