@@ -68,6 +68,7 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     std::vector<double> samples;
     Json runs = Json::array();
     RunLine first;
+    QString untrusted; // the first run the contract itself marked invalid (issue 19)
     for (int i = 0; i < warmup + n; ++i) {
         const RunOutcome outcome = co_await prepared.runner->run(i);
         if (!job || outcome.cancelled || job->isCancelled())
@@ -88,6 +89,9 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
                     .arg(line.mismatch.isEmpty() ? QStringLiteral("ok is false") : line.mismatch));
         if (i == 0)
             first = line;
+        // A patched timer or a tensor subclass: its time is no measurement, so no valid bench.
+        if (const QString why = stringField(line.json, "invalid"); !why.isEmpty() && untrusted.isEmpty())
+            untrusted = QStringLiteral("the script's run %1 cannot be trusted: %2").arg(i).arg(why);
         job->setProgress(i + 1, double(n + warmup),
                          QStringLiteral("run %1%2: %3 ms")
                              .arg(i)
@@ -140,8 +144,9 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
               flops.is_number() && s.mean > 0 ? Json(flops.get<double>() / (s.mean * 1e-3) / 1e12) : Json()},
              {"gbps",
               bytes.is_number() && s.mean > 0 ? Json(bytes.get<double>() / (s.mean * 1e-3) / 1e9) : Json()}};
-    r["valid"] = floor.violation.isEmpty();
-    r["invalid_reason"] = floor.violation.isEmpty() ? Json() : Json(toStd(floor.violation));
+    const QString invalidReason = !untrusted.isEmpty() ? untrusted : floor.violation;
+    r["valid"] = invalidReason.isEmpty();
+    r["invalid_reason"] = invalidReason.isEmpty() ? Json() : Json(toStd(invalidReason));
     r["physical_floor"] = floor.json;
     r["contract"] = MeasureSetup::contractJson(first);
     r["contract"]["shipped_contract_sha256"] =

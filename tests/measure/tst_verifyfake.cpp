@@ -163,6 +163,23 @@ private Q_SLOTS:
         m_session->workers().clear(); // the next test counts the pool's workers
     }
 
+    void benchOfAnUntrustedRunIsInvalid()
+    {
+        // The contract marked the run invalid (a patched timer): bench shows no valid time for it.
+        const ToolResult bench = call(QStringLiteral("bench"), Json{{"script", fake("untrusted")}, {"n", 2}});
+        QVERIFY2(!bench.isError, qPrintable(bench.text));
+        QVERIFY(bench.structured["valid"] == Json(false));
+        QVERIFY2(
+            toQt(bench.structured["invalid_reason"].get<std::string>())
+                .startsWith(QStringLiteral("the script's run 0 cannot be trusted: patched during the run")),
+            qPrintable(bench.text));
+        QVERIFY2(bench.text.contains(QStringLiteral("INVALID: the script's run 0 cannot be trusted")),
+                 qPrintable(bench.text));
+        const ToolResult honest = call(QStringLiteral("bench"), Json{{"script", fake("ok")}, {"n", 2}});
+        QVERIFY(honest.structured["valid"] == Json(true));
+        m_session->workers().clear(); // the next test counts the pool's workers
+    }
+
     void crashMidRunIsAnErrorNamingTheRun()
     {
         const ToolResult r = verify("ok", "crash", Json{{"n", 5}});

@@ -54,6 +54,11 @@ def result(behaviour, run):
                     timer="graph")
     if behaviour == "h200timer":
         line.update(ms=ms / 100, samples_ms=[ms / 100] * 3)
+    if behaviour == "untrusted":
+        # What the contract reports when its integrity check found a patched timer (issue 19).
+        line.update(ms=ms / 100, samples_ms=[ms / 100] * 3,
+                    invalid="patched during the run: time.perf_counter (the timers and the contract must stay "
+                            "the ones the contract started with)")
     if behaviour == "okfalse":
         line.update(ok=False, mismatch="max abs err 0.5 > atol 0.01 + rtol * |ref|", max_err=0.5)
     if behaviour == "shape":
