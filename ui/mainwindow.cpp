@@ -3,8 +3,8 @@
 
 #include "agentfeedmodel.h"
 #include "agentfeedview.h"
-#include "inspect/ncukernelfilter.h"
 #include "kernelfilterproxy.h"
+#include "kernelrowrequests.h"
 #include "kerneltablemodel.h"
 #include "kerneltableview.h"
 #include "resultdetailsdialog.h"
@@ -216,67 +216,27 @@ void MainWindow::createActions()
         m_kernelView->addKernelAction(a);
     };
     kernelAction(tr("Profile this kernel (ncu --set full)..."), [this] {
-        // The kernel's own words, not its base name: "vectorized_elementwise_kernel" alone is
-        // every elementwise op, and launch_count 1 would profile whichever came first.
-        const QString target = m_targetsView->currentTarget();
-        Json wanted{{"tool", "ncu"},
-                    {"kernel_regex", toStd(NcuKernelFilter::regexFor(m_kernelView->selectedKernel()))},
-                    {"set", "full"},
-                    {"launch_count", 1}};
-        if (!target.isEmpty())
-            wanted["command"] = Json::array({"python3", toStd(target + QStringLiteral("_candidate.py"))});
-        runDialog(QStringLiteral("profile"), forTool(QStringLiteral("profile"), wanted));
+        runDialog(
+            QStringLiteral("profile"),
+            forTool(QStringLiteral("profile"), KernelRowRequests::profile(m_kernelView->selectedKernel(),
+                                                                          m_targetsView->currentTarget())));
     });
     kernelAction(tr("Disasm this kernel..."), [this] {
-        const QString kernel = KernelTableModel::shortName(m_kernelView->selectedKernel());
-        runDialog(QStringLiteral("disasm"),
-                  forTool(QStringLiteral("disasm"),
-                          Json{{"function", toStd(kernel.section(QLatin1Char('<'), 0, 0))}}));
+        runDialog(
+            QStringLiteral("disasm"),
+            forTool(QStringLiteral("disasm"), KernelRowRequests::disasm(m_kernelView->selectedKernel())));
     });
     kernelAction(tr("torch_trace the target's baseline..."), [this] {
-        const QString target = m_targetsView->currentTarget();
         runDialog(QStringLiteral("torch_trace"),
-                  target.isEmpty() ? Json::object()
-                                   : Json{{"script", toStd(target + QStringLiteral("_baseline.py"))}});
+                  KernelRowRequests::torchTrace(m_targetsView->currentTarget()));
     });
     kernelAction(tr("New target from this kernel..."), [this] {
-        // new_target rebuilds the aten op that launched the kernel from a torch_trace report: the
-        // table's own report when it is one, else the newest report under profiles/.
-        const QString kernel = m_kernelView->selectedKernel();
-        const KernelTable &table = m_kernelView->model()->table();
-        Json wanted{{"target", toStd(kernelTargetName(kernel))}};
-        const QString report = table.path.endsWith(QLatin1String(".torch-trace.json"))
-                                   ? table.path
-                                   : newestTraceReport(m_session->workDir().root());
-        if (!report.isEmpty()) {
-            wanted["from_trace"] = toStd(QDir(m_session->workDir().root()).relativeFilePath(report));
-            wanted["kernel"] = toStd(kernel);
-        }
-        runDialog(QStringLiteral("new_target"), forTool(QStringLiteral("new_target"), wanted));
+        runDialog(QStringLiteral("new_target"),
+                  forTool(QStringLiteral("new_target"),
+                          KernelRowRequests::newTarget(m_kernelView->selectedKernel(),
+                                                       m_kernelView->model()->table().path,
+                                                       m_session->workDir().root())));
     });
-}
-
-QString MainWindow::newestTraceReport(const QString &root)
-{
-    // Report names carry a UTC stamp (NAME-yyyyMMdd-HHmmss.torch-trace.json), so the newest sorts
-    // last among the same script's; across scripts the file time decides.
-    const QFileInfoList reports =
-        QDir(root + QStringLiteral("/profiles"))
-            .entryInfoList({QStringLiteral("*.torch-trace.json")}, QDir::Files, QDir::Time);
-    return reports.isEmpty() ? QString() : reports.first().absoluteFilePath();
-}
-
-QString MainWindow::kernelTargetName(const QString &kernel) const
-{
-    // "void at::native::rms_norm_kernel<float>(...)" -> "rms_norm_kernel": a name new_target takes.
-    QString name = KernelTableModel::shortName(kernel).section(QLatin1Char('<'), 0, 0);
-    for (QChar &c : name) {
-        if (!c.isLetterOrNumber() && c != QLatin1Char('_'))
-            c = QLatin1Char('_');
-    }
-    while (name.startsWith(QLatin1Char('_')))
-        name.remove(0, 1);
-    return name.left(48).toLower();
 }
 
 void MainWindow::createMenus()

@@ -103,8 +103,6 @@ private:
     void createMenus();
     void addRecent(const QString &key, const QString &path);
     void fillRecentMenu();
-    static QString newestTraceReport(const QString &root);
-    QString kernelTargetName(const QString &kernel) const;
     void showSourceOf(const QString &target);
     void onJobFinished(Job *job);
     void updateStatus();

@@ -7,6 +7,7 @@
 // ncu; the dialog check before it runs anywhere.
 #include "inspect/cudatools.h"
 #include "inspect/ncukernelfilter.h"
+#include "kernelrowrequests.h"
 #include "kerneltablemodel.h"
 #include "kerneltableview.h"
 #include "mainwindow.h"
@@ -142,6 +143,35 @@ private Q_SLOTS:
         QCOMPARE(toQt(arguments.value("set", std::string())), QStringLiteral("full"));
         QCOMPARE(arguments.value("launch_count", 0), 1);
         dialog->reject();
+    }
+
+    void kernelRowRequests()
+    {
+        // What the row's actions prefill, for torch's spelling of the gelu kernel.
+        const QString gelu = QStringLiteral(
+            "void at::native::vectorized_elementwise_kernel<8, "
+            "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+            "at::native::GeluType)::{lambda()#1}::operator()() const::{lambda()#4}::operator()() "
+            "const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >(int, T2, T3)");
+        QCOMPARE(KernelRowRequests::targetName(gelu), QStringLiteral("vectorized_elementwise_kernel"));
+        QVERIFY(KernelRowRequests::disasm(gelu)["function"] == Json("vectorized_elementwise_kernel"));
+        QVERIFY(KernelRowRequests::profile(gelu, QStringLiteral("gelu"))["command"][1] ==
+                Json("gelu_candidate.py"));
+        QVERIFY(!KernelRowRequests::profile(gelu, {}).contains("command"));
+        QVERIFY(KernelRowRequests::torchTrace(QStringLiteral("gelu"))["script"] == Json("gelu_baseline.py"));
+
+        QTemporaryDir dir;
+        const QString report =
+            dir.filePath(QStringLiteral("profiles/model-20261204-120000.torch-trace.json"));
+        // A table that is a torch_trace report names itself as the trace to rebuild from.
+        const Json fromTrace = KernelRowRequests::newTarget(gelu, report, dir.path());
+        QVERIFY(fromTrace["from_trace"] == Json("profiles/model-20261204-120000.torch-trace.json"));
+        QVERIFY(fromTrace["kernel"] == Json(toStd(gelu)));
+        // Any other table with no trace under profiles/: only a name, new_target asks for the rest.
+        const Json plain =
+            KernelRowRequests::newTarget(gelu, dir.filePath(QStringLiteral("x.details.csv")), dir.path());
+        QVERIFY(!plain.contains("from_trace"));
+        QVERIFY(plain["target"] == Json("vectorized_elementwise_kernel"));
     }
 
     void journeyThroughTheWindow()
