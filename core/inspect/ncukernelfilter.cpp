@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/ncukernelfilter.h"
 
+#include "inspect/kernelwords.h"
+
 #include <QRegularExpression>
-#include <QSet>
 
 namespace hotkernel {
 
@@ -35,27 +36,10 @@ QString NcuKernelFilter::regexFor(const QString &kernelName)
             break;
         }
     }
-    // Words both spellings share, minus the ones that say nothing about this kernel or that only
-    // one of them prints (ncu's "(int)8", "(bool)0" where torch has "8", "false"). Six in order are
-    // enough to tell apart every kernel of the journey's model (tst_journey), and few enough that
-    // ncu's backtracking matcher stays fast on the names that do not match.
-    static const QSet<QString> noise{
-        QStringLiteral("void"),      QStringLiteral("at"),        QStringLiteral("native"),
-        QStringLiteral("const"),     QStringLiteral("std"),       QStringLiteral("c10"),
-        QStringLiteral("operator"),  QStringLiteral("lambda"),    QStringLiteral("instance"),
-        QStringLiteral("char"),      QStringLiteral("int"),       QStringLiteral("unsigned"),
-        QStringLiteral("long"),      QStringLiteral("short"),     QStringLiteral("signed"),
-        QStringLiteral("float"),     QStringLiteral("double"),    QStringLiteral("bool"),
-        QStringLiteral("true"),      QStringLiteral("false"),     QStringLiteral("unnamed"),
-        QStringLiteral("anonymous"), QStringLiteral("namespace"), QStringLiteral("detail")};
-    static const QRegularExpression word(QStringLiteral("\\b[A-Za-z_]\\w*"));
-    static const QRegularExpression templateParameter(QStringLiteral("^T\\d*$"));
-    QStringList words;
-    for (auto it = word.globalMatch(name); it.hasNext() && words.size() < 6;) {
-        const QString w = it.next().captured();
-        if (!noise.contains(w) && !templateParameter.match(w).hasMatch() && !words.contains(w))
-            words.append(w);
-    }
+    // Six words in order are enough to tell apart every kernel of the journey's model
+    // (tst_journey), and few enough that ncu's backtracking matcher stays fast on the names that
+    // do not match.
+    const QStringList words = KernelWords::of(name).mid(0, 6);
     QStringList parts;
     for (const QString &w : words)
         parts.append(QStringLiteral("\\b%1\\b").arg(w));

@@ -2,6 +2,7 @@
 #include "measure/tracetarget.h"
 
 #include "base/usererror.h"
+#include "inspect/kernelwords.h"
 
 #include <QRegularExpression>
 #include <QSet>
@@ -72,25 +73,8 @@ QString parameterName(const TraceArgument &a, int index)
 
 QSet<QString> TraceTarget::kernelWords(const QString &name)
 {
-    static const QRegularExpression word(QStringLiteral("[A-Za-z_][A-Za-z0-9_]*"));
-    static const QSet<QString> common = {
-        QStringLiteral("void"),      QStringLiteral("at"),        QStringLiteral("native"),
-        QStringLiteral("const"),     QStringLiteral("operator"),  QStringLiteral("lambda"),
-        QStringLiteral("instance"),  QStringLiteral("int"),       QStringLiteral("std"),
-        QStringLiteral("array"),     QStringLiteral("char"),      QStringLiteral("unsigned"),
-        QStringLiteral("long"),      QStringLiteral("bool"),      QStringLiteral("c10"),
-        QStringLiteral("float"),     QStringLiteral("true"),      QStringLiteral("false"),
-        QStringLiteral("anonymous"), QStringLiteral("namespace"), QStringLiteral("unnamed"),
-        QStringLiteral("ul"),        QStringLiteral("double"),    QStringLiteral("short")};
-    static const QRegularExpression templateParameter(QStringLiteral("^T[0-9]+$"));
-    QSet<QString> out;
-    auto it = word.globalMatch(name);
-    while (it.hasNext()) {
-        const QString w = it.next().captured(0);
-        if (!common.contains(w) && !templateParameter.match(w).hasMatch())
-            out.insert(w);
-    }
-    return out;
+    const QStringList words = KernelWords::of(name);
+    return QSet<QString>(words.begin(), words.end());
 }
 
 std::vector<TraceOpRow> TraceTarget::rows(const Json &report)
