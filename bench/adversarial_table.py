@@ -21,6 +21,7 @@ EXPECTED = [
     ("graph_capture_cache.py", "incorrect"),
     ("event_patch.py", "invalid"),
     ("l2_persist.py", "invalid"),
+    ("graph_node_l2.py", "invalid"),
     ("lazy_subclass.py", "invalid"),
     ("unjoined_stream.py", "invalid"),
 ]
