@@ -24,6 +24,8 @@ EXPECTED = [
     ("graph_node_l2.py", "invalid"),
     ("lazy_subclass.py", "invalid"),
     ("unjoined_stream.py", "invalid"),
+    # The floor on the card: an honest kernel against a target claiming 16x the bytes it moves.
+    ("overstated_bytes.py", "invalid", "overstated_baseline.py"),
 ]
 
 
@@ -47,10 +49,11 @@ def main():
         for name in os.listdir(fixtures):
             shutil.copy(os.path.join(fixtures, name), tmp)
         shutil.copy(os.path.join(root, "resources", "contract", "_hotkernel_contract.py"), tmp)
-        for fixture, expected in EXPECTED:
+        for fixture, expected, *baseline in EXPECTED:
             if args.only and fixture != args.only:
                 continue
-            proc = subprocess.run([args.hotkernel, "verify", "rmsnorm_baseline.py", fixture, "--n", str(args.n),
+            against = baseline[0] if baseline else "rmsnorm_baseline.py"
+            proc = subprocess.run([args.hotkernel, "verify", against, fixture, "--n", str(args.n),
                                    "--json"], cwd=tmp, env=env, capture_output=True, text=True)
             try:
                 r = json.loads(proc.stdout)
