@@ -3,6 +3,7 @@
 
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
+#include "inspect/cudatools.h"
 #include "inspect/gpuprobe.h"
 #include "measure/freshscriptrunner.h"
 #include "measure/gpusharing.h"
@@ -93,6 +94,9 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     options.script = script.path;
     options.displayName = script.given;
     options.timeout = timeout;
+    // Issue 19: every measured process runs under the tracer in witness mode where it is built;
+    // it records nothing until the contract's untimed witness replays.
+    options.witnessTracer = CudaTools::tracerLibrary();
     PreparedRunner prepared;
     if (fresh) {
         prepared.runner = std::make_shared<FreshScriptRunner>(options);

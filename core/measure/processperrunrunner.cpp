@@ -30,6 +30,11 @@ QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
     spec.arguments = QStringList{m_options.script} + runArguments(runIndex);
     spec.workingDirectory = m_options.workingDirectory;
     spec.timeout = m_options.timeout;
+    if (!m_options.witnessTracer.isEmpty() && !m_witness)
+        m_witness = std::make_shared<WitnessTrace>();
+    const std::shared_ptr<WitnessTrace> witness = m_witness && m_witness->isValid() ? m_witness : nullptr;
+    if (witness)
+        spec.extraEnvironment = witness->environment(m_options.witnessTracer);
     const QString name = m_options.displayName;
     const OutputParser parse = m_parser;
     const Wording wording = m_wording;
@@ -78,6 +83,10 @@ QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
     if (!line)
         throw UserError(error + stderrText);
     outcome.line = std::move(*line);
+    if (witness) {
+        outcome.witnessed = true;
+        outcome.witness = witness->takeNew();
+    }
     co_return outcome;
 }
 

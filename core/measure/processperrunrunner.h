@@ -7,6 +7,7 @@
 
 #include "measure/scriptrunner.h"
 
+#include <memory>
 #include <optional>
 
 namespace hotkernel {
@@ -38,6 +39,8 @@ protected:
     virtual QStringList runArguments(int runIndex) const = 0;
 
 private:
+    // Shared so a run that outlives its runner (see run()) still reads its own file.
+    std::shared_ptr<WitnessTrace> m_witness;
     OutputParser m_parser;
     Wording m_wording;
     QPointer<Job> m_job;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "measure/runline.h"
+#include "measure/witnesstrace.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -25,13 +26,17 @@ struct ScriptRunnerOptions
     QString displayName;      // how messages name the script (as the user gave it)
     QString workingDirectory; // default: the script's directory
     std::chrono::milliseconds timeout{std::chrono::seconds(300)}; // per run (and for a worker's start)
+    // hotkernel's CUPTI tracer, injected in witness mode (issue 19); empty: runs are not witnessed.
+    QString witnessTracer;
 };
 
 struct RunOutcome
 {
     RunLine line;
-    bool cancelled = false; // the job was cancelled; line is empty
-    double wallSeconds = 0; // from request to answer, including a fresh process's start-up
+    bool cancelled = false;             // the job was cancelled; line is empty
+    double wallSeconds = 0;             // from request to answer, including a fresh process's start-up
+    bool witnessed = false;             // the process ran under the tracer in witness mode
+    std::vector<WitnessWindow> witness; // the tracer's windows for this run
 };
 
 class ScriptRunner

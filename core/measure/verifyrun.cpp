@@ -114,6 +114,70 @@ QString untrustedPair(const RunLine &lb, const RunLine &lc, int pair, quint64 ju
     return {};
 }
 
+bool cudaRun(const RunOutcome &o)
+{
+    return o.witnessed && stringField(o.line.json, "device") == QLatin1String("cuda");
+}
+
+Json witnessJson(const RunOutcome &o)
+{
+    if (!cudaRun(o) || o.witness.size() != 1)
+        return Json();
+    const WitnessWindow &w = o.witness.front();
+    const long long replays = o.line.json.value("witness_replays", 0LL);
+    const long long iters = o.line.json.value("iters", 0LL);
+    return Json{{"replays", replays},
+                {"kernels", w.kernels},
+                {"dropped", w.dropped},
+                {"busy_ms_per_call",
+                 replays > 0 && iters > 0 ? Json(double(w.busyNs) / 1e6 / double(replays * iters)) : Json()},
+                {"graphs", w.graphIds.size()},
+                {"kernels_outside_graph", w.outsideGraph}};
+}
+
+// Issue 19: why the GPU's witness of a pair contradicts its lines, or empty. A side the tracer
+// could not witness at all is an accusation only when the other side, started the same way, was
+// witnessed (the candidate can keep the tracer out of its own process); when neither was, the
+// reason goes to *unavailable and verify warns.
+QString witnessedPair(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable)
+{
+    for (const RunOutcome *o : {&ob, &oc}) {
+        if (!o->witnessed && stringField(o->line.json, "device") == QLatin1String("cuda")) {
+            *unavailable = QStringLiteral("hotkernel's GPU tracer, libhotkernel_tracer.so, is not installed "
+                                          "beside hotkernel or named by HOTKERNEL_TRACER");
+            return {};
+        }
+    }
+    const bool bCuda = cudaRun(ob);
+    const bool cCuda = cudaRun(oc);
+    const bool bNone = bCuda && WitnessTrace::unwitnessed(ob.witness, ob.line.json);
+    const bool cNone = cCuda && WitnessTrace::unwitnessed(oc.witness, oc.line.json);
+    const auto note = [](const RunOutcome &o) {
+        const QString why = stringField(o.line.json, "witness_note");
+        return why.isEmpty() ? QStringLiteral("the line gives no reason") : why;
+    };
+    if (cNone && bCuda && !bNone)
+        return QStringLiteral("the candidate's run %1 was not witnessed by the GPU tracer although the "
+                              "baseline's, started the same way, was (%2): the candidate kept the tracer "
+                              "out of its process or skipped the witness replays")
+            .arg(pair)
+            .arg(note(oc));
+    if (bNone || cNone) {
+        *unavailable = note(bNone ? ob : oc);
+        return {};
+    }
+    for (const RunOutcome *o : {&ob, &oc}) {
+        if (!cudaRun(*o))
+            continue;
+        if (const QString why = WitnessTrace::violation(o->witness, o->line.json); !why.isEmpty())
+            return QStringLiteral("the %1's run %2 contradicts the GPU's witness: %3")
+                .arg(o == &ob ? QStringLiteral("baseline") : QStringLiteral("candidate"))
+                .arg(pair)
+                .arg(why);
+    }
+    return {};
+}
+
 } // namespace
 
 QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
@@ -190,6 +254,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     int pair = 0;
     int runsDone = 0;
     Json judgeSeeds = Json::array();
+    QString witnessUnavailable;
+    Json witness; // the last pair's witness, per side
     std::vector<std::pair<QString, QString>> watched;
     for (const Side *side : {&b, &c}) {
         const QString contract =
@@ -207,6 +273,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         const bool baselineFirst = pair % 2 == 0; // b c, c b, b c, ...: going second is nobody's bias
         Side *order[2] = {baselineFirst ? &b : &c, baselineFirst ? &c : &b};
         RunLine lines[2];
+        RunOutcome outcomes[2];
         for (int k = 0; k < 2; ++k) {
             Side *side = order[k];
             const RunOutcome outcome = co_await side->prepared.runner->run(pair);
@@ -227,6 +294,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                                     .arg(pair)
                                     .arg(error));
             lines[side == &b ? 0 : 1] = outcome.line;
+            outcomes[side == &b ? 0 : 1] = outcome;
             if (!side->haveFirst) {
                 side->first = outcome.line;
                 side->haveFirst = true;
@@ -263,6 +331,14 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             mismatches.append(why);
             break;
         }
+        if (const QString why = witnessedPair(outcomes[0], outcomes[1], pair, &witnessUnavailable);
+            !why.isEmpty()) {
+            verdict = QStringLiteral("invalid");
+            reason = why;
+            mismatches.append(why);
+            break;
+        }
+        witness = Json{{"baseline", witnessJson(outcomes[0])}, {"candidate", witnessJson(outcomes[1])}};
         if (!lb.ok) {
             verdict = QStringLiteral("invalid");
             mismatches.append(
@@ -363,6 +439,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         verdict = QStringLiteral("invalid");
         reason = floor.violation;
     }
+    if (!witnessUnavailable.isEmpty())
+        warnings.append(QStringLiteral("the GPU did not witness the runs (%1), so the reported times rest on "
+                                       "the contract's own timer alone")
+                            .arg(witnessUnavailable));
     const bool measuredVerdict = verdict != QLatin1String("invalid") && verdict != QLatin1String("incorrect");
     if (b.haveFirst && c.haveFirst && b.first.timer != c.first.timer)
         warnings.append(
@@ -406,6 +486,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())},
                                 {"bytes", r["contract"].value("bytes", Json())}};
     r["physical_floor"] = floor.json;
+    r["witness"] = witness.is_null() ? Json::object() : witness;
     r["versions"] = b.haveFirst ? MeasureSetup::versionsJson(b.first) : Json::object();
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;

@@ -84,6 +84,18 @@ void WorkerScriptRunner::start()
     m_process->setProgram(m_options.python);
     m_process->setArguments(QStringList{m_options.script, QStringLiteral("--worker")});
     m_process->setWorkingDirectory(m_options.workingDirectory);
+    if (!m_options.witnessTracer.isEmpty()) {
+        m_witness = std::make_unique<WitnessTrace>();
+        if (m_witness->isValid()) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            const QProcessEnvironment witness = m_witness->environment(m_options.witnessTracer);
+            for (const QString &key : witness.keys())
+                env.insert(key, witness.value(key));
+            m_process->setProcessEnvironment(env);
+        } else {
+            m_witness.reset();
+        }
+    }
     Supervisor::wrap(*m_process);
     connect(m_process.get(), &QProcess::readyReadStandardOutput, this,
             &WorkerScriptRunner::readStandardOutput);
@@ -351,6 +363,10 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
     }
     ++m_runsServed;
     outcome.line = std::move(*parsed);
+    if (m_witness) {
+        outcome.witnessed = true;
+        outcome.witness = m_witness->takeNew();
+    }
     co_return outcome;
 }
 

@@ -72,6 +72,7 @@ private:
     bool m_busy = false;
     int m_runsServed = 0;
     QTimer m_timer;
+    std::unique_ptr<WitnessTrace> m_witness; // set when started with a tracer (issue 19)
     // What waiting requests await (nextLine()); wakeUp() finishes them all. Not a signal of this
     // object: a deleted object's queued signals are dropped, and a waiting request would never
     // resume. A promise destroyed unfinished (with the runner) finishes as cancelled, so the

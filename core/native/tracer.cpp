@@ -10,6 +10,12 @@
 //   {"type":"footer","pid":..,"kernels":..,"dropped":..}
 // Several processes (a Python script and its workers) may share one file: it is opened with
 // O_APPEND and each line goes out in one write(), so lines never interleave. Plain C++, no Qt.
+//
+// Witness mode (HOTKERNEL_TRACE_WITNESS=1, issue 19): nothing is recorded until the measured
+// program calls hotkernel_tracer_witness(1), and recording stops at hotkernel_tracer_witness(0),
+// so the timed replays run untraced and only the untimed witness replays pay for tracing:
+//   {"type":"witness","phase":"begin","pid":..}  kernel lines
+//   {"type":"witness","phase":"end","pid":..,"kernels":..,"dropped":..}
 #include <cupti.h>
 
 #include <cxxabi.h>
@@ -40,6 +46,7 @@ int g_fd = -1;
 std::atomic<uint64_t> g_kernels{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<bool> g_finished{false};
+std::atomic<bool> g_witnessMode{false};
 
 void writeLine(const std::string &line)
 {
@@ -195,7 +202,47 @@ void finish()
     }
 }
 
+bool enableKernelActivity()
+{
+    const CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (r != CUPTI_SUCCESS)
+        reportError("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    return r == CUPTI_SUCCESS;
+}
+
 } // namespace
+
+// Starts (on != 0) or ends a witness window; returns 1 on success, 0 when not in witness mode or
+// CUPTI refused. The caller synchronises the device before ending, so every kernel of the window
+// has finished and the forced flush hands all of them over before the end line is written.
+extern "C" __attribute__((visibility("default"))) int hotkernel_tracer_witness(int on)
+{
+    if (!g_witnessMode.load() || g_finished.load())
+        return 0;
+    static uint64_t kernelsAtBegin = 0;
+    static uint64_t droppedAtBegin = 0;
+    std::string line = "{\"type\":\"witness\",\"phase\":";
+    if (on) {
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        kernelsAtBegin = g_kernels.load();
+        droppedAtBegin = g_dropped.load();
+        line += "\"begin\"";
+        appendField(line, "pid", static_cast<long long>(::getpid()));
+        line += "}\n";
+        writeLine(line);
+        return enableKernelActivity() ? 1 : 0;
+    }
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    line += "\"end\"";
+    appendField(line, "pid", static_cast<long long>(::getpid()));
+    appendField(line, "kernels", static_cast<long long>(g_kernels.load() - kernelsAtBegin));
+    appendField(line, "dropped", static_cast<long long>(g_dropped.load() - droppedAtBegin));
+    line += "}\n";
+    writeLine(line);
+    return 1;
+}
 
 // Called once by the CUDA driver during its initialisation, on the thread that first used CUDA.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
@@ -217,7 +264,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
     std::string header = "{\"type\":\"header\",\"tool\":\"hotkernel-tracer\",\"format\":1";
     appendField(header, "pid", static_cast<long long>(::getpid()));
     appendField(header, "cupti_api_version", CUPTI_API_VERSION);
-    header += ",\"clock\":\"cupti_ns\"}\n";
+    header += ",\"clock\":\"cupti_ns\"";
+    if (const char *w = std::getenv("HOTKERNEL_TRACE_WITNESS"); w && std::strcmp(w, "1") == 0)
+        header += ",\"mode\":\"witness\"";
+    header += "}\n";
     writeLine(header);
 
     CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
@@ -225,11 +275,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
         reportError("cuptiActivityRegisterCallbacks", r);
         return 0;
     }
-    r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (r != CUPTI_SUCCESS) {
-        reportError("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    const char *witness = std::getenv("HOTKERNEL_TRACE_WITNESS");
+    g_witnessMode = witness && std::strcmp(witness, "1") == 0;
+    if (!g_witnessMode && !enableKernelActivity())
         return 0;
-    }
     std::atexit(finish);
     return 1;
 }

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// The GPU's own account of a run (issue 19): hotkernel's CUPTI tracer, injected into the workers
+// in witness mode, records only the untimed witness replays the contract brackets with
+// hotkernel_tracer_witness(1/0). Each bracket becomes a WitnessWindow; the core compares it with
+// the time the run line reports, so a patched timer, a forged line or a block that launches
+// nothing cannot pass for fast.
+#pragma once
+
+#include "base/json.h"
+
+#include <QByteArray>
+#include <QProcessEnvironment>
+#include <QSet>
+#include <QString>
+#include <QStringList>
+
+#include <memory>
+#include <vector>
+
+class QTemporaryDir;
+
+namespace hotkernel {
+
+struct WitnessWindow
+{
+    bool complete = false; // the end line came (the window was closed, the kernels flushed)
+    int kernels = 0;       // kernel records inside the window
+    int announced = -1;    // kernels the end line counts (-1: no end line)
+    long long dropped = 0; // records CUPTI lost (the window cannot be judged when > 0)
+    long long busyNs = 0;  // union of the kernels' [start, end] intervals
+    int outsideGraph = 0;  // kernels with graph_id 0 (not launched by a CUDA graph)
+    QStringList outsideNames;
+    QSet<long long> graphIds;
+};
+
+class WitnessTrace
+{
+public:
+    // Below this fraction of the witnessed busy time per call, a reported time is not the
+    // block's (the witness replays run the same block right after the timed ones; tracing only
+    // adds time, so honest runs sit at or above 1).
+    static constexpr double kTolerance = 0.75;
+
+    // A private directory (0700) for one runner's trace file; isValid() false when it cannot be
+    // made, in which case the runner's runs go unwitnessed and verify says so.
+    WitnessTrace();
+    ~WitnessTrace();
+    WitnessTrace(const WitnessTrace &) = delete;
+    WitnessTrace &operator=(const WitnessTrace &) = delete;
+
+    bool isValid() const;
+    QString path() const;
+    // The windows the file gained since the last call, oldest first.
+    std::vector<WitnessWindow> takeNew();
+
+    // Every window in a tracer file's text (pure; tests feed it real captures).
+    static std::vector<WitnessWindow> parse(const QByteArray &text);
+    // True when the run made no witness at all: the contract reports no witness replays and the
+    // tracer wrote no window (the tracer was not injected, or CUPTI refused). Whether that is an
+    // accusation depends on the other side: see VerifyRun.
+    static bool unwitnessed(const std::vector<WitnessWindow> &windows, const Json &line);
+    // Why a run line's time is not what its witness shows, or empty. `line` is the contract's
+    // result line (iters, timer, ms, witness_replays); `windows` what takeNew() gave for it.
+    static QString violation(const std::vector<WitnessWindow> &windows, const Json &line);
+    // The variables that inject `tracer` in witness mode, writing to path().
+    QProcessEnvironment environment(const QString &tracer) const;
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    qint64 m_offset = 0;
+    QByteArray m_partial;
+};
+
+} // namespace hotkernel

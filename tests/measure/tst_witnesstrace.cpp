@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// WitnessTrace on real witness-mode tracer captures (tests/data/measure/witness/CAPTURE.md).
+#include "measure/witnesstrace.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace hotkernel;
+
+namespace {
+
+const QString kData = QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/measure/witness/");
+
+QByteArray readData(const QString &name)
+{
+    QFile f(kData + name);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("missing test data %s", qPrintable(f.fileName()));
+    return f.readAll();
+}
+
+Json line(const QString &name)
+{
+    return *parseJson(readData(name).trimmed());
+}
+
+} // namespace
+
+class TestWitnessTrace : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void graphWindowMatchesTheReportedTime()
+    {
+        const auto windows = WitnessTrace::parse(readData(QStringLiteral("rmsnorm-triton-graph.jsonl")));
+        QCOMPARE(windows.size(), size_t(1));
+        const WitnessWindow &w = windows.front();
+        QVERIFY(w.complete);
+        QCOMPARE(w.kernels, 50);
+        QCOMPARE(w.announced, 50);
+        QCOMPARE(w.outsideGraph, 0);
+        QCOMPARE(w.graphIds.size(), 1);
+        const Json l = line(QStringLiteral("rmsnorm-triton-graph.line.json"));
+        const double perCall = double(w.busyNs) / 1e6 / 50.0;
+        QVERIFY2(perCall > 0.8 * l["ms"].get<double>() && perCall < 1.25 * l["ms"].get<double>(),
+                 qPrintable(QString::number(perCall)));
+        QCOMPARE(WitnessTrace::violation(windows, l), QString());
+        QVERIFY(!WitnessTrace::unwitnessed(windows, l));
+    }
+
+    void halvedTimeContradictsTheWitness()
+    {
+        const auto windows = WitnessTrace::parse(readData(QStringLiteral("rmsnorm-triton-graph.jsonl")));
+        Json l = line(QStringLiteral("rmsnorm-triton-graph.line.json"));
+        l["ms"] = l["ms"].get<double>() / 2;
+        const QString why = WitnessTrace::violation(windows, l);
+        QVERIFY2(why.contains(QLatin1String("is not the block's")), qPrintable(why));
+        QVERIFY2(why.contains(QLatin1String("50 kernels")), qPrintable(why));
+    }
+
+    void eventsTimerKernelsAreOutsideAnyGraph()
+    {
+        const auto windows = WitnessTrace::parse(readData(QStringLiteral("rmsnorm-triton-events.jsonl")));
+        QCOMPARE(windows.size(), size_t(1));
+        QCOMPARE(windows.front().outsideGraph, 50);
+        Json l = line(QStringLiteral("rmsnorm-triton-events.line.json"));
+        QCOMPARE(QString::fromStdString(l["timer"].get<std::string>()), QStringLiteral("events"));
+        QCOMPARE(WitnessTrace::violation(windows, l), QString());
+        // The same kernels under a line that claims the graph timer: work beside the graph.
+        l["timer"] = "graph";
+        const QString why = WitnessTrace::violation(windows, l);
+        QVERIFY2(why.contains(QLatin1String("outside the captured graph")), qPrintable(why));
+        QVERIFY2(why.contains(QLatin1String("_rmsnorm_kernel")), qPrintable(why));
+    }
+
+    void addedRecordsShow()
+    {
+        QByteArray text = readData(QStringLiteral("rmsnorm-triton-graph.jsonl"));
+        const qsizetype firstKernel = text.indexOf("{\"type\":\"kernel\"");
+        const QByteArray record = text.mid(firstKernel, text.indexOf('\n', firstKernel) + 1 - firstKernel);
+        text.insert(firstKernel, record);
+        const auto windows = WitnessTrace::parse(text);
+        QCOMPARE(windows.front().kernels, 51);
+        const QString why =
+            WitnessTrace::violation(windows, line(QStringLiteral("rmsnorm-triton-graph.line.json")));
+        QVERIFY2(why.contains(QLatin1String("records were added")), qPrintable(why));
+    }
+
+    void unclosedWindowShows()
+    {
+        QByteArray text = readData(QStringLiteral("rmsnorm-triton-graph.jsonl"));
+        text.truncate(text.indexOf("{\"type\":\"witness\",\"phase\":\"end\""));
+        const auto windows = WitnessTrace::parse(text);
+        QCOMPARE(windows.size(), size_t(1));
+        QVERIFY(!windows.front().complete);
+        const QString why =
+            WitnessTrace::violation(windows, line(QStringLiteral("rmsnorm-triton-graph.line.json")));
+        QVERIFY2(why.contains(QLatin1String("never closed")), qPrintable(why));
+    }
+
+    void lineWithoutAWindow()
+    {
+        Json l = line(QStringLiteral("rmsnorm-triton-graph.line.json"));
+        const QString why = WitnessTrace::violation({}, l);
+        QVERIFY2(why.contains(QLatin1String("no witness window")), qPrintable(why));
+        l["witness_replays"] = 0;
+        QVERIFY(WitnessTrace::unwitnessed({}, l));
+        const auto windows = WitnessTrace::parse(readData(QStringLiteral("rmsnorm-triton-graph.jsonl")));
+        QVERIFY(!WitnessTrace::unwitnessed(windows, l));
+        QVERIFY(WitnessTrace::violation(windows, l).contains(QLatin1String("no witness replays")));
+    }
+
+    void takeNewReadsWhatWasAppendedOnly()
+    {
+        WitnessTrace trace;
+        QVERIFY(trace.isValid());
+        const QByteArray text = readData(QStringLiteral("rmsnorm-triton-graph.jsonl"));
+        const qsizetype cut =
+            text.indexOf("\"graph_id\"", text.indexOf("{\"type\":\"kernel\"", text.size() / 2));
+        QFile f(trace.path());
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Append));
+        f.write(text.left(cut)); // ends in the middle of a record
+        f.flush();
+        const auto partial = trace.takeNew();
+        QCOMPARE(partial.size(), size_t(1));
+        QVERIFY(!partial.front().complete);
+        f.write(text.mid(cut));
+        f.flush();
+        // The rest alone: the window's begin was in the first part, so only its tail shows here.
+        const auto rest = trace.takeNew();
+        QVERIFY(rest.empty());
+        f.write(text); // a second run's window, whole
+        f.flush();
+        const auto second = trace.takeNew();
+        QCOMPARE(second.size(), size_t(1));
+        QVERIFY(second.front().complete);
+        QCOMPARE(second.front().kernels, 50);
+        QVERIFY(trace.takeNew().empty());
+        QVERIFY(trace.environment(QStringLiteral("/x/libhotkernel_tracer.so"))
+                    .value(QStringLiteral("HOTKERNEL_TRACE_FILE")) == trace.path());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWitnessTrace)
+#include "tst_witnesstrace.moc"
