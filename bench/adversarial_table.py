@@ -17,13 +17,15 @@ import tempfile
 
 EXPECTED = [
     ("honest.py", "faster/slower/inconclusive"),
-    ("ptrversion_cache.py", "incorrect"),
-    ("graph_capture_cache.py", "incorrect"),
+    ("ptrversion_cache.py", "incorrect/invalid"),
+    ("graph_capture_cache.py", "incorrect/invalid"),
     ("event_patch.py", "invalid"),
     ("l2_persist.py", "invalid"),
     ("graph_node_l2.py", "invalid"),
     ("lazy_subclass.py", "invalid"),
     ("unjoined_stream.py", "invalid"),
+    ("samples_thread.py", "invalid"),
+    ("tracer_evade.py", "invalid"),
     # The floor on the card: an honest kernel against a target claiming 64x the bytes it moves.
     ("overstated_bytes.py", "invalid", "overstated_baseline.py"),
 ]
