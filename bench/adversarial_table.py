@@ -26,6 +26,7 @@ EXPECTED = [
     ("unjoined_stream.py", "invalid"),
     ("samples_thread.py", "invalid"),
     ("tracer_evade.py", "invalid"),
+    ("subprocess_line.py", "invalid"),
     # The floor on the card: an honest kernel against a target claiming 64x the bytes it moves.
     ("overstated_bytes.py", "invalid", "overstated_baseline.py"),
 ]
