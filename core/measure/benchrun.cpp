@@ -68,7 +68,8 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     std::vector<double> samples;
     Json runs = Json::array();
     RunLine first;
-    QString untrusted; // the first run the contract itself marked invalid (issue 19)
+    QString untrusted;   // the first run the contract itself marked invalid (issue 19)
+    QString unwitnessed; // why the GPU did not witness a run, when it did not
     for (int i = 0; i < warmup + n; ++i) {
         const RunOutcome outcome = co_await prepared.runner->run(i);
         if (!job || outcome.cancelled || job->isCancelled())
@@ -92,6 +93,20 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
         // A patched timer or a tensor subclass: its time is no measurement, so no valid bench.
         if (const QString why = stringField(line.json, "invalid"); !why.isEmpty() && untrusted.isEmpty())
             untrusted = QStringLiteral("the script's run %1 cannot be trusted: %2").arg(i).arg(why);
+        // Issue 19: the GPU's witness of the same block (docs/contract.md, "The GPU witness").
+        if (stringField(line.json, "device") == QLatin1String("cuda")) {
+            if (!outcome.witnessed || WitnessTrace::unwitnessed(outcome.witness, line.json)) {
+                unwitnessed = outcome.witnessed
+                                  ? stringField(line.json, "witness_note",
+                                                QStringLiteral("the contract made no witness replays"))
+                                  : QStringLiteral("hotkernel's GPU tracer, libhotkernel_tracer.so, "
+                                                   "is not installed beside hotkernel");
+            } else if (const QString why = WitnessTrace::violation(outcome.witness, line.json);
+                       !why.isEmpty() && untrusted.isEmpty()) {
+                untrusted =
+                    QStringLiteral("the script's run %1 contradicts the GPU's witness: %2").arg(i).arg(why);
+            }
+        }
         job->setProgress(i + 1, double(n + warmup),
                          QStringLiteral("run %1%2: %3 ms")
                              .arg(i)
@@ -155,6 +170,10 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;
     r["commands"] = toJson(QStringList{prepared.runner->commandLine()});
+    if (!unwitnessed.isEmpty())
+        warnings.append(QStringLiteral("the GPU did not witness the runs (%1), so the times rest on the "
+                                       "contract's own timer alone")
+                            .arg(unwitnessed));
     r["warnings"] = toJson(warnings);
     r["started_at"] = toStd(startedAt);
     r["finished_at"] = toStd(MeasureSetup::utcNow());
