@@ -3,6 +3,7 @@
 
 #include "base/logging.h"
 #include "base/usererror.h"
+#include "measure/judgeseedrequest.h"
 #include "process/processgroup.h"
 #include "process/processspec.h"
 #include "process/supervisor.h"
@@ -319,17 +320,26 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
     }
     QElapsedTimer clock;
     clock.start();
-    const QByteArray request =
-        QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex) +
-        (m_judgeSeed ? QByteArray(", \"judge_seed\": ") + QByteArray::number(*m_judgeSeed) : QByteArray()) +
-        "}\n";
+    // The judge seed is not in the request (issue 19): the contract asks for it once the timed
+    // block is captured and timed, when no code of the candidate runs any more, so nothing the
+    // candidate does before can depend on it.
+    const QByteArray request = QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex) +
+                               (m_judgeSeed ? QByteArray(", \"judge_seed\": \"late\"") : QByteArray()) +
+                               "}\n";
     m_process->write(request);
     QByteArray line;
     QPointer<WorkerScriptRunner> self(this);
-    const WaitEnd end = co_await nextLine(&line);
+    WaitEnd end = co_await nextLine(&line);
     if (!self)
         throw UserError(
             QStringLiteral("%1 run %2: the worker was discarded mid-run").arg(name).arg(runIndex));
+    if (end == WaitEnd::Line && m_judgeSeed && JudgeSeedRequest::matches(line, runIndex)) {
+        m_process->write(JudgeSeedRequest::answer(*m_judgeSeed));
+        end = co_await nextLine(&line);
+        if (!self)
+            throw UserError(
+                QStringLiteral("%1 run %2: the worker was discarded mid-run").arg(name).arg(runIndex));
+    }
     m_busy = false;
     outcome.wallSeconds = clock.nsecsElapsed() / 1e9;
     switch (end) {

@@ -17,6 +17,7 @@ import os
 import platform
 import statistics
 import sys
+import threading
 import time
 import traceback
 
@@ -655,7 +656,8 @@ class _Bench:
         line = {"protocol": PROTOCOL, "ok": False, "ms": None, "timer": None, "timer_note": None,
                 "samples_ms": [], "run": run}
         line.update(self.identity())
-        line.update({"max_err": None, "mismatch": None, "invalid": None, "judge_seed": judge_seed,
+        line.update({"max_err": None, "mismatch": None, "invalid": None,
+                     "judge_seed": None if judge_seed == "late" else judge_seed,
                      "judge_inputs_sha256": None, "witness_replays": 0, "witness_note": None})
         ok, worst, mismatch = False, 0.0, None
         dtype_ctx = _Tf32(t, self.definition["dtype"] == "tf32")
@@ -673,6 +675,14 @@ class _Bench:
                     worst = max(worst, err)
                 # The judged replay: the same graph (or block) once more, untimed, on inputs
                 # refilled in place from a seed nobody knew before this run, into poisoned outputs.
+                threads = _candidate_threads()
+                if threads:
+                    raise _Invalid("fn left Python thread(s) running after its calls returned (%s): a thread can "
+                                   "finish or alter work after it is timed or checked; join every thread before "
+                                   "fn returns" % ", ".join(threads))
+                if judge_seed == "late":
+                    judge_seed = _ask_judge_seed(run)
+                    line["judge_seed"] = judge_seed
                 self._poison(outs)
                 self.fill(run, judge_seed)
                 line["judge_inputs_sha256"] = self._inputs_digest()
@@ -896,6 +906,30 @@ def _graph_l2_violation(graph):
     return None
 
 
+def _candidate_threads():
+    """Names of live Python threads that did not exist when the contract was imported."""
+    names = []
+    for thread in threading.enumerate():
+        if thread.ident not in _THREADS_AT_IMPORT and thread.is_alive():
+            names.append(thread.name)
+    return names
+
+
+def _ask_judge_seed(run):
+    """The judge seed of run `run`, asked of the core only now (worker protocol, docs/contract.md):
+    the block is captured and timed, so nothing the candidate did could depend on it."""
+    _ORIGINAL_EMIT({"event": "judge_seed", "run": run})
+    raw = sys.stdin.readline()
+    try:
+        seed = json.loads(raw).get("judge_seed")
+    except (ValueError, AttributeError):
+        seed = None
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise _Invalid("the judge seed did not arrive (got %r on stdin): something in the process read or "
+                       "replaced the worker's stdin" % raw[:80])
+    return seed
+
+
 def _code_hash(obj):
     import marshal
     code = getattr(obj, "__code__", None) or getattr(getattr(obj, "__func__", None), "__code__", None)
@@ -916,7 +950,8 @@ def _guarded():
          ("os.write", lambda: os.write)]
     mod = sys.modules[__name__]
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_graph_l2_violation",
-                 "_graph_keeping_nodes", "_witness", "_worker", "main",
+                 "_graph_keeping_nodes", "_witness", "_candidate_threads",
+                 "_ask_judge_seed", "_worker", "main",
                  "_integrity_violations", "_guarded"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
@@ -1086,7 +1121,7 @@ def _worker(bench):
         if op == "quit":
             return
         judge_seed = request.get("judge_seed") if isinstance(request, dict) else None
-        if judge_seed is not None and (not isinstance(judge_seed, int) or judge_seed < 0):
+        if judge_seed is not None and judge_seed != "late" and (not isinstance(judge_seed, int) or judge_seed < 0):
             op = None
         if op != "run" or not isinstance(request.get("run"), int) or request["run"] < 0:
             _error_line(bench.target, "bad request %r: send {\"op\": \"run\", \"run\": I} or {\"op\": \"quit\"}" % raw[:200])
@@ -1119,6 +1154,9 @@ if "--check-import" not in sys.argv:
         pass
 _TRUSTED_GETTERS = dict(_guarded())
 _TRUSTED = _snapshot()
+# The scripts import the contract first, so any other Python thread alive at the judged replay was
+# started by the candidate (or a library it called) and could still be writing outputs or timings.
+_THREADS_AT_IMPORT = {t.ident for t in threading.enumerate()}
 _ORIGINAL_RUN = _Bench.run
 _ORIGINAL_VIOLATIONS = _integrity_violations
 _ORIGINAL_EMIT = _emit

@@ -20,6 +20,8 @@ EXPECTED = {
     "forged_line.py": {"invalid"},
     "half_rewrite.py": {"incorrect"},
     "disk_edit.py": {"invalid"},
+    "late_thread.py": {"invalid"},
+    "seed_snoop.py": {"incorrect"},
 }
 
 
