@@ -18,6 +18,7 @@ public:
     void start() override {}
     QCoro::Task<bool> waitReady() override;
     QCoro::Task<RunOutcome> run(int runIndex) override;
+    QCoro::Task<JudgeOutcome> judge(int runIndex, QString file) override;
     void stop() override {}
     void setJob(QPointer<Job> job) override { m_job = job; }
 
@@ -36,8 +37,22 @@ protected:
 
     // The arguments after the script for run runIndex.
     virtual QStringList runArguments(int runIndex) const = 0;
+    // The arguments after the script that judge file for run runIndex; empty: this runner's
+    // scripts cannot judge.
+    virtual QStringList judgeArguments(int runIndex, const QString &file) const;
 
 private:
+    struct Finished
+    {
+        bool cancelled = false;
+        QByteArray standardOutput;
+        QString stderrText; // "\nLast lines of its stderr:\n..." or empty
+        double wallSeconds = 0;
+    };
+    // Runs `python SCRIPT arguments` to its end; throws UserError on anything but exit code 0.
+    static QCoro::Task<Finished> execute(ScriptRunnerOptions options, QStringList arguments, int runIndex,
+                                         Wording wording, QPointer<Job> job);
+
     OutputParser m_parser;
     Wording m_wording;
     QPointer<Job> m_job;
