@@ -783,10 +783,11 @@ def _write_judged(torch, judge_dir, run, judge_seed, inputs_sha256, target_sha, 
     for k, out in sorted(outs.items()):
         for j, o in enumerate(_as_list(out) or []):
             host = o.detach().contiguous().cpu()
-            # Bytes through uint8, so that dtypes numpy lacks (bfloat16) travel as they are.
-            raw = host.reshape(-1).view(torch.uint8).numpy().tobytes() if host.numel() else b""
+            # Bytes through uint8, so that dtypes numpy lacks (bfloat16) travel as they are; written
+            # from the array itself, without another copy.
+            raw = host.reshape(-1).view(torch.uint8).numpy() if host.numel() else None
             entries.append({"set": k, "index": j, "dtype": _dtype_name(host.dtype), "shape": list(host.shape),
-                            "bytes": len(raw)})
+                            "bytes": host.numel() * host.element_size()})
             blobs.append(raw)
     header = {"format": JUDGED_FORMAT, "protocol": PROTOCOL, "run": run, "judge_seed": judge_seed,
               "judge_inputs_sha256": inputs_sha256, "target_sha256": target_sha, "outputs": entries}
@@ -797,7 +798,8 @@ def _write_judged(torch, judge_dir, run, judge_seed, inputs_sha256, target_sha, 
         with open(partial, "wb") as f:
             f.write(json.dumps(header, separators=(",", ":")).encode("utf-8") + b"\n")
             for raw in blobs:
-                f.write(raw)
+                if raw is not None:
+                    f.write(memoryview(raw))
         os.replace(partial, path)
     except OSError as e:
         raise _Invalid("cannot write the judged outputs to %s (%s): the judge outside this process has nothing "
@@ -815,7 +817,11 @@ def _read_judged(torch, path, judge_seed, inputs_sha256, run):
     try:
         with open(path, "rb") as f:
             head = f.readline(_JUDGED_HEADER_MAX)
-            payload = f.read()
+            # A bytearray the tensors view without copying (frombuffer wants a writable buffer).
+            payload = bytearray(max(0, os.fstat(f.fileno()).st_size - len(head)))
+            got = f.readinto(payload)
+            if got != len(payload) or f.read(1):
+                raise _JudgedFileError("%s changed size while the judge read it" % path)
     except OSError as e:
         raise _JudgedFileError("cannot read the judged outputs %s (%s)" % (path, e))
     if not head.endswith(b"\n"):
@@ -859,9 +865,9 @@ def _read_judged(torch, path, judge_seed, inputs_sha256, run):
         if offset + size > len(payload):
             raise _JudgedFileError("%s is truncated: %d bytes of outputs, the header lists %d"
                                    % (path, len(payload), sum(x.get("bytes", 0) for x in entries)))
-        raw = payload[offset:offset + size]
+        flat = (torch.frombuffer(payload, dtype=torch.uint8, count=size, offset=offset) if size
+                else torch.empty(0, dtype=torch.uint8))
         offset += size
-        flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if size else torch.empty(0, dtype=torch.uint8)
         tensors.append((e["set"], e["index"], flat.view(getattr(torch, dtype)).reshape(shape)))
     if offset != len(payload):
         raise _JudgedFileError("%s holds %d bytes after the outputs its header lists" % (path, len(payload) - offset))
