@@ -817,13 +817,31 @@ def _read_judged(torch, path, judge_seed, inputs_sha256, run):
     try:
         with open(path, "rb") as f:
             head = f.readline(_JUDGED_HEADER_MAX)
+            header, layout = _judged_header(path, head, judge_seed, inputs_sha256, run)
+            listed = sum(size for _, _, _, _, size in layout)
+            # Sizes first: the file was written by the candidate's process, so its size decides
+            # nothing until it agrees with the header (and no huge file is read in vain).
+            found = os.fstat(f.fileno()).st_size - len(head)
+            if found != listed:
+                raise _JudgedFileError("%s holds %d bytes of outputs, its header lists %d (%s)" % (
+                    path, found, listed, "truncated" if found < listed else "bytes appended"))
             # A bytearray the tensors view without copying (frombuffer wants a writable buffer).
-            payload = bytearray(max(0, os.fstat(f.fileno()).st_size - len(head)))
-            got = f.readinto(payload)
-            if got != len(payload) or f.read(1):
+            payload = bytearray(listed)
+            if f.readinto(payload) != listed or f.read(1):
                 raise _JudgedFileError("%s changed size while the judge read it" % path)
     except OSError as e:
         raise _JudgedFileError("cannot read the judged outputs %s (%s)" % (path, e))
+    tensors, offset = [], 0
+    for k, j, dtype, shape, size in layout:
+        flat = (torch.frombuffer(payload, dtype=torch.uint8, count=size, offset=offset) if size
+                else torch.empty(0, dtype=torch.uint8))
+        offset += size
+        tensors.append((k, j, flat.view(getattr(torch, dtype)).reshape(shape)))
+    return header, tensors
+
+
+def _judged_header(path, head, judge_seed, inputs_sha256, run):
+    """(header, [(set, index, dtype, shape, bytes)]) of a judged-outputs header line."""
     if not head.endswith(b"\n"):
         raise _JudgedFileError("%s has no header line (empty or truncated file)" % path)
     try:
@@ -846,7 +864,7 @@ def _read_judged(torch, path, judge_seed, inputs_sha256, run):
     entries = header.get("outputs")
     if not isinstance(entries, list) or not entries:
         raise _JudgedFileError("%s lists no outputs" % path)
-    tensors, offset = [], 0
+    layout = []
     for e in entries:
         if not isinstance(e, dict):
             raise _JudgedFileError("%s: an output entry is not an object" % path)
@@ -862,16 +880,8 @@ def _read_judged(torch, path, judge_seed, inputs_sha256, run):
         if size != numel * _JUDGED_DTYPES[dtype]:
             raise _JudgedFileError("%s: output %d of set %d says %r bytes, its shape %s of %s needs %d"
                                    % (path, e["index"], e["set"], size, shape, dtype, numel * _JUDGED_DTYPES[dtype]))
-        if offset + size > len(payload):
-            raise _JudgedFileError("%s is truncated: %d bytes of outputs, the header lists %d"
-                                   % (path, len(payload), sum(x.get("bytes", 0) for x in entries)))
-        flat = (torch.frombuffer(payload, dtype=torch.uint8, count=size, offset=offset) if size
-                else torch.empty(0, dtype=torch.uint8))
-        offset += size
-        tensors.append((e["set"], e["index"], flat.view(getattr(torch, dtype)).reshape(shape)))
-    if offset != len(payload):
-        raise _JudgedFileError("%s holds %d bytes after the outputs its header lists" % (path, len(payload) - offset))
-    return header, tensors
+        layout.append((e["set"], e["index"], dtype, shape, size))
+    return header, layout
 
 
 # --- what the judge trusts -----------------------------------------------------------------------
@@ -996,7 +1006,7 @@ def _guarded():
          ("os.write", lambda: os.write)]
     mod = sys.modules[__name__]
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_worker", "main",
-                 "_integrity_violations", "_guarded", "_write_judged", "_read_judged"):
+                 "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
                  "_inputs_digest", "judge"):
