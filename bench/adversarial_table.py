@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Issues 19 and 25 on the GPU machine: `hotkernel verify` on each GPU adversarial candidate of
 tests/data/adversarial/gpu against the rmsnorm-sized baseline there, printed as a table
-(fixture, expected, verdict, reported speedup, reason). Exits 1 when any fixture gets a verdict
-other than the expected one.
+(fixture, expected, verdict, reported speedup, verify wall time, of which the judge outside the
+candidate's process, reason). Exits 1 when any fixture gets a verdict other than the expected one.
 
     python3 bench/adversarial_table.py [--hotkernel build/release/app/hotkernel] [--python PYTHON] [--n 3]
 """
@@ -29,6 +29,10 @@ EXPECTED = [
     ("subprocess_line.py", "invalid"),
     # The floor on the card: an honest kernel against a target claiming 64x the bytes it moves.
     ("overstated_bytes.py", "invalid", "overstated_baseline.py"),
+    # Protocol 4: the checks in the candidate's process pass; the judge outside it catches these.
+    ("reference_swap.py", "incorrect"),
+    ("check_patch.py", "incorrect/invalid"),
+    ("judge_file_truncate.py", "invalid"),
 ]
 
 
@@ -62,18 +66,21 @@ def main():
                 r = json.loads(proc.stdout)
                 verdict, speedup = r.get("verdict") or "error", r.get("speedup")
                 reason = r.get("reason") or r.get("error") or ""
+                cost = "%.2f s (judge %.2f s, %d runs)" % (r.get("wall_s") or 0, (r.get("outside_judge") or {}).get(
+                    "wall_s") or 0, (r.get("outside_judge") or {}).get("runs_judged") or 0)
             except ValueError:
                 verdict, speedup, reason = "error", None, (proc.stderr or proc.stdout).strip()[-200:]
+                cost = "-"
             ok = verdict in expected.split("/")
             bad += not ok
-            rows.append((fixture, expected, verdict, "-" if speedup is None else "%.3gx" % speedup,
+            rows.append((fixture, expected, verdict, "-" if speedup is None else "%.3gx" % speedup, cost,
                          ("" if ok else "UNEXPECTED: ") + reason.replace("\n", " ")[:300]))
-    widths = [max(len(str(r[i])) for r in rows + [("fixture", "expected", "verdict", "speedup", "reason")])
-              for i in range(4)]
-    print("| fixture | expected | verdict | speedup | reason |")
-    print("|---|---|---|---|---|")
+    head = ("fixture", "expected", "verdict", "speedup", "wall (judge)", "reason")
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(5)]
+    print("| " + " | ".join(head) + " |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
-        print("| " + " | ".join(str(c).ljust(widths[i]) if i < 4 else c for i, c in enumerate(r)) + " |")
+        print("| " + " | ".join(str(c).ljust(widths[i]) if i < 5 else c for i, c in enumerate(r)) + " |")
     return 1 if bad else 0
 
 

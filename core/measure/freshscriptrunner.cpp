@@ -22,6 +22,18 @@ QStringList FreshScriptRunner::runArguments(int runIndex) const
     QStringList args{QStringLiteral("--run"), QString::number(runIndex)};
     if (m_judgeSeed)
         args << QStringLiteral("--judge-seed") << QString::number(*m_judgeSeed);
+    if (!m_judgeDir.isEmpty())
+        args << QStringLiteral("--judge-dir") << m_judgeDir;
+    return args;
+}
+
+QStringList FreshScriptRunner::judgeArguments(int runIndex, const QString &file) const
+{
+    // A fresh process draws the judged inputs again from the seed (the worker reuses its own run's).
+    QStringList args{QStringLiteral("--run"), QString::number(runIndex), QStringLiteral("--judge-file"),
+                     file};
+    if (m_judgeSeed)
+        args << QStringLiteral("--judge-seed") << QString::number(*m_judgeSeed);
     return args;
 }
 

@@ -16,6 +16,7 @@ public:
 
 protected:
     QStringList runArguments(int runIndex) const override;
+    QStringList judgeArguments(int runIndex, const QString &file) const override;
 };
 
 } // namespace hotkernel

@@ -23,33 +23,32 @@ QCoro::Task<bool> ProcessPerRunRunner::waitReady()
     co_return !(m_job && m_job->isCancelled());
 }
 
-QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
+QStringList ProcessPerRunRunner::judgeArguments(int, const QString &) const
+{
+    return {};
+}
+
+QCoro::Task<ProcessPerRunRunner::Finished>
+ProcessPerRunRunner::execute(ScriptRunnerOptions options, QStringList arguments, QProcessEnvironment environment,
+                             int runIndex, Wording wording, QPointer<Job> job)
 {
     ProcessSpec spec;
-    spec.program = m_options.python;
-    spec.arguments = QStringList{m_options.script} + runArguments(runIndex);
-    spec.workingDirectory = m_options.workingDirectory;
-    spec.timeout = m_options.timeout;
-    if (!m_options.witnessTracer.isEmpty() && !m_witness)
-        m_witness = std::make_shared<WitnessTrace>();
-    const std::shared_ptr<WitnessTrace> witness = m_witness && m_witness->isValid() ? m_witness : nullptr;
-    if (witness)
-        spec.extraEnvironment = witness->environment(m_options.witnessTracer);
-    const QString name = m_options.displayName;
-    const OutputParser parse = m_parser;
-    const Wording wording = m_wording;
-    // Nothing of this runner is read after the co_await: its owner may have let it go meanwhile.
-    const ProcessResult r = co_await ProcessRunner::run(spec, m_job);
+    spec.program = options.python;
+    spec.arguments = QStringList{options.script} + arguments;
+    spec.workingDirectory = options.workingDirectory;
+    spec.timeout = options.timeout;
+    spec.extraEnvironment = environment;
+    const QString name = options.displayName;
+    const ProcessResult r = co_await ProcessRunner::run(spec, job);
 
-    RunOutcome outcome;
-    outcome.wallSeconds = r.wallSeconds;
+    Finished f;
+    f.wallSeconds = r.wallSeconds;
     const QString tail = r.stderrTail(12);
-    const QString stderrText =
-        tail.isEmpty() ? QString() : QStringLiteral("\nLast lines of its stderr:\n") + tail;
+    f.stderrText = tail.isEmpty() ? QString() : QStringLiteral("\nLast lines of its stderr:\n") + tail;
     switch (r.status) {
     case ProcessResult::Status::Cancelled:
-        outcome.cancelled = true;
-        co_return outcome;
+        f.cancelled = true;
+        co_return f;
     case ProcessResult::Status::FailedToStart:
         throw UserError(
             QStringLiteral("%1 run %2: could not start %3 (%4). Check the interpreter (HOTKERNEL_PYTHON).")
@@ -63,12 +62,12 @@ QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
                 .arg(name)
                 .arg(runIndex)
                 .arg(double(spec.timeout.count()) / 1000.0)
-                .arg(wording.timeoutAdvice, stderrText));
+                .arg(wording.timeoutAdvice, f.stderrText));
     case ProcessResult::Status::Crashed:
         throw UserError(QStringLiteral("%1 run %2: the script crashed (killed by a signal).%3")
                             .arg(name)
                             .arg(runIndex)
-                            .arg(stderrText));
+                            .arg(f.stderrText));
     case ProcessResult::Status::Finished:
         break;
     }
@@ -77,16 +76,62 @@ QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
                             .arg(name)
                             .arg(runIndex)
                             .arg(r.exitCode)
-                            .arg(wording.exitNote, stderrText));
+                            .arg(wording.exitNote, f.stderrText));
+    f.standardOutput = r.standardOutput;
+    co_return f;
+}
+
+QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
+{
+    const QString name = m_options.displayName;
+    const OutputParser parse = m_parser;
+    if (!m_options.witnessTracer.isEmpty() && !m_witness)
+        m_witness = std::make_shared<WitnessTrace>();
+    const std::shared_ptr<WitnessTrace> witness = m_witness && m_witness->isValid() ? m_witness : nullptr;
+    const QProcessEnvironment environment =
+        witness ? witness->environment(m_options.witnessTracer) : QProcessEnvironment();
+    // Nothing of this runner is read after the co_await: its owner may have let it go meanwhile.
+    const Finished f =
+        co_await execute(m_options, runArguments(runIndex), environment, runIndex, m_wording, m_job);
+    RunOutcome outcome;
+    outcome.wallSeconds = f.wallSeconds;
+    if (f.cancelled) {
+        outcome.cancelled = true;
+        co_return outcome;
+    }
     QString error;
-    auto line = parse(r.standardOutput, name, runIndex, &error);
+    auto line = parse(f.standardOutput, name, runIndex, &error);
     if (!line)
-        throw UserError(error + stderrText);
+        throw UserError(error + f.stderrText);
     outcome.line = std::move(*line);
     if (witness) {
         outcome.witnessed = true;
         outcome.witness = witness->takeNew();
     }
+    co_return outcome;
+}
+
+QCoro::Task<JudgeOutcome> ProcessPerRunRunner::judge(int runIndex, QString file)
+{
+    const QString name = m_options.displayName;
+    const QStringList arguments = judgeArguments(runIndex, file);
+    if (arguments.isEmpty())
+        throw UserError(
+            QStringLiteral("%1 cannot judge another script's outputs: only scripts of the measurement "
+                           "contract can (make them with `hotkernel new`).")
+                .arg(name));
+    const Finished f = co_await execute(m_options, arguments, QProcessEnvironment(), runIndex, m_wording, m_job);
+    JudgeOutcome outcome;
+    outcome.wallSeconds = f.wallSeconds;
+    if (f.cancelled) {
+        outcome.cancelled = true;
+        co_return outcome;
+    }
+    QString error;
+    auto answer = RunLineParser::parseJudgeOutput(f.standardOutput, name, runIndex, &error);
+    if (!answer)
+        throw UserError(error + f.stderrText);
+    outcome.answer = std::move(*answer);
     co_return outcome;
 }
 

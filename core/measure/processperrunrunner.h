@@ -7,6 +7,8 @@
 
 #include "measure/scriptrunner.h"
 
+#include <QProcessEnvironment>
+
 #include <memory>
 #include <optional>
 
@@ -19,6 +21,7 @@ public:
     void start() override {}
     QCoro::Task<bool> waitReady() override;
     QCoro::Task<RunOutcome> run(int runIndex) override;
+    QCoro::Task<JudgeOutcome> judge(int runIndex, QString file) override;
     void stop() override {}
     void setJob(QPointer<Job> job) override { m_job = job; }
 
@@ -37,8 +40,24 @@ protected:
 
     // The arguments after the script for run runIndex.
     virtual QStringList runArguments(int runIndex) const = 0;
+    // The arguments after the script that judge file for run runIndex; empty: this runner's
+    // scripts cannot judge.
+    virtual QStringList judgeArguments(int runIndex, const QString &file) const;
 
 private:
+    struct Finished
+    {
+        bool cancelled = false;
+        QByteArray standardOutput;
+        QString stderrText; // "\nLast lines of its stderr:\n..." or empty
+        double wallSeconds = 0;
+    };
+    // Runs `python SCRIPT arguments` to its end, with `environment` added to hotkernel's; throws
+    // UserError on anything but exit code 0.
+    static QCoro::Task<Finished> execute(ScriptRunnerOptions options, QStringList arguments,
+                                         QProcessEnvironment environment, int runIndex, Wording wording,
+                                         QPointer<Job> job);
+
     // Shared so a run that outlives its runner (see run()) still reads its own file.
     std::shared_ptr<WitnessTrace> m_witness;
     OutputParser m_parser;

@@ -7,7 +7,21 @@ namespace hotkernel {
 
 namespace {
 
-constexpr int kProtocol = 3;
+constexpr int kProtocol = RunLineParser::kProtocol;
+
+// Protocol 4 moved the judge out of the candidate's process: an older vendored contract cannot
+// write its judged outputs, so it must be replaced, not tolerated.
+QString oldProtocol(int spoken)
+{
+    return QStringLiteral(
+               "speaks protocol %1 but this hotkernel reads protocol %2 (issue 19: the outputs are "
+               "now judged outside the candidate's process); re-vendor the contract with "
+               "`hotkernel new NAME --force` in the same folder (it rewrites NAME_candidate.py "
+               "too: keep a copy of it), or copy _hotkernel_contract.py from a folder this "
+               "hotkernel made")
+        .arg(spoken)
+        .arg(kProtocol);
+}
 
 QString shortened(const QByteArray &text)
 {
@@ -69,11 +83,8 @@ std::optional<RunLine> RunLineParser::parseLine(const QByteArray &line, const QS
             QStringLiteral("the result line has no integer \"protocol\" field; is this a hotkernel target "
                            "script? Make one with `hotkernel new`."));
     if (j["protocol"].get<int>() != kProtocol)
-        return fail(QStringLiteral(
-                        "the result line speaks protocol %1 but this hotkernel reads protocol %2; "
-                        "re-create the target with `hotkernel new --force` to vendor the current contract.")
-                        .arg(j["protocol"].get<int>())
-                        .arg(kProtocol));
+        return fail(QStringLiteral("the result line ") + oldProtocol(j["protocol"].get<int>()) +
+                    QLatin1Char('.'));
     if (!j.contains("ok") || !j["ok"].is_boolean())
         return fail(
             QStringLiteral("the result line has no boolean \"ok\" field: %1").arg(shortened(trimmed)));
@@ -165,6 +176,13 @@ std::optional<Json> RunLineParser::parseReady(const QByteArray &line, const QStr
                          .arg(script, shortened(line));
         return std::nullopt;
     }
+    if (parsed->contains("protocol") && (*parsed)["protocol"].is_number_integer() &&
+        (*parsed)["protocol"].get<int>() != kProtocol) {
+        if (error)
+            *error = QStringLiteral("%1 --worker: the script ").arg(script) +
+                     oldProtocol((*parsed)["protocol"].get<int>()) + QLatin1Char('.');
+        return std::nullopt;
+    }
     if (stringField(*parsed, "event") != QLatin1String("ready")) {
         if (error) {
             const QString reported = stringField(*parsed, "error");
@@ -176,6 +194,66 @@ std::optional<Json> RunLineParser::parseReady(const QByteArray &line, const QStr
         return std::nullopt;
     }
     return parsed;
+}
+
+std::optional<JudgeAnswer> RunLineParser::parseJudgeAnswer(const QByteArray &line, const QString &script,
+                                                           int run, QString *error)
+{
+    const auto fail = [&](const QString &why) -> std::optional<JudgeAnswer> {
+        if (error)
+            *error = QStringLiteral("%1 judging run %2: %3").arg(script).arg(run).arg(why);
+        return std::nullopt;
+    };
+    const QByteArray trimmed = line.trimmed();
+    QString parseError;
+    const auto parsed = parseJson(trimmed, &parseError);
+    if (!parsed || !parsed->is_object())
+        return fail(
+            QStringLiteral("printed %1 where the judge's JSON answer was expected").arg(shortened(trimmed)));
+    const Json &j = *parsed;
+    if (!j.contains("protocol") || !j["protocol"].is_number_integer() ||
+        j["protocol"].get<int>() != kProtocol)
+        return fail(QStringLiteral("the script ") +
+                    oldProtocol(j.contains("protocol") && j["protocol"].is_number_integer()
+                                    ? j["protocol"].get<int>()
+                                    : 0) +
+                    QLatin1Char('.'));
+    if (const QString contractError = stringField(j, "error"); !contractError.isEmpty())
+        return fail(QStringLiteral("the contract reported an error: %1").arg(contractError));
+    if (stringField(j, "event") != QLatin1String("judged") || !j.contains("judged_ok") ||
+        !j["judged_ok"].is_boolean())
+        return fail(QStringLiteral("the answer is not {\"event\": \"judged\", \"judged_ok\": ...}: %1")
+                        .arg(shortened(trimmed)));
+    if (!j.contains("run") || !j["run"].is_number_integer() || j["run"].get<int>() != run)
+        return fail(QStringLiteral("answered for run %1 instead").arg(compact(j.value("run", Json()))));
+    JudgeAnswer a;
+    a.json = j;
+    a.ok = j["judged_ok"].get<bool>();
+    if (isFiniteNumber(j.value("max_err", Json())))
+        a.maxErr = j["max_err"].get<double>();
+    a.mismatch = stringField(j, "mismatch");
+    a.invalid = stringField(j, "invalid");
+    if (a.ok && (!a.mismatch.isEmpty() || !a.invalid.isEmpty()))
+        return fail(QStringLiteral("the answer says judged_ok but also names a failure: %1")
+                        .arg(a.invalid.isEmpty() ? a.mismatch : a.invalid));
+    if (!a.ok && a.mismatch.isEmpty() && a.invalid.isEmpty())
+        return fail(QStringLiteral("the answer says not judged_ok without a mismatch or invalid"));
+    return a;
+}
+
+std::optional<JudgeAnswer> RunLineParser::parseJudgeOutput(const QByteArray &standardOutput,
+                                                           const QString &script, int run, QString *error)
+{
+    const QList<QByteArray> lines = standardOutput.split('\n');
+    for (auto it = lines.crbegin(); it != lines.crend(); ++it) {
+        if (!it->trimmed().isEmpty())
+            return parseJudgeAnswer(*it, script, run, error);
+    }
+    if (error)
+        *error = QStringLiteral("%1 judging run %2: printed no JSON line on stdout; check its stderr.")
+                     .arg(script)
+                     .arg(run);
+    return std::nullopt;
 }
 
 QStringList RunLineParser::identityMismatches(const Json &baseline, const Json &candidate)

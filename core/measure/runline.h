@@ -24,9 +24,23 @@ struct RunLine
     std::vector<double> samplesMs; // per-call ms of each timed replay
 };
 
+// The baseline worker's answer to a judge request (protocol 4): the candidate's judged outputs of
+// one run against the baseline's reference for the same judge seed.
+struct JudgeAnswer
+{
+    Json json;
+    bool ok = false;              // judged_ok
+    std::optional<double> maxErr; // null when nothing was compared
+    QString mismatch;             // why the values failed (incorrect)
+    QString invalid;              // why the file could not be judged (invalid)
+};
+
 class RunLineParser
 {
 public:
+    // The worker protocol this hotkernel speaks (docs/contract.md); other versions are refused.
+    static constexpr int kProtocol = 4;
+
     // The fields two lines must agree on for a pair to be valid (docs/contract.md).
     static const std::vector<const char *> &identityFields();
 
@@ -42,6 +56,14 @@ public:
 
     // A worker's first line: {"event": "ready", ...}. Returns the object or sets *error.
     static std::optional<Json> parseReady(const QByteArray &line, const QString &script, QString *error);
+
+    // A judge request's answer line: {"event": "judged", "judged_ok": ..., "run": run, ...}. A line
+    // with "error" (a contract-level failure) or one that breaks the protocol sets *error.
+    static std::optional<JudgeAnswer> parseJudgeAnswer(const QByteArray &line, const QString &script, int run,
+                                                       QString *error);
+    // The same out of a standalone `--judge-file` run's whole stdout (its last non-empty line).
+    static std::optional<JudgeAnswer> parseJudgeOutput(const QByteArray &standardOutput,
+                                                       const QString &script, int run, QString *error);
 
     // "field: baseline X, candidate Y" for every identity field on which the two lines differ.
     static QStringList identityMismatches(const Json &baseline, const Json &candidate);

@@ -39,6 +39,13 @@ struct RunOutcome
     std::vector<WitnessWindow> witness; // the tracer's windows for this run
 };
 
+struct JudgeOutcome
+{
+    JudgeAnswer answer;
+    bool cancelled = false;
+    double wallSeconds = 0;
+};
+
 class ScriptRunner
 {
 public:
@@ -55,6 +62,10 @@ public:
     // One run with input data from seed + runIndex. Throws UserError (naming script and run) on a
     // crash, a hang past the timeout, garbage on stdout or a line that breaks the contract.
     virtual QCoro::Task<RunOutcome> run(int runIndex) = 0;
+    // Protocol 4: judges the judged outputs another script's run wrote to file against this
+    // script's reference for the current judge seed (the baseline judges the candidate). Throws
+    // UserError as run() does, and when the runner cannot judge (an uncontracted script).
+    virtual QCoro::Task<JudgeOutcome> judge(int runIndex, QString file) = 0;
     // Ends everything the runner started (its whole process group).
     virtual void stop() = 0;
     // The job whose cancellation ends the current and later requests.
@@ -69,11 +80,16 @@ public:
     // The seed of the judged replay in the next runs (docs/contract.md): verify draws one per pair
     // at run time, so no script can know it in advance. Unset: the contract draws its own.
     void setJudgeSeed(std::optional<quint64> seed) { m_judgeSeed = seed; }
+    // Where the next runs write their judged outputs for the judge outside the process (verify's
+    // private directory for the candidate); empty: they write none (bench, the baseline).
+    void setJudgeDir(const QString &dir) { m_judgeDir = dir; }
+    const QString &judgeDir() const { return m_judgeDir; }
 
 protected:
     explicit ScriptRunner(ScriptRunnerOptions options) : m_options(std::move(options)) {}
     ScriptRunnerOptions m_options;
     std::optional<quint64> m_judgeSeed;
+    QString m_judgeDir;
 };
 
 } // namespace hotkernel

@@ -4,9 +4,11 @@
 #include "base/usererror.h"
 #include "measure/devicelock.h"
 #include "measure/gpusharing.h"
+#include "measure/judgedoutputs.h"
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
+#include "process/runtimedir.h"
 #include "session/job.h"
 #include "session/session.h"
 
@@ -14,6 +16,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QRandomGenerator>
+#include <QTemporaryDir>
 
 #include <cmath>
 
@@ -178,6 +181,32 @@ QString witnessedPair(const RunOutcome &ob, const RunOutcome &oc, int pair, QStr
     return {};
 }
 
+// Where the candidate writes its judged outputs for the judge outside its process: a fresh 0700
+// directory under the runtime directory (else the temp folder), removed with the verify.
+std::unique_ptr<QTemporaryDir> makeJudgeDir()
+{
+    QString runtime = RuntimeDir::path();
+    if (runtime.isEmpty())
+        runtime = QDir::tempPath();
+    auto dir = std::make_unique<QTemporaryDir>(QDir(runtime).filePath(QStringLiteral("judge-XXXXXX")));
+    if (!dir->isValid())
+        throw UserError(
+            QStringLiteral("cannot create a directory for the judged outputs in %1 (%2); free some "
+                           "space there or point TMPDIR (or XDG_RUNTIME_DIR) at a writable folder")
+                .arg(QDir::toNativeSeparators(runtime), dir->errorString()));
+    QFile::setPermissions(dir->path(),
+                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return dir;
+}
+
+// The candidate's runner writes judged outputs only for this verify: a kept worker serves later
+// bench calls, which have no judge.
+struct JudgeDirUse
+{
+    ScriptRunner *runner;
+    ~JudgeDirUse() { runner->setJudgeDir({}); }
+};
+
 } // namespace
 
 QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
@@ -203,6 +232,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     c.prepared =
         MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh, o.timeout, job);
     MeasureSetup::WorkerRelease release(session, {&b.prepared, &c.prepared});
+    const std::unique_ptr<QTemporaryDir> judgeDir = makeJudgeDir();
+    c.prepared.runner->setJudgeDir(judgeDir->path());
+    b.prepared.runner->setJudgeDir({});
+    const JudgeDirUse judgeDirUse{c.prepared.runner.get()};
     python = co_await MeasureSetup::confirmedInterpreter(session, python, job, release);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -256,6 +289,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     Json judgeSeeds = Json::array();
     QString witnessUnavailable;
     Json witness; // the last pair's witness, per side
+    int judgedRuns = 0;
+    double judgeSeconds = 0;
     std::vector<std::pair<QString, QString>> watched;
     for (const Side *side : {&b, &c}) {
         const QString contract =
@@ -355,6 +390,53 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             reason = QStringLiteral("the candidate's output does not match the reference (run %1: %2)")
                          .arg(pair)
                          .arg(lc.mismatch);
+            break;
+        }
+        // Protocol 4: the candidate's ok is its own process's word. Its judged outputs are judged
+        // again by the baseline worker, which never imported the candidate; that answer decides.
+        const QString judgedPath = QDir(judgeDir->path()).filePath(JudgedOutputsParser::fileName(pair));
+        QString unusable;
+        if (!JudgedOutputsParser::read(
+                judgedPath, JudgedExpectation{pair, judgeSeed, stringField(lb.json, "judge_inputs_sha256")},
+                &unusable)) {
+            verdict = QStringLiteral("invalid");
+            reason = QStringLiteral(
+                         "the candidate's run %1 left no judged outputs that the judge outside its process "
+                         "can use (%2: %3); the contract writes them after the judged replay, so "
+                         "something in the candidate's process changed or removed them")
+                         .arg(pair)
+                         .arg(QDir::toNativeSeparators(judgedPath), unusable);
+            mismatches.append(reason);
+            break;
+        }
+        const JudgeOutcome judged = co_await b.prepared.runner->judge(pair, judgedPath);
+        if (!job || judged.cancelled || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+        ++judgedRuns;
+        judgeSeconds += judged.wallSeconds;
+        QFile::remove(judgedPath);
+        if (!judged.answer.invalid.isEmpty()) {
+            verdict = QStringLiteral("invalid");
+            reason = QStringLiteral(
+                         "the baseline, judging the candidate's run %1 outside the candidate's process, "
+                         "cannot use its judged outputs: %2")
+                         .arg(pair)
+                         .arg(judged.answer.invalid);
+            mismatches.append(reason);
+            break;
+        }
+        if (!judged.answer.ok) {
+            verdict = QStringLiteral("incorrect");
+            failedRuns.push_back(Json{{"side", "candidate"},
+                                      {"run", pair},
+                                      {"mismatch", toStd(judged.answer.mismatch)},
+                                      {"judged_by", "baseline"}});
+            reason =
+                QStringLiteral("the candidate's output does not match the reference, judged by the baseline "
+                               "outside the candidate's process (run %1: %2); the candidate's own check "
+                               "said ok, so something in its process changed the check or the reference")
+                    .arg(pair)
+                    .arg(judged.answer.mismatch);
             break;
         }
         if (pair == o.warmup)
@@ -483,6 +565,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["mismatches"] = toJson(mismatches);
     r["failed_runs"] = failedRuns;
     r["judge_seeds"] = judgeSeeds;
+    // The judge outside the candidate's process: runs it judged and the time it took (outside the
+    // timed region: after both runs of a pair).
+    r["outside_judge"] =
+        Json{{"judge", "baseline worker"}, {"runs_judged", judgedRuns}, {"wall_s", judgeSeconds}};
     r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())},
                                 {"bytes", r["contract"].value("bytes", Json())}};
     r["physical_floor"] = floor.json;

@@ -294,77 +294,91 @@ QCoro::Task<bool> WorkerScriptRunner::waitReady()
     co_return true;
 }
 
-QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
+QCoro::Task<bool> WorkerScriptRunner::exchange(QByteArray request, QString what, QByteArray *line,
+                                               double *wallSeconds, std::optional<LateSeed> lateSeed)
 {
     const QString name = m_options.displayName;
-    RunOutcome outcome;
-    if (m_cancelled || (m_job && m_job->isCancelled())) {
-        outcome.cancelled = true;
-        co_return outcome;
-    }
+    if (m_cancelled || (m_job && m_job->isCancelled()))
+        co_return false;
     if (m_state != State::Ready || m_busy)
-        throw UserError(QStringLiteral("%1 run %2: the worker is not running (%3); start a new verify.")
-                            .arg(name)
-                            .arg(runIndex)
-                            .arg(m_busy ? QStringLiteral("busy with another request") : m_deathReason));
+        throw UserError(
+            QStringLiteral("%1 %2: the worker is not running (%3); start a new verify.")
+                .arg(name, what, m_busy ? QStringLiteral("busy with another request") : m_deathReason));
     m_busy = true;
-    // Lines nobody asked for would be taken as this run's answer.
+    // Lines nobody asked for would be taken as this request's answer.
     if (!m_lines.empty()) {
         const QByteArray stray = m_lines.front();
         m_busy = false;
         kill(QStringLiteral("printed an unrequested line"));
-        throw UserError(QStringLiteral("%1: the worker printed a line nobody asked for before run %2: %3")
-                            .arg(name)
-                            .arg(runIndex)
-                            .arg(QString::fromUtf8(stray.left(160))));
+        throw UserError(QStringLiteral("%1: the worker printed a line nobody asked for before %2: %3")
+                            .arg(name, what, QString::fromUtf8(stray.left(160))));
     }
     QElapsedTimer clock;
     clock.start();
-    // The judge seed is not in the request (issue 19): the contract asks for it once the timed
-    // block is captured and timed, when no code of the candidate runs any more, so nothing the
-    // candidate does before can depend on it.
-    const QByteArray request = QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex) +
-                               (m_judgeSeed ? QByteArray(", \"judge_seed\": \"late\"") : QByteArray()) +
-                               "}\n";
     m_process->write(request);
-    QByteArray line;
     QPointer<WorkerScriptRunner> self(this);
-    WaitEnd end = co_await nextLine(&line);
+    WaitEnd end = co_await nextLine(line);
     if (!self)
-        throw UserError(
-            QStringLiteral("%1 run %2: the worker was discarded mid-run").arg(name).arg(runIndex));
-    if (end == WaitEnd::Line && m_judgeSeed && JudgeSeedRequest::matches(line, runIndex)) {
-        m_process->write(JudgeSeedRequest::answer(*m_judgeSeed));
-        end = co_await nextLine(&line);
+        throw UserError(QStringLiteral("%1 %2: the worker was discarded mid-run").arg(name, what));
+    // The contract asks for a late judge seed mid-run (JudgeSeedRequest); answer it once.
+    if (end == WaitEnd::Line && lateSeed && JudgeSeedRequest::matches(*line, lateSeed->run)) {
+        m_process->write(JudgeSeedRequest::answer(lateSeed->seed));
+        end = co_await nextLine(line);
         if (!self)
-            throw UserError(
-                QStringLiteral("%1 run %2: the worker was discarded mid-run").arg(name).arg(runIndex));
+            throw UserError(QStringLiteral("%1 %2: the worker was discarded mid-run").arg(name, what));
     }
     m_busy = false;
-    outcome.wallSeconds = clock.nsecsElapsed() / 1e9;
+    *wallSeconds = clock.nsecsElapsed() / 1e9;
     switch (end) {
     case WaitEnd::Cancelled:
         kill(QStringLiteral("cancelled"));
-        outcome.cancelled = true;
-        co_return outcome;
+        co_return false;
     case WaitEnd::TimedOut:
         kill(QStringLiteral("timed out"));
         throw UserError(
-            QStringLiteral("%1 run %2: no answer from the worker within %3 s; its process group was "
+            QStringLiteral("%1 %2: no answer from the worker within %3 s; its process group was "
                            "killed. Raise --timeout if the kernel is that slow, or look for a hang.%4")
-                .arg(name)
-                .arg(runIndex)
+                .arg(name, what)
                 .arg(double(m_options.timeout.count()) / 1000.0)
                 .arg(stderrSuffix()));
     case WaitEnd::Exited:
-        throw UserError(
-            QStringLiteral("%1 run %2: %3 during the run.%4")
-                .arg(name)
-                .arg(runIndex)
-                .arg(m_deathReason.isEmpty() ? exitDescription() : m_deathReason, stderrSuffix()));
+        throw UserError(QStringLiteral("%1 %2: %3 during the %4.%5")
+                            .arg(name, what, m_deathReason.isEmpty() ? exitDescription() : m_deathReason,
+                                 what.startsWith(QLatin1String("run")) ? QStringLiteral("run")
+                                                                       : QStringLiteral("judge request"),
+                                 stderrSuffix()));
     case WaitEnd::Line:
         break;
     }
+    co_return true;
+}
+
+QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
+{
+    const QString name = m_options.displayName;
+    RunOutcome outcome;
+    QByteArray request = QByteArray("{\"op\": \"run\", \"run\": ") + QByteArray::number(runIndex);
+    // The judge seed is not in the request (issue 19): the contract asks for it once the timed
+    // block is captured and timed, when no code of the candidate runs any more, so nothing the
+    // candidate does before can depend on it.
+    if (m_judgeSeed)
+        request += QByteArray(", \"judge_seed\": \"late\"");
+    if (!m_judgeDir.isEmpty())
+        request +=
+            QByteArray(", \"judge_dir\": ") + QByteArray::fromStdString(Json(toStd(m_judgeDir)).dump());
+    request += "}\n";
+    QByteArray line;
+    QPointer<WorkerScriptRunner> self(this);
+    std::optional<LateSeed> late;
+    if (m_judgeSeed)
+        late = LateSeed{runIndex, *m_judgeSeed};
+    if (!co_await exchange(request, QStringLiteral("run %1").arg(runIndex), &line, &outcome.wallSeconds, late)) {
+        outcome.cancelled = true;
+        co_return outcome;
+    }
+    if (!self)
+        throw UserError(
+            QStringLiteral("%1 run %2: the worker was discarded mid-run").arg(name).arg(runIndex));
     QString error;
     auto parsed = RunLineParser::parseLine(line, name, runIndex, &error);
     if (!parsed) {
@@ -377,6 +391,36 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
         outcome.witnessed = true;
         outcome.witness = m_witness->takeNew();
     }
+    co_return outcome;
+}
+
+QCoro::Task<JudgeOutcome> WorkerScriptRunner::judge(int runIndex, QString file)
+{
+    const QString name = m_options.displayName;
+    JudgeOutcome outcome;
+    if (!m_judgeSeed)
+        throw UserError(QStringLiteral("%1: a judge request needs the run's judge seed").arg(name));
+    const QByteArray request = QByteArray("{\"op\": \"judge\", \"run\": ") + QByteArray::number(runIndex) +
+                               QByteArray(", \"judge_seed\": ") + QByteArray::number(*m_judgeSeed) +
+                               QByteArray(", \"judge_file\": ") +
+                               QByteArray::fromStdString(Json(toStd(file)).dump()) + "}\n";
+    QByteArray line;
+    QPointer<WorkerScriptRunner> self(this);
+    if (!co_await exchange(request, QStringLiteral("judging run %1").arg(runIndex), &line,
+                           &outcome.wallSeconds)) {
+        outcome.cancelled = true;
+        co_return outcome;
+    }
+    if (!self)
+        throw UserError(
+            QStringLiteral("%1 judging run %2: the worker was discarded").arg(name).arg(runIndex));
+    QString error;
+    auto answer = RunLineParser::parseJudgeAnswer(line, name, runIndex, &error);
+    if (!answer) {
+        kill(QStringLiteral("broke the protocol"));
+        throw UserError(error + QStringLiteral(" The worker was killed.") + stderrSuffix());
+    }
+    outcome.answer = std::move(*answer);
     co_return outcome;
 }
 

@@ -16,6 +16,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QProcess;
@@ -33,6 +34,7 @@ public:
     void start() override;
     QCoro::Task<bool> waitReady() override;
     QCoro::Task<RunOutcome> run(int runIndex) override;
+    QCoro::Task<JudgeOutcome> judge(int runIndex, QString file) override;
     void stop() override;
     void setJob(QPointer<Job> job) override;
     QString commandLine() const override;
@@ -49,6 +51,15 @@ private:
     enum class WaitEnd { Line, Exited, TimedOut, Cancelled };
 
     QCoro::Task<WaitEnd> nextLine(QByteArray *line);
+    // Writes one request and waits for its answer line; what (e.g. "run 3") names it in messages.
+    // Returns false when the job was cancelled; throws UserError on a dead, hung or busy worker.
+    struct LateSeed
+    {
+        int run = 0;
+        quint64 seed = 0;
+    };
+    QCoro::Task<bool> exchange(QByteArray request, QString what, QByteArray *line, double *wallSeconds,
+                               std::optional<LateSeed> lateSeed = std::nullopt);
     // Something a waiting request may care about happened: a line, an exit, a timeout, a cancel.
     void wakeUp();
     QFuture<void> armWake();

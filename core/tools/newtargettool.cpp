@@ -242,7 +242,7 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
                     {"next_steps", toJson(next)}};
     const QStringList roles = {QStringLiteral("the function to beat and the target definition"),
                                QStringLiteral("starts as the baseline: the file to edit"),
-                               QStringLiteral("the measurement contract (protocol 3)"),
+                               QStringLiteral("the measurement contract (protocol 4)"),
                                QStringLiteral("the traced aten op with its recorded arguments")};
     QString text = QStringLiteral("new %1: wrote %2 files\n").arg(request.name).arg(files.size());
     for (qsizetype i = 0; i < files.size(); ++i)

@@ -61,7 +61,9 @@ void registerVerifyTool(ToolRegistry &registry)
         "the "
         "warm-up pairs, and returns a verdict: faster, slower, inconclusive, incorrect (a candidate run "
         "failed the "
-        "output check against the fp32 reference) or invalid (the two scripts disagree on the contract: "
+        "output check against the fp32 reference, or the baseline's process, judging the outputs the "
+        "candidate wrote, found a mismatch: the candidate's own check never decides) or invalid (the two "
+        "scripts disagree on the contract: "
         "shape, "
         "dtype, seed, iters, rotation, flops, bytes, target or contract hash, device; or a contract other "
         "than the "
@@ -185,7 +187,10 @@ void registerVerifyTool(ToolRegistry &registry)
                                                "line, plus shipped_contract_sha256")},
           {"mismatches", described(strings, "why invalid, else empty")},
           {"failed_runs", described(Json{{"type", "array"}, {"items", {{"type", "object"}}}},
-                                    "why incorrect: side, run, mismatch")},
+                                    "why incorrect: side, run, mismatch (judged_by: baseline when the "
+                                    "judge outside the candidate's process found it)")},
+          {"outside_judge", described(Json{{"type", "object"}}, "the judge outside the candidate's process: "
+                                                                "judge, runs_judged, wall_s")},
           {"roofline_inputs", described(Json{{"type", "object"}}, "flops and bytes of one call")},
           {"physical_floor", described(Json{{"type", "object"}}, "the roofline floor checked")},
           {"versions",

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""hotkernel measurement contract, protocol 3 (vendored next to the target scripts by `hotkernel new`).
+"""hotkernel measurement contract, protocol 4 (vendored next to the target scripts by `hotkernel new`).
 
 A baseline script defines TARGET = Target(...) and fn; a candidate imports TARGET from the baseline
 and defines only fn. Both end with main(TARGET, fn). Run a script once (one JSON line on stdout),
-as a worker (--worker: a ready line, then one result line per {"op": "run", "run": I} on stdin), or
+as a worker (--worker: a ready line, then one answer line per request on stdin: {"op": "run"} runs,
+{"op": "judge"} judges another process's judged outputs against this target's reference), or
 with --check-import (imports and resolves the target without touching the device).
 docs/contract.md in the hotkernel repository is the specification; this file needs only torch.
 """
@@ -21,7 +22,7 @@ import threading
 import time
 import traceback
 
-PROTOCOL = 3
+PROTOCOL = 4
 REPLAYS = 5
 # At most this many rotated copies. Keeping a 1 KiB input out of a 480 MiB CPU cache would take a
 # million copies, each checked every run: rotation cannot make tiny inputs cache-cold, so it stops
@@ -354,6 +355,8 @@ class _Bench:
         self.sets = None
         self.refs = None
         self.out_bytes = None
+        # (judge seed, digest) the inputs and refs were last drawn from, when from a judge seed.
+        self.judged_inputs = None
 
     def _wide(self, a):
         """The reference precision: fp32, or fp64 for an fp64 target (fp32 would be the coarser)."""
@@ -406,6 +409,7 @@ class _Bench:
         """Draw (first time) or refill in place (later) every input from seed + run, or from seed
         when given (the judge seed)."""
         t = self.torch
+        self.judged_inputs = None
         gen = t.Generator(device=self.device)
         gen.manual_seed(self.definition["seed"] + run if seed is None else seed)
         rotate = self.definition["rotate"]
@@ -646,9 +650,63 @@ class _Bench:
             return None
         return h.hexdigest()
 
-    def run(self, run, judge_seed=None):
+    def judge(self, run, judge_seed, path):
+        """The answer of the judge outside the candidate's process: the judged outputs another
+        process wrote to path (_write_judged) against this process's references for judge_seed.
+        Missing or malformed files, outputs that do not have the reference's shapes and dtype, and
+        a header for other inputs are `invalid`; values out of tolerance are a mismatch."""
+        t = self.torch
+        answer = {"protocol": PROTOCOL, "event": "judged", "run": run, "judge_seed": judge_seed, "judged_ok": False,
+                  "max_err": None, "mismatch": None, "invalid": None}
+        try:
+            if self.judged_inputs is None or self.judged_inputs[0] != judge_seed:
+                # The baseline's own run of the pair drew these inputs already; otherwise draw them.
+                self.fill(run, judge_seed)
+                self.judged_inputs = (judge_seed, self._inputs_digest())
+            header, tensors = _read_judged(t, path, judge_seed, self.judged_inputs[1], run)
+            sets = {}
+            for k, j, tensor in tensors:
+                sets.setdefault(k, []).append((j, tensor))
+            expected = list(range(min(self.definition["iters"], self.k)))
+            if sorted(sets) != expected:
+                raise _JudgedFileError("%s holds rotated sets %s, the timed block returns sets %s"
+                                       % (path, sorted(sets), expected))
+            worst = 0.0
+            with t.no_grad():
+                for k in expected:
+                    outs = [tensor for _, tensor in sorted(sets[k], key=lambda e: e[0])]
+                    ref = self.refs[k]
+                    if len(outs) != len(ref):
+                        raise _JudgedFileError("%s: set %d has %d outputs, the reference %d"
+                                               % (path, k, len(outs), len(ref)))
+                    for o, r in zip(outs, ref):
+                        if list(o.shape) != list(r.shape) or o.dtype != self.torch_dtype:
+                            raise _JudgedFileError(
+                                "%s: set %d holds a %s output of shape %s, the target needs %s of shape %s"
+                                % (path, k, _dtype_name(o.dtype), list(o.shape), _dtype_name(self.torch_dtype),
+                                   list(r.shape)))
+                    good, err, why = self.check([o.to(self.device) for o in outs], k,
+                                                ", judged outside the candidate's process with judge seed %d"
+                                                % judge_seed)
+                    if err is not None:
+                        worst = max(worst, err)
+                    if not good:
+                        answer.update({"max_err": worst, "mismatch": why})
+                        return answer
+            answer.update({"judged_ok": True, "max_err": worst})
+        except _JudgedFileError as e:
+            answer["invalid"] = str(e)
+        except TargetError:
+            raise
+        except Exception as e:
+            traceback.print_exc()
+            answer["invalid"] = "the judge could not read %s: %s: %s" % (path, type(e).__name__, e)
+        return answer
+
+    def run(self, run, judge_seed=None, judge_dir=None):
         """The result line of run index `run`; the judged replay draws its inputs from judge_seed
-        (random when not given)."""
+        (random when not given). With judge_dir, the judged replay's outputs are written there for
+        a judge outside this process (_write_judged)."""
         t = self.torch
         if judge_seed is None:
             judge_seed = _fresh_judge_seed()
@@ -658,7 +716,7 @@ class _Bench:
         line.update(self.identity())
         line.update({"max_err": None, "mismatch": None, "invalid": None,
                      "judge_seed": None if judge_seed == "late" else judge_seed,
-                     "judge_inputs_sha256": None, "witness_replays": 0, "witness_note": None})
+                     "judge_inputs_sha256": None, "judge_file": None, "witness_replays": 0, "witness_note": None})
         ok, worst, mismatch = False, 0.0, None
         dtype_ctx = _Tf32(t, self.definition["dtype"] == "tf32")
         try:
@@ -686,6 +744,7 @@ class _Bench:
                 self._poison(outs)
                 self.fill(run, judge_seed)
                 line["judge_inputs_sha256"] = self._inputs_digest()
+                self.judged_inputs = (judge_seed, line["judge_inputs_sha256"])
                 run_block()
                 if self.device == "cuda":
                     t.cuda.synchronize()
@@ -694,6 +753,9 @@ class _Bench:
                         "CUDA graph" if timer == "graph" else "timed block", judge_seed)
                     ok, err, mismatch = self.check_each(sorted(outs.items()), where)
                     worst = max(worst, err)
+                if ok and judge_dir is not None:
+                    line["judge_file"] = _write_judged(t, judge_dir, run, judge_seed, line["judge_inputs_sha256"],
+                                                       self.target_sha, outs)
                 l2 = _l2_violation(t, self.device)
                 if l2:
                     raise _Invalid(l2)
@@ -714,6 +776,134 @@ class _Bench:
         line.update({"ok": ok, "ms": statistics.median(samples), "timer": timer, "timer_note": "; ".join(notes) or None,
                      "samples_ms": samples, "max_err": worst, "mismatch": mismatch})
         return line
+
+
+# --- the judge outside the candidate's process (protocol 4) ----------------------------------------
+# The judged replay's outputs leave the candidate's process as one file per run: a JSON header line,
+# then the raw bytes of every output in the header's order. The baseline worker, which never imported
+# the candidate, compares them against its own references for the same judge seed.
+JUDGED_FORMAT = "hotkernel-judged-outputs"
+# Header dtype names: torch's own (str(dtype) without "torch."), and their element sizes.
+_JUDGED_DTYPES = {"bfloat16": 2, "float16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1, "int16": 2,
+                  "int32": 4, "int64": 8, "bool": 1}
+# A header line longer than this is not a header (the core reads at most this much too).
+_JUDGED_HEADER_MAX = 1024 * 1024
+
+
+def judged_file_name(run):
+    return "run-%d.judged" % run
+
+
+def _dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _write_judged(torch, judge_dir, run, judge_seed, inputs_sha256, target_sha, outs):
+    """Writes the judged outputs (host copies, after the judged replay: outside the timed region)
+    to judge_dir/run-RUN.judged and returns the file's name. A failure is the run's invalid."""
+    entries, blobs = [], []
+    for k, out in sorted(outs.items()):
+        for j, o in enumerate(_as_list(out) or []):
+            host = o.detach().contiguous().cpu()
+            # Bytes through uint8, so that dtypes numpy lacks (bfloat16) travel as they are; written
+            # from the array itself, without another copy.
+            raw = host.reshape(-1).view(torch.uint8).numpy() if host.numel() else None
+            entries.append({"set": k, "index": j, "dtype": _dtype_name(host.dtype), "shape": list(host.shape),
+                            "bytes": host.numel() * host.element_size()})
+            blobs.append(raw)
+    header = {"format": JUDGED_FORMAT, "protocol": PROTOCOL, "run": run, "judge_seed": judge_seed,
+              "judge_inputs_sha256": inputs_sha256, "target_sha256": target_sha, "outputs": entries}
+    name = judged_file_name(run)
+    path = os.path.join(judge_dir, name)
+    partial = path + ".partial"
+    try:
+        with open(partial, "wb") as f:
+            f.write(json.dumps(header, separators=(",", ":")).encode("utf-8") + b"\n")
+            for raw in blobs:
+                if raw is not None:
+                    f.write(memoryview(raw))
+        os.replace(partial, path)
+    except OSError as e:
+        raise _Invalid("cannot write the judged outputs to %s (%s): the judge outside this process has nothing "
+                       "to judge" % (path, e))
+    return name
+
+
+class _JudgedFileError(Exception):
+    """The judged-outputs file is missing, truncated or malformed: the verdict is invalid."""
+
+
+def _read_judged(torch, path, judge_seed, inputs_sha256, run):
+    """(header, [(set, index, tensor)]) from a judged-outputs file, checked against what the judge
+    expects; raises _JudgedFileError saying what is wrong."""
+    try:
+        with open(path, "rb") as f:
+            head = f.readline(_JUDGED_HEADER_MAX)
+            header, layout = _judged_header(path, head, judge_seed, inputs_sha256, run)
+            listed = sum(size for _, _, _, _, size in layout)
+            # Sizes first: the file was written by the candidate's process, so its size decides
+            # nothing until it agrees with the header (and no huge file is read in vain).
+            found = os.fstat(f.fileno()).st_size - len(head)
+            if found != listed:
+                raise _JudgedFileError("%s holds %d bytes of outputs, its header lists %d (%s)" % (
+                    path, found, listed, "truncated" if found < listed else "bytes appended"))
+            # A bytearray the tensors view without copying (frombuffer wants a writable buffer).
+            payload = bytearray(listed)
+            if f.readinto(payload) != listed or f.read(1):
+                raise _JudgedFileError("%s changed size while the judge read it" % path)
+    except OSError as e:
+        raise _JudgedFileError("cannot read the judged outputs %s (%s)" % (path, e))
+    tensors, offset = [], 0
+    for k, j, dtype, shape, size in layout:
+        flat = (torch.frombuffer(payload, dtype=torch.uint8, count=size, offset=offset) if size
+                else torch.empty(0, dtype=torch.uint8))
+        offset += size
+        tensors.append((k, j, flat.view(getattr(torch, dtype)).reshape(shape)))
+    return header, tensors
+
+
+def _judged_header(path, head, judge_seed, inputs_sha256, run):
+    """(header, [(set, index, dtype, shape, bytes)]) of a judged-outputs header line."""
+    if not head.endswith(b"\n"):
+        raise _JudgedFileError("%s has no header line (empty or truncated file)" % path)
+    try:
+        header = json.loads(head.decode("utf-8"))
+    except ValueError as e:
+        raise _JudgedFileError("%s: the header is not JSON (%s)" % (path, e))
+    if not isinstance(header, dict) or header.get("format") != JUDGED_FORMAT:
+        raise _JudgedFileError("%s is not a judged-outputs file (format is not %s)" % (path, JUDGED_FORMAT))
+    if header.get("protocol") != PROTOCOL:
+        raise _JudgedFileError("%s speaks protocol %r, this contract %d" % (path, header.get("protocol"), PROTOCOL))
+    if header.get("run") != run:
+        raise _JudgedFileError("%s holds run %r, not run %d" % (path, header.get("run"), run))
+    if header.get("judge_seed") != judge_seed:
+        raise _JudgedFileError("%s was judged with seed %r, not this run's judge seed %d"
+                               % (path, header.get("judge_seed"), judge_seed))
+    if header.get("judge_inputs_sha256") != inputs_sha256:
+        raise _JudgedFileError("%s claims judged inputs %s, but judge seed %d draws %s: the outputs were not "
+                               "computed on the judged inputs" % (path, str(header.get("judge_inputs_sha256"))[:12],
+                                                                  judge_seed, str(inputs_sha256)[:12]))
+    entries = header.get("outputs")
+    if not isinstance(entries, list) or not entries:
+        raise _JudgedFileError("%s lists no outputs" % path)
+    layout = []
+    for e in entries:
+        if not isinstance(e, dict):
+            raise _JudgedFileError("%s: an output entry is not an object" % path)
+        dtype, shape, size = e.get("dtype"), e.get("shape"), e.get("bytes")
+        if dtype not in _JUDGED_DTYPES:
+            raise _JudgedFileError("%s: output dtype %r is not one the judge reads" % (path, dtype))
+        if (not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape)
+                or not isinstance(e.get("set"), int) or not isinstance(e.get("index"), int)):
+            raise _JudgedFileError("%s: an output entry has a bad shape, set or index: %r" % (path, e))
+        numel = 1
+        for d in shape:
+            numel *= d
+        if size != numel * _JUDGED_DTYPES[dtype]:
+            raise _JudgedFileError("%s: output %d of set %d says %r bytes, its shape %s of %s needs %d"
+                                   % (path, e["index"], e["set"], size, shape, dtype, numel * _JUDGED_DTYPES[dtype]))
+        layout.append((e["set"], e["index"], dtype, shape, size))
+    return header, layout
 
 
 # --- what the judge trusts -----------------------------------------------------------------------
@@ -950,12 +1140,11 @@ def _guarded():
          ("os.write", lambda: os.write)]
     mod = sys.modules[__name__]
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_graph_l2_violation",
-                 "_graph_keeping_nodes", "_witness", "_candidate_threads",
-                 "_ask_judge_seed", "_worker", "main",
-                 "_integrity_violations", "_guarded"):
+                 "_graph_keeping_nodes", "_witness", "_candidate_threads", "_ask_judge_seed", "_worker", "main",
+                 "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
-                 "_inputs_digest"):
+                 "_inputs_digest", "judge"):
         g.append(("contract _Bench." + name, lambda name=name: getattr(mod._Bench, name)))
     torch = sys.modules.get("torch")
     if torch is not None:
@@ -1043,6 +1232,10 @@ def _parse_args(argv):
                    help="override the target's device (default: the target's, else cuda when torch sees a GPU)")
     p.add_argument("--judge-seed", type=int, default=None,
                    help="seed of the judged replay's inputs (default: random, reported as judge_seed)")
+    p.add_argument("--judge-dir", default=None,
+                   help="write the judged replay's outputs to this directory for a judge outside this process")
+    p.add_argument("--judge-file", default=None,
+                   help="judge the outputs another process wrote (with --run and --judge-seed) instead of running fn")
     p.add_argument("--worker", action="store_true", help="long-lived worker: requests on stdin, one line each")
     p.add_argument("--check-import", action="store_true",
                    help="import everything the target names and print its identity, without running it")
@@ -1063,8 +1256,14 @@ def main(target, fn, argv=None):
     if args.worker:
         _worker(bench)
         return
+    if args.judge_file is not None:
+        if args.judge_seed is None:
+            _error_line(target, "--judge-file needs --judge-seed: the seed the judged outputs were computed with")
+            sys.exit(0)
+        _emit(bench.judge(args.run, args.judge_seed, args.judge_file))
+        return
     try:
-        _emit_checked(bench, args.run, args.judge_seed)
+        _emit_checked(bench, args.run, args.judge_seed, args.judge_dir)
     except TargetError as e:
         _error_line(target, str(e))
     sys.stdout.flush()
@@ -1123,19 +1322,28 @@ def _worker(bench):
         judge_seed = request.get("judge_seed") if isinstance(request, dict) else None
         if judge_seed is not None and judge_seed != "late" and (not isinstance(judge_seed, int) or judge_seed < 0):
             op = None
-        if op != "run" or not isinstance(request.get("run"), int) or request["run"] < 0:
-            _error_line(bench.target, "bad request %r: send {\"op\": \"run\", \"run\": I} or {\"op\": \"quit\"}" % raw[:200])
+        judge_dir = request.get("judge_dir") if op == "run" else None
+        if judge_dir is not None and not isinstance(judge_dir, str):
+            op = None
+        if op == "judge" and (judge_seed is None or not isinstance(request.get("judge_file"), str)):
+            op = None
+        if op not in ("run", "judge") or not isinstance(request.get("run"), int) or request["run"] < 0:
+            _error_line(bench.target, "bad request %r: send {\"op\": \"run\", \"run\": I}, {\"op\": \"judge\", "
+                        "\"run\": I, \"judge_seed\": S, \"judge_file\": PATH} or {\"op\": \"quit\"}" % raw[:200])
             continue
         try:
-            _emit_checked(bench, request["run"], judge_seed)
+            if op == "judge":
+                _ORIGINAL_EMIT(bench.judge(request["run"], judge_seed, request["judge_file"]))
+            else:
+                _emit_checked(bench, request["run"], judge_seed, judge_dir)
         except TargetError as e:
             _error_line(bench.target, str(e))
 
 
-def _emit_checked(bench, run, judge_seed):
+def _emit_checked(bench, run, judge_seed, judge_dir=None):
     """Runs through the functions the contract started with and marks the line invalid when any
     trusted function was replaced meanwhile."""
-    line = _ORIGINAL_RUN(bench, run, judge_seed)
+    line = _ORIGINAL_RUN(bench, run, judge_seed, judge_dir)
     changed = _ORIGINAL_VIOLATIONS()
     if changed:
         why = ("patched during the run: %s (the timers and the contract must stay the ones the contract "

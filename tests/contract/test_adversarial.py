@@ -22,6 +22,16 @@ EXPECTED = {
     "disk_edit.py": {"invalid"},
     "late_thread.py": {"invalid"},
     "seed_snoop.py": {"incorrect"},
+    # Protocol 4: the checks in the candidate's process pass; the judge outside it catches these.
+    "reference_swap.py": {"incorrect"},
+    "check_patch.py": {"incorrect", "invalid"},
+    "judge_file_truncate.py": {"invalid"},
+}
+# What the reason must name for the fixtures only the judge outside the candidate's process catches.
+EXPECTED_REASON = {
+    "reference_swap.py": "judged by the baseline outside the candidate's process",
+    "check_patch.py": "judged by the baseline outside the candidate's process",
+    "judge_file_truncate.py": "judged outputs",
 }
 
 
@@ -51,6 +61,12 @@ def main():
             if verdict not in expected:
                 failures.append("%s: verdict %s, expected %s (%s)" % (candidate, verdict, expected,
                                                                      result.get("reason")))
+            if candidate in EXPECTED_REASON and EXPECTED_REASON[candidate] not in result.get("reason", ""):
+                failures.append("%s: the reason does not name %r: %s" % (candidate, EXPECTED_REASON[candidate],
+                                                                       result.get("reason")))
+            if candidate == "honest.py" and result.get("outside_judge", {}).get("runs_judged") != 2:
+                failures.append("honest.py: the judge outside the candidate's process judged %s runs, not 2"
+                                % result.get("outside_judge"))
             if candidate != "honest.py" and result.get("speedup") is not None:
                 failures.append("%s: reports a speedup %s" % (candidate, result.get("speedup")))
     for f in failures:

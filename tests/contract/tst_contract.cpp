@@ -152,7 +152,7 @@ private Q_SLOTS:
                                 "python"};
         for (const char *field : fields)
             QVERIFY2(line.contains(QLatin1String(field)), field);
-        QCOMPARE(line.value(QLatin1String("protocol")).toInt(), 3);
+        QCOMPARE(line.value(QLatin1String("protocol")).toInt(), 4);
         QVERIFY2(line.value(QLatin1String("ok")).toBool(),
                  qPrintable(line.value(QLatin1String("mismatch")).toString()));
         QCOMPARE(line.value(QLatin1String("timer")).toString(), QStringLiteral("wall"));

@@ -124,6 +124,41 @@ private Q_SLOTS:
         QVERIFY(baselineFails.text.contains(QStringLiteral("baseline fails its own")));
     }
 
+    void judgedOutsideTheCandidate()
+    {
+        // Protocol 4: the candidate's line says ok, the baseline judging its written outputs does not.
+        const ToolResult wrong = verify("ok", "judgedwrong", Json{{"n", 3}});
+        QVERIFY2(!wrong.isError, qPrintable(wrong.text));
+        QCOMPARE(wrong.structured["verdict"].get<std::string>(), std::string("incorrect"));
+        QVERIFY2(toQt(wrong.structured["reason"].get<std::string>())
+                     .startsWith(QStringLiteral(
+                         "the candidate's output does not match the reference, judged by "
+                         "the baseline outside the candidate's process (run 0: max abs err 2")),
+                 qPrintable(wrong.text));
+        QCOMPARE(wrong.structured["failed_runs"][0]["judged_by"].get<std::string>(), std::string("baseline"));
+        QVERIFY(wrong.structured["speedup"].is_null());
+
+        const ToolResult missing = verify("ok", "nojudged", Json{{"n", 3}});
+        QVERIFY2(!missing.isError, qPrintable(missing.text));
+        QCOMPARE(missing.structured["verdict"].get<std::string>(), std::string("invalid"));
+        QVERIFY2(toQt(missing.structured["reason"].get<std::string>())
+                     .contains(
+                         QStringLiteral("left no judged outputs that the judge outside its process can use")),
+                 qPrintable(missing.text));
+        QVERIFY(
+            toQt(missing.structured["reason"].get<std::string>()).contains(QStringLiteral("does not exist")));
+
+        // Every pair of an honest verify is judged, fresh processes too.
+        const ToolResult honest = verify("ok", "fast", Json{{"n", 2}, {"warmup", 1}});
+        QVERIFY2(honest.structured["verdict"] != Json("invalid") &&
+                     honest.structured["verdict"] != Json("incorrect"),
+                 qPrintable(honest.text));
+        QCOMPARE(honest.structured["outside_judge"]["runs_judged"].get<int>(), 3);
+        const ToolResult fresh = verify("ok", "judgedwrong", Json{{"n", 2}, {"warmup", 0}, {"fresh", true}});
+        QVERIFY2(!fresh.isError, qPrintable(fresh.text));
+        QCOMPARE(fresh.structured["verdict"].get<std::string>(), std::string("incorrect"));
+    }
+
     void otherContractIsInvalid()
     {
         qputenv("HOTKERNEL_FAKE_CONTRACT_SHA256", QByteArray(64, 'c'));

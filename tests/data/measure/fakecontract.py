@@ -2,7 +2,10 @@
 """A stand-in for a hotkernel target script, for testing the runners without torch.
 
 Each fake_<behaviour>.py calls main(__file__); the behaviour comes from the file name. It speaks
-the protocol of docs/contract.md: `--run I` prints one result line, `--worker` answers requests.
+the protocol of docs/contract.md: `--run I` prints one result line, `--worker` answers requests;
+with a judge directory a run writes a judged-outputs file of one tiny fp32 output, and a judge request
+answers judged_ok unless the file's header says "fake_values": "wrong" (fake_judgedwrong writes that;
+fake_nojudged writes no file).
 Environment: HOTKERNEL_FAKE_PIDFILE (write the process group id there), HOTKERNEL_FAKE_CONTRACT_SHA256
 (the contract hash to report), HOTKERNEL_FAKE_SCALE (multiplies ms).
 """
@@ -40,7 +43,7 @@ def result(behaviour, run):
         scale /= 1.10
     ms = BASE_MS * scale * (1 + 0.003 * rng.gauss(0, 1))
     line = {
-        "protocol": 3, "ok": True, "ms": ms, "timer": "wall", "samples_ms": [ms, ms, ms], "run": run,
+        "protocol": 4, "ok": True, "ms": ms, "timer": "wall", "samples_ms": [ms, ms, ms], "run": run,
         "target": "fake", "shape": [4, 8], "dtype": "fp32", "seed": 0, "iters": 10, "rotate": ["x"],
         "rotate_k": 2, "flops": 64, "bytes": 256, "max_err": 0.0, "device": "cpu", "device_name": "fake cpu",
         "l2_bytes": 1024, "target_sha256": "a" * 64,
@@ -66,12 +69,35 @@ def result(behaviour, run):
     return line
 
 
+def write_judged(behaviour, run, judge_seed, judge_dir):
+    if not judge_dir or behaviour == "nojudged":
+        return
+    header = {"format": "hotkernel-judged-outputs", "protocol": 4, "run": run, "judge_seed": judge_seed,
+              "judge_inputs_sha256": None, "target_sha256": "a" * 64,
+              "outputs": [{"set": 0, "index": 0, "dtype": "float32", "shape": [2], "bytes": 8}],
+              "fake_values": "wrong" if behaviour == "judgedwrong" else "right"}
+    with open(os.path.join(judge_dir, "run-%d.judged" % run), "wb") as f:
+        f.write(json.dumps(header).encode() + b"\n" + bytes(8))
+
+
+def judge(run, judge_seed, path):
+    with open(path, "rb") as f:
+        header = json.loads(f.readline())
+    answer = {"protocol": 4, "event": "judged", "run": run, "judge_seed": judge_seed, "judged_ok": True,
+              "max_err": 0.0, "mismatch": None, "invalid": None}
+    if header.get("fake_values") == "wrong":
+        answer.update(judged_ok=False, max_err=2.0,
+                      mismatch="max abs err 2 > atol 0.0001 + rtol 0.0001 * |ref| (rotated set 0, judged outside "
+                               "the candidate's process)")
+    return answer
+
+
 def emit(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
 
-def run_once(behaviour, run):
+def run_once(behaviour, run, judge_seed=None, judge_dir=None):
     if behaviour == "exit":
         sys.stderr.write("Traceback: something broke\n")
         sys.exit(3)
@@ -79,7 +105,7 @@ def run_once(behaviour, run):
         sys.stderr.write("printed nothing on stdout\n")
         return
     if behaviour == "malformed":
-        sys.stdout.write('{"protocol": 3, "ok": tru\n')
+        sys.stdout.write('{"protocol": 4, "ok": tru\n')
         return
     if behaviour == "hang":
         _hang()
@@ -91,7 +117,14 @@ def run_once(behaviour, run):
         sys.stdout.write("hello, this is not json\n")
         sys.stdout.flush()
         return
-    emit(result(behaviour, run))
+    if judge_seed == "late":
+        # The real contract asks for the seed after timing; so does this double (docs/contract.md).
+        emit({"event": "judge_seed", "run": run})
+        judge_seed = json.loads(sys.stdin.readline())["judge_seed"]
+    line = result(behaviour, run)
+    if line["ok"]:
+        write_judged(behaviour, run, judge_seed, judge_dir)
+    emit(line)
 
 
 def worker(behaviour):
@@ -105,14 +138,17 @@ def worker(behaviour):
     if behaviour == "startexit":
         sys.stderr.write("ImportError: No module named 'triton'\n")
         sys.exit(5)
-    emit({"event": "ready", "target": "fake", "protocol": 3})
+    emit({"event": "ready", "target": "fake", "protocol": 4})
     for raw in sys.stdin:
         request = json.loads(raw)
         if request.get("op") == "quit":
             return
         if behaviour == "exit":
             sys.exit(3)
-        run_once(behaviour, int(request["run"]))
+        if request.get("op") == "judge":
+            emit(judge(int(request["run"]), request["judge_seed"], request["judge_file"]))
+            continue
+        run_once(behaviour, int(request["run"]), request.get("judge_seed"), request.get("judge_dir"))
 
 
 def main(path):
@@ -122,5 +158,12 @@ def main(path):
         worker(behaviour)
         return
     run = int(args[args.index("--run") + 1]) if "--run" in args else 0
+
+    def value(flag):
+        return args[args.index(flag) + 1] if flag in args else None
+    judge_seed = int(value("--judge-seed")) if value("--judge-seed") is not None else None
     _write_pid()
-    run_once(behaviour, run)
+    if value("--judge-file") is not None:
+        emit(judge(run, judge_seed, value("--judge-file")))
+        return
+    run_once(behaviour, run, judge_seed, value("--judge-dir"))

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Issue 19, protocol 4 on the GPU machine: what the judge outside the candidate's process costs.
+Runs `hotkernel verify NAME_baseline.py NAME_candidate.py --n N` REPEAT times for each example
+target (examples/, the kept candidates), once with a binary from before protocol 4 and its
+contract, once with this tree's, and prints a table: target, build, verdicts, median speedup,
+median verify wall time, median time the judge took (after only). The issue's budget: the wall
+time within 15% of before, the speedups the same within noise.
+
+    python3 bench/judge_cost.py --before /path/to/old/hotkernel [--before-rev main] \\
+        [--after build/release/app/hotkernel] [--n 7] [--repeat 3] [--only rmsnorm]
+
+The before binary needs the contract it ships: --before-rev names the git revision whose
+resources/contract/_hotkernel_contract.py it was built from (default main).
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+TARGETS = ["rmsnorm", "softmax", "gemv", "decode_attention", "int4_gemv"]
+
+
+def contract_at(root, rev):
+    return subprocess.run(["git", "-C", root, "show", "%s:resources/contract/_hotkernel_contract.py" % rev],
+                          check=True, capture_output=True).stdout
+
+
+def measure(binary, contract, examples, targets, n, repeat, env):
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = os.path.join(tmp, "examples")
+        shutil.copytree(examples, work)
+        with open(os.path.join(work, "_hotkernel_contract.py"), "wb") as f:
+            f.write(contract)
+        for target in targets:
+            runs = []
+            for _ in range(repeat):
+                proc = subprocess.run([binary, "verify", target + "_baseline.py", target + "_candidate.py", "--n",
+                                       str(n), "--json"], cwd=work, env=env, capture_output=True, text=True)
+                try:
+                    runs.append(json.loads(proc.stdout))
+                except ValueError:
+                    runs.append({"verdict": "error", "reason": (proc.stderr or proc.stdout).strip()[-200:]})
+            rows[target] = runs
+    return rows
+
+
+def median(values):
+    values = [v for v in values if isinstance(v, (int, float))]
+    return statistics.median(values) if values else None
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--before", help="a hotkernel binary from before protocol 4 (left out: only after is run)")
+    p.add_argument("--before-rev", default="main", help="the git revision the before binary was built from")
+    p.add_argument("--after", default=os.path.join(root, "build", "release", "app", "hotkernel"))
+    p.add_argument("--n", type=int, default=7)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--only", help="one target (e.g. rmsnorm)")
+    args = p.parse_args()
+    targets = [args.only] if args.only else TARGETS
+    examples = os.path.join(root, "examples")
+    env = dict(os.environ)
+    builds = []
+    if args.before:
+        builds.append(("before", args.before, contract_at(root, args.before_rev)))
+    with open(os.path.join(root, "resources", "contract", "_hotkernel_contract.py"), "rb") as f:
+        builds.append(("after", args.after, f.read()))
+    print("| target | build | verdicts | speedup (median) | wall s (median) | judge s (median) | runs judged |")
+    print("|---|---|---|---|---|---|---|")
+    for label, binary, contract in builds:
+        if not os.path.isfile(binary):
+            sys.exit("no hotkernel binary at %s" % binary)
+        rows = measure(binary, contract, examples, targets, args.n, args.repeat, env)
+        for target in targets:
+            runs = rows[target]
+            judge = [r.get("outside_judge") or {} for r in runs]
+            speedup = median([r.get("speedup") for r in runs])
+            print("| %s | %s | %s | %s | %s | %s | %s |" % (
+                target, label, "/".join(r.get("verdict") or "?" for r in runs),
+                "-" if speedup is None else "%.3fx" % speedup,
+                "%.2f" % (median([r.get("wall_s") for r in runs]) or 0),
+                "-" if not any(judge) else "%.3f" % (median([j.get("wall_s") for j in judge]) or 0),
+                "-" if not any(judge) else "/".join(str(j.get("runs_judged")) for j in judge)))
+            for r in runs:
+                if r.get("verdict") in ("error", "invalid", "incorrect"):
+                    print("|   | %s | %s: %s |  |  |  |  |" % (label, r.get("verdict"), (r.get("reason") or "")[:200]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Protocol 4: the contract's judge outside the candidate's process, on CPU torch. A run with
+--judge-dir writes the judged outputs; --judge-file judges them in another process; every way the
+file can be wrong gets the answer an honest judge must give (invalid, or a mismatch), and the
+honest file is judged ok. Needs HOTKERNEL_SOURCE_DIR and a Python with torch (this interpreter)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TARGET = '''from _hotkernel_contract import Input, Target, main
+import torch
+TARGET = Target("pair", inputs=[Input("x", [16, 32]), Input("w", [32])], dtype="bf16", iters=3, device="cpu")
+def fn(x, w):
+    return x * w, x + 1
+if __name__ == "__main__":
+    main(TARGET, fn)
+'''
+
+
+def run(cwd, *args):
+    proc = subprocess.run([sys.executable, "pair.py"] + list(args), cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+    lines = [l for l in proc.stdout.splitlines() if l.strip()]
+    if proc.returncode != 0 or len(lines) != 1:
+        raise AssertionError("pair.py %s: exit %d, stdout %r, stderr %s" % (" ".join(args), proc.returncode,
+                                                                          proc.stdout, proc.stderr[-800:]))
+    return json.loads(lines[0])
+
+
+def main():
+    source = os.environ["HOTKERNEL_SOURCE_DIR"]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(os.path.join(source, "resources", "contract", "_hotkernel_contract.py"), tmp)
+        with open(os.path.join(tmp, "pair.py"), "w") as f:
+            f.write(TARGET)
+        judge_dir = os.path.join(tmp, "judge")
+        os.mkdir(judge_dir)
+        line = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-dir", judge_dir)
+        path = os.path.join(judge_dir, "run-2.judged")
+        if not line["ok"] or line["judge_file"] != "run-2.judged" or not os.path.isfile(path):
+            failures.append("the run wrote no judged outputs: %r" % line)
+            return report(failures)
+        with open(path, "rb") as f:
+            good = f.read()
+        head, payload = good.split(b"\n", 1)
+        header = json.loads(head)
+        if [(e["set"], e["index"], e["dtype"], e["shape"]) for e in header["outputs"]] != [
+                (k, j, "bfloat16", [16, 32]) for k in range(3) for j in range(2)]:
+            failures.append("unexpected header outputs: %r" % header["outputs"])
+
+        def judged(data, seed="99", run_index="2"):
+            with open(path, "wb") as f:
+                f.write(data)
+            return run(tmp, "--run", run_index, "--judge-seed", seed, "--judge-file", path)
+
+        def with_header(**changes):
+            h = dict(header, **changes)
+            return json.dumps(h).encode() + b"\n" + payload
+
+        def entry(i, **changes):
+            outputs = [dict(e) for e in header["outputs"]]
+            outputs[i].update(changes)
+            return with_header(outputs=outputs)
+
+        zeros = head + b"\n" + bytes(len(payload))
+        cases = [
+            ("honest", good, {}, None, None),
+            ("other seed", good, {"seed": "98"}, "invalid", "not this run's judge seed 98"),
+            ("other run", good, {"run_index": "3"}, "invalid", "not run 3"),
+            ("truncated", good[:-5], {}, "invalid", "(truncated)"),
+            ("appended", good + b"\0", {}, "invalid", "(bytes appended)"),
+            ("empty", b"", {}, "invalid", "no header line"),
+            ("not json", b"{nope\n" + payload, {}, "invalid", "not JSON"),
+            ("other inputs", with_header(judge_inputs_sha256="0" * 64), {}, "invalid", "not computed on the judged"),
+            ("wrong dtype", entry(0, dtype="float16"), {}, "invalid", "holds a float16 output"),
+            ("wrong shape", entry(1, shape=[32, 16]), {}, "invalid", "of shape [32, 16]"),
+            ("bytes vs shape", entry(1, shape=[16, 31]), {}, "invalid", "says 1024 bytes"),
+            ("missing set", json.dumps(dict(header, outputs=header["outputs"][:4])).encode() + b"\n" + payload[:4096],
+             {}, "invalid", "holds rotated sets [0, 1]"),
+            ("zeros", zeros, {}, "mismatch", "judged outside the candidate's process with judge seed 99"),
+        ]
+        for name, data, kw, kind, expected in cases:
+            answer = judged(data, **kw)
+            if kind is None:
+                if not answer["judged_ok"] or answer["invalid"] or answer["mismatch"]:
+                    failures.append("%s: %r" % (name, answer))
+            elif answer["judged_ok"] or expected not in (answer[kind] or ""):
+                failures.append("%s: expected %s containing %r, got %r" % (name, kind, expected, answer))
+            print("%-16s %s" % (name, answer.get("invalid") or answer.get("mismatch") or "judged ok"))
+        os.remove(path)
+        answer = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-file", path)
+        if answer["judged_ok"] or "No such file" not in (answer["invalid"] or ""):
+            failures.append("missing file: %r" % answer)
+    return report(failures)
+
+
+def report(failures):
+    for f in failures:
+        print("FAIL " + f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
