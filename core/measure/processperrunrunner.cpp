@@ -28,9 +28,11 @@ QStringList ProcessPerRunRunner::judgeArguments(int, const QString &) const
     return {};
 }
 
-QCoro::Task<ProcessPerRunRunner::Finished>
-ProcessPerRunRunner::execute(ScriptRunnerOptions options, QStringList arguments, QProcessEnvironment environment,
-                             int runIndex, Wording wording, QPointer<Job> job)
+QCoro::Task<ProcessPerRunRunner::Finished> ProcessPerRunRunner::execute(ScriptRunnerOptions options,
+                                                                        QStringList arguments,
+                                                                        QProcessEnvironment environment,
+                                                                        int runIndex, Wording wording,
+                                                                        QPointer<Job> job)
 {
     ProcessSpec spec;
     spec.program = options.python;
@@ -120,7 +122,8 @@ QCoro::Task<JudgeOutcome> ProcessPerRunRunner::judge(int runIndex, QString file)
             QStringLiteral("%1 cannot judge another script's outputs: only scripts of the measurement "
                            "contract can (make them with `hotkernel new`).")
                 .arg(name));
-    const Finished f = co_await execute(m_options, arguments, QProcessEnvironment(), runIndex, m_wording, m_job);
+    const Finished f =
+        co_await execute(m_options, arguments, QProcessEnvironment(), runIndex, m_wording, m_job);
     JudgeOutcome outcome;
     outcome.wallSeconds = f.wallSeconds;
     if (f.cancelled) {

@@ -372,7 +372,8 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
     std::optional<LateSeed> late;
     if (m_judgeSeed)
         late = LateSeed{runIndex, *m_judgeSeed};
-    if (!co_await exchange(request, QStringLiteral("run %1").arg(runIndex), &line, &outcome.wallSeconds, late)) {
+    if (!co_await exchange(request, QStringLiteral("run %1").arg(runIndex), &line, &outcome.wallSeconds,
+                           late)) {
         outcome.cancelled = true;
         co_return outcome;
     }
