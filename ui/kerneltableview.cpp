@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -50,8 +51,9 @@ KernelTableView::KernelTableView(QWidget *parent)
     m_table->setItemDelegateForColumn(KernelTableModel::ShareColumn,
                                       new ShareBarDelegate(KernelTableModel::ShareRole, m_table));
     m_table->horizontalHeader()->setStretchLastSection(false);
-    // Middle: a narrow column keeps both the start of the name and its "<…>".
-    m_table->setTextElideMode(Qt::ElideMiddle);
+    // Right: the function name comes first and stays whole; what a narrow column loses is the
+    // end of the distinctive word (the tooltip has the full name).
+    m_table->setTextElideMode(Qt::ElideRight);
     m_table->setColumnWidth(KernelTableModel::HintColumn, 260);
     m_table->viewport()->installEventFilter(this);
     m_filter->setPlaceholderText(tr("Filter kernels by name"));
@@ -153,9 +155,18 @@ void KernelTableView::fitNameColumn()
         if (!m_table->isColumnHidden(c))
             used += m_table->columnWidth(c);
     }
-    const int minimum = m_table->fontMetrics().horizontalAdvance(QStringLiteral("elementwise_kernel<…>"));
+    // At least the longest function name with its "<…" must show whole.
+    const int margin =
+        2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1);
+    int minimum = m_table->fontMetrics().horizontalAdvance(QStringLiteral("elementwise_kernel<…"));
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        const QString shown = m_model->index(row, KernelTableModel::NameColumn).data().toString();
+        const qsizetype open = shown.indexOf(QLatin1Char('<'));
+        minimum = std::max(minimum, m_table->fontMetrics().horizontalAdvance(
+                                        open < 0 ? shown : shown.left(open + 1) + QStringLiteral("…")));
+    }
     m_table->setColumnWidth(KernelTableModel::NameColumn,
-                            std::max(minimum, m_table->viewport()->width() - used));
+                            std::max(minimum + margin, m_table->viewport()->width() - used));
 }
 
 bool KernelTableView::eventFilter(QObject *watched, QEvent *event)

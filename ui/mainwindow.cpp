@@ -382,7 +382,7 @@ void MainWindow::applyDefaultLayout()
     resizeDocks({targets, sass}, {kDefaultLeftWidth, 1600 - kDefaultLeftWidth}, Qt::Horizontal);
     resizeDocks({sass, roofline}, {330, 420}, Qt::Vertical);
     resizeDocks({kernels, history}, {440, 300}, Qt::Vertical);
-    resizeDocks({history, feed}, {820, 780}, Qt::Horizontal);
+    resizeDocks({history, feed}, {940, 660}, Qt::Horizontal);
 }
 
 void MainWindow::resetLayout()
@@ -779,12 +779,13 @@ void MainWindow::updateAgentsLabel()
                                   .arg(QDir::toNativeSeparators(m_session->workDir().root()), m_agentAccess));
 }
 
-QStringList MainWindow::writeScreenshots(const QString &dir)
+QStringList MainWindow::writeScreenshots(const QString &dir, const QString &suffix)
 {
     QDir().mkpath(dir);
     QStringList written;
     auto save = [&](QWidget *w, const QString &name) {
-        const QString path = QDir(dir).filePath(name + QStringLiteral(".png"));
+        const QString tail = suffix.isEmpty() ? QString() : QLatin1Char('-') + suffix;
+        const QString path = QDir(dir).filePath(name + tail + QStringLiteral(".png"));
         if (w->grab().save(path, "PNG"))
             written.append(path);
     };

@@ -74,8 +74,9 @@ public:
     void setAgentAccess(bool listening, const QString &detail);
     QLabel *agentsLabel() const { return m_agentsLabel; }
 
-    // Writes window.png and one PNG per pane into dir; returns the files written.
-    QStringList writeScreenshots(const QString &dir);
+    // Writes window.png and one PNG per pane into dir (window-<suffix>.png, ... when a suffix is
+    // given); returns the files written.
+    QStringList writeScreenshots(const QString &dir, const QString &suffix = {});
 
     KernelTableView *kernelView() const { return m_kernelView; }
     SassView *sassView() const { return m_sassView; }
