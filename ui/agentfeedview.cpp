@@ -27,8 +27,19 @@ AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *p
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    m_table->setColumnWidth(AgentFeedModel::ArgumentsColumn, 260);
-    m_table->setColumnWidth(AgentFeedModel::ProgressColumn, 130);
+    // Sized to their usual text ("12-02 11:52:44", "claude-code", "torch_trace", "12.3 s") so that the
+    // progress bar and the start of the result show in the default dock.
+    const QFontMetrics metrics = m_table->fontMetrics();
+    m_table->setColumnWidth(AgentFeedModel::TimeColumn,
+                            metrics.horizontalAdvance(QStringLiteral("00-00 00:00:00")) + 16);
+    m_table->setColumnWidth(AgentFeedModel::ClientColumn,
+                            metrics.horizontalAdvance(QStringLiteral("claude-code")) + 16);
+    m_table->setColumnWidth(AgentFeedModel::ToolColumn,
+                            metrics.horizontalAdvance(QStringLiteral("torch_trace")) + 16);
+    m_table->setColumnWidth(AgentFeedModel::ArgumentsColumn, 180);
+    m_table->setColumnWidth(AgentFeedModel::DurationColumn,
+                            metrics.horizontalAdvance(QStringLiteral("Duration")) + 24);
+    m_table->setColumnWidth(AgentFeedModel::ProgressColumn, 110);
     m_cancel->setToolTip(tr("Cancel the selected running job (kills its processes), as an agent's "
                             "notifications/cancelled does"));
     connect(m_cancel, &QPushButton::clicked, this, &AgentFeedView::cancelSelected);
