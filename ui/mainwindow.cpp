@@ -181,14 +181,7 @@ void MainWindow::createActions()
                               ? Json::object()
                               : Json{{"script", toStd(target + QStringLiteral("_candidate.py"))}}));
     });
-    toolBar->addAction(tr("Verify..."), this, [this] {
-        const QString target = m_targetsView->currentTarget();
-        Json wanted = Json::object();
-        if (!target.isEmpty())
-            wanted = Json{{"baseline", toStd(target + QStringLiteral("_baseline.py"))},
-                          {"candidate", toStd(target + QStringLiteral("_candidate.py"))}};
-        runDialog(QStringLiteral("verify"), forTool(QStringLiteral("verify"), wanted));
-    });
+    toolBar->addAction(tr("Verify..."), this, [this] { verifyDialog(); });
     auto *record = toolBar->addAction(tr("Record..."), this, [this] { recordDialog(); });
     record->setObjectName(QStringLiteral("actionRecord"));
     record->setToolTip(
@@ -433,6 +426,16 @@ QDialog *MainWindow::runDialog(const QString &tool, const Json &initial, const J
     });
     dialog->open();
     return dialog;
+}
+
+QDialog *MainWindow::verifyDialog()
+{
+    const QString target = m_targetsView->currentTarget();
+    Json wanted = Json::object();
+    if (!target.isEmpty())
+        wanted = Json{{"baseline", toStd(target + QStringLiteral("_baseline.py"))},
+                      {"candidate", toStd(target + QStringLiteral("_candidate.py"))}};
+    return runDialog(QStringLiteral("verify"), forTool(QStringLiteral("verify"), wanted));
 }
 
 QDialog *MainWindow::recordDialog()
@@ -806,6 +809,13 @@ QStringList MainWindow::writeScreenshots(const QString &dir, const QString &suff
     }
     for (QDockWidget *d : std::as_const(raised))
         d->raise();
+    // A dialog as the toolbar opens it on the selected target: summary, fields, units.
+    if (QDialog *dialog = verifyDialog()) {
+        if (dialog->layout())
+            dialog->layout()->activate();
+        save(dialog, QStringLiteral("dialog-verify"));
+        dialog->close();
+    }
     return written;
 }
 

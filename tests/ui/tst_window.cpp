@@ -518,10 +518,10 @@ private Q_SLOTS:
                        dir.filePath(QStringLiteral("shots"))});
         QVERIFY(process.waitForFinished(180000));
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
-        const QStringList panes{QStringLiteral("window"),  QStringLiteral("targets"),
-                                QStringLiteral("kernels"), QStringLiteral("sass"),
-                                QStringLiteral("source"),  QStringLiteral("roofline"),
-                                QStringLiteral("history"), QStringLiteral("feed")};
+        const QStringList panes{
+            QStringLiteral("window"),  QStringLiteral("targets"), QStringLiteral("kernels"),
+            QStringLiteral("sass"),    QStringLiteral("source"),  QStringLiteral("roofline"),
+            QStringLiteral("history"), QStringLiteral("feed"),    QStringLiteral("dialog-verify")};
         for (const QString &theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
             for (const QString &pane : panes) {
                 const QString file = dir.filePath(QStringLiteral("shots/%1-%2.png").arg(pane, theme));
