@@ -143,6 +143,17 @@ void KernelTableView::updateColumns()
     }
     m_table->setColumnWidth(KernelTableModel::ShareColumn,
                             std::max(m_table->columnWidth(KernelTableModel::ShareColumn), 64));
+    // The function names are measured here, once per table, not on every resize.
+    const int margin =
+        2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1);
+    int minimum = m_table->fontMetrics().horizontalAdvance(QStringLiteral("elementwise_kernel<…"));
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        const QString shown = m_model->index(row, KernelTableModel::NameColumn).data().toString();
+        const qsizetype open = shown.indexOf(QLatin1Char('<'));
+        minimum = std::max(minimum, m_table->fontMetrics().horizontalAdvance(
+                                        open < 0 ? shown : shown.left(open + 1) + QStringLiteral("…")));
+    }
+    m_nameMinimum = minimum + margin;
     fitNameColumn();
 }
 
@@ -155,18 +166,14 @@ void KernelTableView::fitNameColumn()
         if (!m_table->isColumnHidden(c))
             used += m_table->columnWidth(c);
     }
-    // At least the longest function name with its "<…" must show whole.
-    const int margin =
+    // At least the longest function name with its "<…" shows whole, up to the width of ATen's
+    // longest (vectorized_elementwise_kernel): a generated 80-character Triton or CUTLASS name is
+    // cut at its end rather than pushing the Nsight columns off screen.
+    const int cap =
+        m_table->fontMetrics().horizontalAdvance(QStringLiteral("vectorized_elementwise_kernel<…")) +
         2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1);
-    int minimum = m_table->fontMetrics().horizontalAdvance(QStringLiteral("elementwise_kernel<…"));
-    for (int row = 0; row < m_model->rowCount(); ++row) {
-        const QString shown = m_model->index(row, KernelTableModel::NameColumn).data().toString();
-        const qsizetype open = shown.indexOf(QLatin1Char('<'));
-        minimum = std::max(minimum, m_table->fontMetrics().horizontalAdvance(
-                                        open < 0 ? shown : shown.left(open + 1) + QStringLiteral("…")));
-    }
     m_table->setColumnWidth(KernelTableModel::NameColumn,
-                            std::max(minimum + margin, m_table->viewport()->width() - used));
+                            std::max(std::min(m_nameMinimum, cap), m_table->viewport()->width() - used));
 }
 
 bool KernelTableView::eventFilter(QObject *watched, QEvent *event)

@@ -241,6 +241,28 @@ private Q_SLOTS:
                 RooflineChartView::kindColor(QStringLiteral("candidate")));
     }
 
+    void aGeneratedKernelNameLeavesTheNsightColumnsOnScreen()
+    {
+        // A Triton-generated name longer than the view is cut at its end; it does not push Bound
+        // off screen the way a whole-name minimum would.
+        KernelTable table;
+        table.path = QStringLiteral("/x/long.csv");
+        table.kernels = {kernel(QStringLiteral("triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_"
+                                               "native_layer_norm_backward_convolution_0"),
+                                100)};
+        KernelTableView view;
+        view.resize(900, 300);
+        view.setTables({table});
+        view.showReports(0, -1);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTableView *t = view.table();
+        const int bound = KernelTableModel::BoundColumn;
+        QVERIFY(t->horizontalHeader()->sectionViewportPosition(bound) + t->columnWidth(bound) <=
+                t->viewport()->width());
+        QVERIFY(t->columnWidth(KernelTableModel::NameColumn) >= 200);
+    }
+
     void kernelCompareReadsBeforeToAfter()
     {
         QCOMPARE(KernelTableModel::shortName(QStringLiteral(
