@@ -131,6 +131,13 @@ int main(int argc, char **argv)
     SessionStore store(session);
     if (QString error; !store.load(&error))
         std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
+    if (windowOptions.demo) {
+        // The demo shows what a live session would after these calls: Latest bench, feed rows.
+        QString error;
+        store.addRecordedRuns(DemoSession::recordedRuns(sessionOptions.workDir, session.tools(), &error));
+        if (!error.isEmpty())
+            std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
+    }
     MainWindow window(&session, &store);
     // Agents that run `hotkernel mcp` in this directory drive this session (issue 6). A window
     // that cannot listen still opens; its status bar says why.

@@ -85,9 +85,11 @@ QDialog *AgentFeedView::openDetails(int row)
     QString headline =
         QStringLiteral("<b>%1</b> %2").arg(run.state.toHtmlEscaped(), run.summary.toHtmlEscaped());
     QStringList text{tr("arguments: %1").arg(run.arguments),
-                     tr("started: %1, %2 s")
-                         .arg(run.startedAt.toLocalTime().toString(Qt::ISODate))
-                         .arg(run.durationS, 0, 'f', 1),
+                     run.startedAt.isValid() && run.durationS >= 0
+                         ? tr("started: %1, %2 s")
+                               .arg(run.startedAt.toLocalTime().toString(Qt::ISODate))
+                               .arg(run.durationS, 0, 'f', 1)
+                         : tr("started: not recorded"),
                      QString()};
     Json structured;
     if (job) {
@@ -96,6 +98,9 @@ QDialog *AgentFeedView::openDetails(int row)
         structured = Json{{"arguments", job->arguments()},
                           {"isError", result.isError},
                           {"structuredContent", result.structured}};
+    } else if (!run.details.is_null()) {
+        text.append(run.detailsText);
+        structured = run.details;
     } else {
         text.append(run.summary);
         if (run.reloaded)

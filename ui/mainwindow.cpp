@@ -816,6 +816,18 @@ QStringList MainWindow::writeScreenshots(const QString &dir, const QString &suff
         save(dialog, QStringLiteral("dialog-verify"));
         dialog->close();
     }
+    // The details a double-click opens on the latest bench row: its whole result and JSON.
+    for (int row = m_feedModel->rowCount() - 1; row >= 0; --row) {
+        if (m_feedModel->runAt(row).tool != QLatin1String("bench"))
+            continue;
+        if (QDialog *dialog = m_feedView->openDetails(row)) {
+            if (dialog->layout())
+                dialog->layout()->activate();
+            save(dialog, QStringLiteral("dialog-details"));
+            dialog->close();
+        }
+        break;
+    }
     return written;
 }
 

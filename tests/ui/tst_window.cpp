@@ -5,6 +5,7 @@
 // show numbers as written, and without a display the binary says what to do and exits 2.
 #include "agentfeedmodel.h"
 #include "agentfeedview.h"
+#include "demosession.h"
 #include "faketools.h"
 #include "heatscrollbar.h"
 #include "kerneltablemodel.h"
@@ -17,6 +18,7 @@
 #include "sassview.h"
 #include "schemaformdialog.h"
 #include "session/workspace.h"
+#include "targetsmodel.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 #include "windowoptions.h"
@@ -378,6 +380,48 @@ private Q_SLOTS:
         QCOMPARE(BenchRun::headline(bench), QStringLiteral("0.290 ± 0.106 ms (n 7)"));
     }
 
+    void demoShowsItsRecordedBenchAndFeedRows()
+    {
+        // The demo's bench and gpu-info calls, recorded on the H200, as a live session shows them:
+        // Latest bench is the last bench's time, each call a feed row whose details hold it all.
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        const QString demo = QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/demo");
+        QString error;
+        const QList<RunSummary> runs = DemoSession::recordedRuns(demo, session.tools(), &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(runs.size(), qsizetype(3));
+        QCOMPARE(runs[0].summary, QStringLiteral("0.0361 ± 0.0002 ms (n 7)"));
+        QCOMPARE(runs[1].summary, QStringLiteral("0.459 ± 0.002 ms (n 7)"));
+        QCOMPARE(runs[2].tool, QStringLiteral("gpu_info"));
+
+        TargetsModel targets;
+        targets.refresh(demo, runs, {});
+        QCOMPARE(targets.rowCount(), 1);
+        QCOMPARE(targets.index(0, TargetsModel::LatestBenchColumn).data().toString(),
+                 QStringLiteral("0.459 ± 0.002 ms (n 7)"));
+
+        AgentFeedModel model(&session);
+        AgentFeedView view(&session, &model);
+        model.setReloadedRuns(runs);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.index(0, AgentFeedModel::DurationColumn).data().toString(), QStringLiteral("17.8 s"));
+        // gpu-info's JSON has no time: the row says nothing rather than "0.0 s".
+        QCOMPARE(model.index(2, AgentFeedModel::DurationColumn).data().toString(), QString());
+        auto *dialog = qobject_cast<ResultDetailsDialog *>(view.openDetails(1));
+        QVERIFY(dialog);
+        QVERIFY(dialog->text().contains(QLatin1String("$ hotkernel bench rmsnorm_baseline.py --n 7 --json")));
+        QVERIFY(dialog->text().contains(QLatin1String("[bench 8/8] run 7: 0.46041 ms")));
+        QVERIFY(dialog->text().contains(QLatin1String("mean 0.45914 ms")));
+        QVERIFY(dialog->json().contains(QLatin1String("\"mean_ms\": 0.4591374588012696")));
+        dialog->close();
+        auto *gpu = qobject_cast<ResultDetailsDialog *>(view.openDetails(2));
+        QVERIFY(gpu);
+        QVERIFY(gpu->json().contains(QLatin1String("\"name\": \"NVIDIA H200\"")));
+        QVERIFY(gpu->text().contains(QLatin1String("started: not recorded")));
+        gpu->close();
+    }
+
     void dialogsSummariseAndWriteNumbersPlainly()
     {
         ToolSpec spec;
@@ -540,10 +584,11 @@ private Q_SLOTS:
                        dir.filePath(QStringLiteral("shots"))});
         QVERIFY(process.waitForFinished(180000));
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
-        const QStringList panes{
-            QStringLiteral("window"),  QStringLiteral("targets"), QStringLiteral("kernels"),
-            QStringLiteral("sass"),    QStringLiteral("source"),  QStringLiteral("roofline"),
-            QStringLiteral("history"), QStringLiteral("feed"),    QStringLiteral("dialog-verify")};
+        const QStringList panes{QStringLiteral("window"),        QStringLiteral("targets"),
+                                QStringLiteral("kernels"),       QStringLiteral("sass"),
+                                QStringLiteral("source"),        QStringLiteral("roofline"),
+                                QStringLiteral("history"),       QStringLiteral("feed"),
+                                QStringLiteral("dialog-verify"), QStringLiteral("dialog-details")};
         for (const QString &theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
             for (const QString &pane : panes) {
                 const QString file = dir.filePath(QStringLiteral("shots/%1-%2.png").arg(pane, theme));
