@@ -252,6 +252,12 @@ double KernelTableModel::sortKey(const Row &r, int column) const
     return 0;
 }
 
+bool KernelTableModel::totalRepeatsAverage() const
+{
+    return std::all_of(m_after.kernels.begin(), m_after.kernels.end(),
+                       [](const KernelStat &k) { return k.calls <= 1 && k.totalNs == k.avgNs; });
+}
+
 std::vector<int> KernelTableModel::sortedOrder(int column, Qt::SortOrder order) const
 {
     std::vector<int> rows(m_rows.size());

@@ -60,6 +60,9 @@ public:
     // Before/after: one row per kernel name found in either report.
     void setDelta(KernelTable before, KernelTable after);
     bool isDelta() const { return m_delta; }
+    // Every kernel of the (after) report ran once, so Time (its total) repeats its average (After
+    // in a comparison): the view hides Time then and gives the room to the names.
+    bool totalRepeatsAverage() const;
     const KernelTable &table() const { return m_after; }
     const KernelTable &beforeTable() const { return m_before; }
 

@@ -136,6 +136,10 @@ void KernelTableView::updateColumns()
 {
     m_table->setColumnHidden(KernelTableModel::BeforeAverageColumn, !m_model->isDelta());
     m_table->setColumnHidden(KernelTableModel::DeltaColumn, !m_model->isDelta());
+    // In a comparison of one-call profiles Time is After again; its room goes to the names, whose
+    // operation word (vectorized_elementwise_kernel<rsqrt…>) is what tells the rows apart.
+    m_table->setColumnHidden(KernelTableModel::TotalColumn,
+                             m_model->isDelta() && m_model->totalRepeatsAverage());
     // Sized to header and values (the header's hint holds the sort arrow), never cut.
     for (int c : nsightColumns()) {
         if (!m_table->isColumnHidden(c))
