@@ -113,8 +113,11 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "hotkernel: %s\n", qPrintable(windowOptions.error));
         return 2;
     }
+    const QStringList shotThemes = windowOptions.screenshotThemes();
     if (!windowOptions.theme.isEmpty())
         AppTheme::apply(windowOptions.theme);
+    else if (!windowOptions.screenshotDir.isEmpty())
+        AppTheme::apply(shotThemes.first());
     SessionOptions sessionOptions;
     if (windowOptions.demo) {
         QString error;
@@ -128,6 +131,13 @@ int main(int argc, char **argv)
     SessionStore store(session);
     if (QString error; !store.load(&error))
         std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
+    if (windowOptions.demo) {
+        // The demo shows what a live session would after these calls: Latest bench, feed rows.
+        QString error;
+        store.addRecordedRuns(DemoSession::recordedRuns(sessionOptions.workDir, session.tools(), &error));
+        if (!error.isEmpty())
+            std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
+    }
     MainWindow window(&session, &store);
     // Agents that run `hotkernel mcp` in this directory drive this session (issue 6). A window
     // that cannot listen still opens; its status bar says why.
@@ -152,9 +162,40 @@ int main(int argc, char **argv)
     if (!windowOptions.screenshotDir.isEmpty()) {
         QObject::connect(&window, &MainWindow::workspaceLoaded, &app, [&] {
             QTimer::singleShot(300, &app, [&] {
-                const QStringList files = window.writeScreenshots(windowOptions.screenshotDir);
+                const QStringList files =
+                    window.writeScreenshots(windowOptions.screenshotDir, shotThemes.first());
                 std::printf("%s\n", qPrintable(files.join(QLatin1Char('\n'))));
-                app.exit(files.isEmpty() ? 1 : 0);
+                std::fflush(stdout);
+                if (files.isEmpty() || shotThemes.size() == 1) {
+                    app.exit(files.isEmpty() ? 1 : 0);
+                    return;
+                }
+                // The other theme from a fresh process: a palette switched at run time re-polishes
+                // the widgets (the report boxes grow, the roofline drops its selection ring), and
+                // the pictures must show the window as that theme opens it.
+                auto *next = new QProcess(&app);
+                next->setProcessChannelMode(QProcess::ForwardedChannels);
+                QObject::connect(next, &QProcess::finished, &app,
+                                 [&app](int code, QProcess::ExitStatus status) {
+                                     app.exit(status == QProcess::NormalExit ? code : 1);
+                                 });
+                QObject::connect(
+                    next, &QProcess::errorOccurred, &app, [&app, next](QProcess::ProcessError e) {
+                        if (e != QProcess::FailedToStart)
+                            return;
+                        std::fprintf(stderr,
+                                     "hotkernel: cannot start %s to draw the other theme (%s); run it again "
+                                     "with --theme dark for those pictures\n",
+                                     qPrintable(next->program()), qPrintable(next->errorString()));
+                        app.exit(1);
+                    });
+                QStringList arguments;
+                if (windowOptions.demo)
+                    arguments << QStringLiteral("--demo");
+                arguments << QStringLiteral("--theme") << shotThemes.at(1) << QStringLiteral("--screenshot")
+                          << windowOptions.screenshotDir;
+                window.hide();
+                next->start(QCoreApplication::applicationFilePath(), arguments);
             });
         });
     }

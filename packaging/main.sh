@@ -15,7 +15,7 @@ fi
 shots=${HOTKERNEL_SCREENSHOTS:-$root/build/demo-screenshots}
 mkdir -p "$shots"
 xvfb-run -a "$hotkernel" --demo --screenshot "$shots"
-echo "== no display: the demo workbench was drawn under Xvfb; screenshots of every pane are in $shots"
+echo "== no display: the demo workbench was drawn under Xvfb; screenshots of every pane, light and dark, are in $shots"
 export HOTKERNEL_PYTHON=${HOTKERNEL_PYTHON:-/usr/bin/python3}
 work=$(mktemp -d -t hotkernel-demo.XXXXXX)
 cd "$work"

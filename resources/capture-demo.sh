@@ -43,6 +43,13 @@ log "SASS of the candidate's Triton cubin, and the ncu source page with stall sa
 cubin=$(find /tmp/triton-cache -name '_rmsnorm_kernel.cubin' | head -1)
 cuobjdump -sass "$cubin" > "$out/sass/rmsnorm_candidate.sass"
 ncu --import "$rep" --page source --print-source sass --csv > "$out/sass/rmsnorm_candidate.source.csv"
+log "calls the demo's agent feed shows: bench of each script, gpu-info (calls/calls.json names them)"
+mkdir -p "$out/calls"
+for s in candidate baseline; do
+    timeout 120 hotkernel bench "rmsnorm_$s.py" --n 7 --json > "$out/calls/bench-rmsnorm_$s.json" \
+        2> "$out/calls/bench-rmsnorm_$s.stderr.txt"
+done
+timeout 60 hotkernel gpu-info --json > "$out/calls/gpu-info.json" 2> "$out/calls/gpu-info.stderr.txt"
 rm -f profiles/*.ncu-rep profiles/*.nsys-rep  # the window reads the exports
 cp -r results profiles "$out/"
 log "done: $out"

@@ -170,7 +170,7 @@ QVariant AgentFeedModel::data(const QModelIndex &index, int role) const
         case ArgumentsColumn:
             return e.run.arguments;
         case DurationColumn:
-            if (e.event)
+            if (e.event || (!running && e.run.durationS < 0))
                 return QString();
             return QStringLiteral("%1 s").arg(running ? e.job->elapsedSeconds() : e.run.durationS, 0, 'f', 1);
         case ProgressColumn:

@@ -27,8 +27,19 @@ AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *p
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    m_table->setColumnWidth(AgentFeedModel::ArgumentsColumn, 260);
-    m_table->setColumnWidth(AgentFeedModel::ProgressColumn, 130);
+    // Sized to their usual text ("12-02 11:52:44", "claude-code", "torch_trace", "12.3 s") so that the
+    // progress bar and the start of the result show in the default dock.
+    const QFontMetrics metrics = m_table->fontMetrics();
+    m_table->setColumnWidth(AgentFeedModel::TimeColumn,
+                            metrics.horizontalAdvance(QStringLiteral("00-00 00:00:00")) + 16);
+    m_table->setColumnWidth(AgentFeedModel::ClientColumn,
+                            metrics.horizontalAdvance(QStringLiteral("claude-code")) + 16);
+    m_table->setColumnWidth(AgentFeedModel::ToolColumn,
+                            metrics.horizontalAdvance(QStringLiteral("torch_trace")) + 16);
+    m_table->setColumnWidth(AgentFeedModel::ArgumentsColumn, 180);
+    m_table->setColumnWidth(AgentFeedModel::DurationColumn,
+                            metrics.horizontalAdvance(QStringLiteral("Duration")) + 24);
+    m_table->setColumnWidth(AgentFeedModel::ProgressColumn, 110);
     m_cancel->setToolTip(tr("Cancel the selected running job (kills its processes), as an agent's "
                             "notifications/cancelled does"));
     connect(m_cancel, &QPushButton::clicked, this, &AgentFeedView::cancelSelected);
@@ -74,9 +85,11 @@ QDialog *AgentFeedView::openDetails(int row)
     QString headline =
         QStringLiteral("<b>%1</b> %2").arg(run.state.toHtmlEscaped(), run.summary.toHtmlEscaped());
     QStringList text{tr("arguments: %1").arg(run.arguments),
-                     tr("started: %1, %2 s")
-                         .arg(run.startedAt.toLocalTime().toString(Qt::ISODate))
-                         .arg(run.durationS, 0, 'f', 1),
+                     run.startedAt.isValid() && run.durationS >= 0
+                         ? tr("started: %1, %2 s")
+                               .arg(run.startedAt.toLocalTime().toString(Qt::ISODate))
+                               .arg(run.durationS, 0, 'f', 1)
+                         : tr("started: not recorded"),
                      QString()};
     Json structured;
     if (job) {
@@ -85,6 +98,9 @@ QDialog *AgentFeedView::openDetails(int row)
         structured = Json{{"arguments", job->arguments()},
                           {"isError", result.isError},
                           {"structuredContent", result.structured}};
+    } else if (!run.details.is_null()) {
+        text.append(run.detailsText);
+        structured = run.details;
     } else {
         text.append(run.summary);
         if (run.reloaded)

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "demosession.h"
 
+#include "base/json.h"
+#include "measure/benchrun.h"
+#include "session/toolregistry.h"
+
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -51,6 +55,59 @@ QString extract(QString *error)
         QFile::setPermissions(target, QFile::permissions(target) | QFileDevice::WriteOwner);
     }
     return dir->path();
+}
+
+QList<RunSummary> recordedRuns(const QString &dir, const ToolRegistry &tools, QString *error)
+{
+    const QDir calls(QDir(dir).filePath(QStringLiteral("calls")));
+    auto read = [&](const QString &name, QByteArray *bytes) {
+        QFile file(calls.filePath(name));
+        if (!file.open(QIODevice::ReadOnly)) {
+            if (error)
+                *error = QStringLiteral("cannot read the demo's recorded call %1: %2. Rebuild hotkernel "
+                                        "from a complete source tree.")
+                             .arg(file.fileName(), file.errorString());
+            return false;
+        }
+        *bytes = file.readAll();
+        return true;
+    };
+    QByteArray bytes;
+    if (!read(QStringLiteral("calls.json"), &bytes))
+        return {};
+    QString why;
+    const std::optional<Json> index = parseJson(bytes, &why);
+    if (!index || !index->is_object() || !index->contains("calls") || !(*index)["calls"].is_array()) {
+        if (error)
+            *error = QStringLiteral("the demo's calls/calls.json is not a list of calls (%1)").arg(why);
+        return {};
+    }
+    QList<RunSummary> runs;
+    for (const Json &call : (*index)["calls"]) {
+        const QString tool = stringField(call, "tool");
+        QByteArray result;
+        QByteArray progress;
+        if (!read(stringField(call, "result"), &result) || !read(stringField(call, "progress"), &progress))
+            return {};
+        const std::optional<Json> structured = parseJson(result, &why);
+        if (!structured) {
+            if (error)
+                *error = QStringLiteral("the demo's recorded %1 is not JSON: %2")
+                             .arg(stringField(call, "result"), why);
+            return {};
+        }
+        // The call printed its JSON (--json); its text is the command, the progress it wrote and,
+        // for a bench, the text the tool makes of that JSON (what a live session's row holds).
+        QString text = QStringLiteral("$ %1\n%2\n\n")
+                           .arg(stringField(call, "command"), QString::fromUtf8(progress).trimmed());
+        text += tool == QLatin1String("bench") ? BenchRun::text(*structured)
+                                               : QStringLiteral("(the whole result, as --json printed it, is "
+                                                                "in the JSON tab)");
+        runs.append(RunSummary::fromRecorded(tool, stringField(call, "client"),
+                                             call.value("arguments", Json::object()), *structured, text,
+                                             tools.find(tool)));
+    }
+    return runs;
 }
 
 } // namespace hotkernel::DemoSession

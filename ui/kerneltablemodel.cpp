@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kerneltablemodel.h"
 
+#include "inspect/kernelwords.h"
+
 #include <QHash>
 #include <QLocale>
+#include <QSet>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace hotkernel {
@@ -83,7 +87,63 @@ QString KernelTableModel::shortName(const QString &name)
         base = base.mid(scope + 2);
     if (base.isEmpty())
         return name;
-    return templated ? base + QStringLiteral("<…>") : base;
+    if (!templated)
+        return base;
+    const QString word = distinctiveWord(s.mid(cut + 1), base);
+    if (word.isEmpty())
+        return base + QStringLiteral("<…>");
+    return base + QLatin1Char('<') + word + QStringLiteral("…>");
+}
+
+QString KernelTableModel::distinctiveWord(const QString &arguments, const QString &function)
+{
+    // The launch machinery every ATen kernel shares; the word after it (rsqrt_kernel_cuda,
+    // MulFunctor, MeanOps) is what tells five vectorized_elementwise_kernel rows apart.
+    static const QSet<QString> machinery{QStringLiteral("TensorIteratorBase"),
+                                         QStringLiteral("TensorIterator"),
+                                         QStringLiteral("gpu_kernel_impl"),
+                                         QStringLiteral("gpu_kernel_impl_nocast"),
+                                         QStringLiteral("gpu_kernel_with_scalars"),
+                                         QStringLiteral("BinaryFunctor"),
+                                         QStringLiteral("UnaryFunctor"),
+                                         QStringLiteral("AUnaryFunctor"),
+                                         QStringLiteral("BUnaryFunctor"),
+                                         QStringLiteral("ReduceOp"),
+                                         QStringLiteral("OffsetCalculator"),
+                                         QStringLiteral("TrivialOffsetCalculator"),
+                                         QStringLiteral("memory"),
+                                         QStringLiteral("LoadWithCast"),
+                                         QStringLiteral("StoreWithCast"),
+                                         QStringLiteral("LoadWithoutCast"),
+                                         QStringLiteral("StoreWithoutCast"),
+                                         QStringLiteral("binary_internal"),
+                                         QStringLiteral("func_wrapper_t"),
+                                         QStringLiteral("opmath_t"),
+                                         QStringLiteral("cuda"),
+                                         QStringLiteral("cub"),
+                                         QStringLiteral("cutlass"),
+                                         QStringLiteral("device_kernel"),
+                                         QStringLiteral("BFloat16"),
+                                         QStringLiteral("Half"),
+                                         QStringLiteral("bfloat16"),
+                                         QStringLiteral("half")};
+    for (QString w : KernelWords::of(arguments)) {
+        if (machinery.contains(w) || w == function)
+            continue;
+        // "rsqrt_kernel_cuda" says rsqrt; the suffixes only repeat that it is a kernel.
+        for (bool cut = true; cut;) {
+            cut = false;
+            for (const auto *suffix : {"_kernel_cuda", "_kernel_impl", "CUDAKernelImpl", "KernelImpl",
+                                       "_kernel", "_cuda", "_impl", "Functor"}) {
+                if (w.size() > qsizetype(std::strlen(suffix)) && w.endsWith(QLatin1String(suffix))) {
+                    w.chop(qsizetype(std::strlen(suffix)));
+                    cut = true;
+                }
+            }
+        }
+        return w;
+    }
+    return {};
 }
 
 void KernelTableModel::setTable(KernelTable table)
@@ -190,6 +250,12 @@ double KernelTableModel::sortKey(const Row &r, int column) const
         return shapeSize(k.block);
     }
     return 0;
+}
+
+bool KernelTableModel::totalRepeatsAverage() const
+{
+    return std::all_of(m_after.kernels.begin(), m_after.kernels.end(),
+                       [](const KernelStat &k) { return k.calls <= 1 && k.totalNs == k.avgNs; });
 }
 
 std::vector<int> KernelTableModel::sortedOrder(int column, Qt::SortOrder order) const
@@ -349,7 +415,23 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
 
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal)
+        return {};
+    if (role == Qt::ToolTipRole) {
+        // Short headers leave the width to the kernel's name; the tooltip says what they measure.
+        switch (section) {
+        case TotalColumn:
+            return tr("Total time of the kernel's calls");
+        case AverageColumn:
+            return m_delta ? tr("Average time per call in the after report") : tr("Average time per call");
+        case BeforeAverageColumn:
+            return tr("Average time per call in the before report");
+        case OccupancyColumn:
+            return tr("Achieved occupancy");
+        }
+        return {};
+    }
+    if (role != Qt::DisplayRole)
         return {};
     switch (section) {
     case NameColumn:
@@ -359,7 +441,7 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     case TotalColumn:
         return tr("Time");
     case AverageColumn:
-        return m_delta ? tr("After (avg)") : tr("Average");
+        return m_delta ? tr("After") : tr("Average");
     case ShareColumn:
         return tr("Share");
     case GridColumn:
@@ -379,7 +461,7 @@ QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, 
     case HintColumn:
         return tr("Hint");
     case BeforeAverageColumn:
-        return tr("Before (avg)");
+        return tr("Before");
     case DeltaColumn:
         return tr("Change");
     }

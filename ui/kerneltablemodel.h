@@ -49,12 +49,20 @@ public:
 
     // "void at::native::foo<float, 4>(T1)" -> "foo<…>": the name cut at its template arguments and
     // parameters, without return type and namespaces (the table's tooltip keeps the full name).
+    // The first distinctive word of the arguments stays: "vectorized_elementwise_kernel<4,
+    // rsqrt_kernel_cuda(...)::...>" -> "vectorized_elementwise_kernel<rsqrt…>".
     static QString shortName(const QString &name);
+    // The word of a kernel's template arguments that names its operation, without the suffixes
+    // that only say "kernel"; empty when the arguments are launch machinery and literals only.
+    static QString distinctiveWord(const QString &arguments, const QString &function);
 
     void setTable(KernelTable table);
     // Before/after: one row per kernel name found in either report.
     void setDelta(KernelTable before, KernelTable after);
     bool isDelta() const { return m_delta; }
+    // Every kernel of the (after) report ran once, so Time (its total) repeats its average (After
+    // in a comparison): the view hides Time then and gives the room to the names.
+    bool totalRepeatsAverage() const;
     const KernelTable &table() const { return m_after; }
     const KernelTable &beforeTable() const { return m_before; }
 

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -50,8 +51,9 @@ KernelTableView::KernelTableView(QWidget *parent)
     m_table->setItemDelegateForColumn(KernelTableModel::ShareColumn,
                                       new ShareBarDelegate(KernelTableModel::ShareRole, m_table));
     m_table->horizontalHeader()->setStretchLastSection(false);
-    // Middle: a narrow column keeps both the start of the name and its "<…>".
-    m_table->setTextElideMode(Qt::ElideMiddle);
+    // Right: the function name comes first and stays whole; what a narrow column loses is the
+    // end of the distinctive word (the tooltip has the full name).
+    m_table->setTextElideMode(Qt::ElideRight);
     m_table->setColumnWidth(KernelTableModel::HintColumn, 260);
     m_table->viewport()->installEventFilter(this);
     m_filter->setPlaceholderText(tr("Filter kernels by name"));
@@ -134,6 +136,10 @@ void KernelTableView::updateColumns()
 {
     m_table->setColumnHidden(KernelTableModel::BeforeAverageColumn, !m_model->isDelta());
     m_table->setColumnHidden(KernelTableModel::DeltaColumn, !m_model->isDelta());
+    // In a comparison of one-call profiles Time is After again; its room goes to the names, whose
+    // operation word (vectorized_elementwise_kernel<rsqrt…>) is what tells the rows apart.
+    m_table->setColumnHidden(KernelTableModel::TotalColumn,
+                             m_model->isDelta() && m_model->totalRepeatsAverage());
     // Sized to header and values (the header's hint holds the sort arrow), never cut.
     for (int c : nsightColumns()) {
         if (!m_table->isColumnHidden(c))
@@ -141,6 +147,17 @@ void KernelTableView::updateColumns()
     }
     m_table->setColumnWidth(KernelTableModel::ShareColumn,
                             std::max(m_table->columnWidth(KernelTableModel::ShareColumn), 64));
+    // The function names are measured here, once per table, not on every resize.
+    const int margin =
+        2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1);
+    int minimum = m_table->fontMetrics().horizontalAdvance(QStringLiteral("elementwise_kernel<…"));
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        const QString shown = m_model->index(row, KernelTableModel::NameColumn).data().toString();
+        const qsizetype open = shown.indexOf(QLatin1Char('<'));
+        minimum = std::max(minimum, m_table->fontMetrics().horizontalAdvance(
+                                        open < 0 ? shown : shown.left(open + 1) + QStringLiteral("…")));
+    }
+    m_nameMinimum = minimum + margin;
     fitNameColumn();
 }
 
@@ -153,9 +170,14 @@ void KernelTableView::fitNameColumn()
         if (!m_table->isColumnHidden(c))
             used += m_table->columnWidth(c);
     }
-    const int minimum = m_table->fontMetrics().horizontalAdvance(QStringLiteral("elementwise_kernel<…>"));
+    // At least the longest function name with its "<…" shows whole, up to the width of ATen's
+    // longest (vectorized_elementwise_kernel): a generated 80-character Triton or CUTLASS name is
+    // cut at its end rather than pushing the Nsight columns off screen.
+    const int cap =
+        m_table->fontMetrics().horizontalAdvance(QStringLiteral("vectorized_elementwise_kernel<…")) +
+        2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1);
     m_table->setColumnWidth(KernelTableModel::NameColumn,
-                            std::max(minimum, m_table->viewport()->width() - used));
+                            std::max(std::min(m_nameMinimum, cap), m_table->viewport()->width() - used));
 }
 
 bool KernelTableView::eventFilter(QObject *watched, QEvent *event)

@@ -69,6 +69,7 @@ private:
     QComboBox *m_before;
     QLabel *m_empty;
     QList<QAction *> m_kernelActions;
+    int m_nameMinimum = 0; // the longest function name with its "<…", measured once per table
 };
 
 } // namespace hotkernel

@@ -181,14 +181,7 @@ void MainWindow::createActions()
                               ? Json::object()
                               : Json{{"script", toStd(target + QStringLiteral("_candidate.py"))}}));
     });
-    toolBar->addAction(tr("Verify..."), this, [this] {
-        const QString target = m_targetsView->currentTarget();
-        Json wanted = Json::object();
-        if (!target.isEmpty())
-            wanted = Json{{"baseline", toStd(target + QStringLiteral("_baseline.py"))},
-                          {"candidate", toStd(target + QStringLiteral("_candidate.py"))}};
-        runDialog(QStringLiteral("verify"), forTool(QStringLiteral("verify"), wanted));
-    });
+    toolBar->addAction(tr("Verify..."), this, [this] { verifyDialog(); });
     auto *record = toolBar->addAction(tr("Record..."), this, [this] { recordDialog(); });
     record->setObjectName(QStringLiteral("actionRecord"));
     record->setToolTip(
@@ -382,7 +375,7 @@ void MainWindow::applyDefaultLayout()
     resizeDocks({targets, sass}, {kDefaultLeftWidth, 1600 - kDefaultLeftWidth}, Qt::Horizontal);
     resizeDocks({sass, roofline}, {330, 420}, Qt::Vertical);
     resizeDocks({kernels, history}, {440, 300}, Qt::Vertical);
-    resizeDocks({history, feed}, {820, 780}, Qt::Horizontal);
+    resizeDocks({history, feed}, {940, 660}, Qt::Horizontal);
 }
 
 void MainWindow::resetLayout()
@@ -433,6 +426,16 @@ QDialog *MainWindow::runDialog(const QString &tool, const Json &initial, const J
     });
     dialog->open();
     return dialog;
+}
+
+QDialog *MainWindow::verifyDialog()
+{
+    const QString target = m_targetsView->currentTarget();
+    Json wanted = Json::object();
+    if (!target.isEmpty())
+        wanted = Json{{"baseline", toStd(target + QStringLiteral("_baseline.py"))},
+                      {"candidate", toStd(target + QStringLiteral("_candidate.py"))}};
+    return runDialog(QStringLiteral("verify"), forTool(QStringLiteral("verify"), wanted));
 }
 
 QDialog *MainWindow::recordDialog()
@@ -779,12 +782,13 @@ void MainWindow::updateAgentsLabel()
                                   .arg(QDir::toNativeSeparators(m_session->workDir().root()), m_agentAccess));
 }
 
-QStringList MainWindow::writeScreenshots(const QString &dir)
+QStringList MainWindow::writeScreenshots(const QString &dir, const QString &suffix)
 {
     QDir().mkpath(dir);
     QStringList written;
     auto save = [&](QWidget *w, const QString &name) {
-        const QString path = QDir(dir).filePath(name + QStringLiteral(".png"));
+        const QString tail = suffix.isEmpty() ? QString() : QLatin1Char('-') + suffix;
+        const QString path = QDir(dir).filePath(name + tail + QStringLiteral(".png"));
         if (w->grab().save(path, "PNG"))
             written.append(path);
     };
@@ -805,6 +809,25 @@ QStringList MainWindow::writeScreenshots(const QString &dir)
     }
     for (QDockWidget *d : std::as_const(raised))
         d->raise();
+    // A dialog as the toolbar opens it on the selected target: summary, fields, units.
+    if (QDialog *dialog = verifyDialog()) {
+        if (dialog->layout())
+            dialog->layout()->activate();
+        save(dialog, QStringLiteral("dialog-verify"));
+        dialog->close();
+    }
+    // The details a double-click opens on the latest bench row: its whole result and JSON.
+    for (int row = m_feedModel->rowCount() - 1; row >= 0; --row) {
+        if (m_feedModel->runAt(row).tool != QLatin1String("bench"))
+            continue;
+        if (QDialog *dialog = m_feedView->openDetails(row)) {
+            if (dialog->layout())
+                dialog->layout()->activate();
+            save(dialog, QStringLiteral("dialog-details"));
+            dialog->close();
+        }
+        break;
+    }
     return written;
 }
 

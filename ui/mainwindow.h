@@ -55,6 +55,8 @@ public:
     // Opens the dialog of tool with initial values (fixed ones are passed as given); the dialog,
     // or null when there is no such tool.
     QDialog *runDialog(const QString &tool, const Json &initial, const Json &fixed = Json::object());
+    // Verify's dialog, filled in with the selected target's baseline and candidate.
+    QDialog *verifyDialog();
     // The record dialog for the selected history row, else the target's latest verify nobody
     // recorded: target, who and note filled in; null when there is no verify to record.
     QDialog *recordDialog();
@@ -74,8 +76,9 @@ public:
     void setAgentAccess(bool listening, const QString &detail);
     QLabel *agentsLabel() const { return m_agentsLabel; }
 
-    // Writes window.png and one PNG per pane into dir; returns the files written.
-    QStringList writeScreenshots(const QString &dir);
+    // Writes window.png, one PNG per pane and dialog-verify.png into dir (window-<suffix>.png, ...
+    // when a suffix is given); returns the files written.
+    QStringList writeScreenshots(const QString &dir, const QString &suffix = {});
 
     KernelTableView *kernelView() const { return m_kernelView; }
     SassView *sassView() const { return m_sassView; }

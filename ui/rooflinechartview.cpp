@@ -476,11 +476,23 @@ void RooflineChartView::placeLabels()
             }
             return false;
         };
+        // Just above or below its line first; where two roofs run a few pixels apart (DRAM and
+        // the measured copy rate) neither side of the lower one is free of the upper one, so the
+        // label may stand one label's height further off, clear of both lines, before it is
+        // allowed onto another roof's line.
+        const std::vector<double> near{-(box.height() + 1), 1.0};
+        const std::vector<double> further{-(2 * box.height() + 4), box.height() + 4};
+        struct Pass
+        {
+            bool strict;
+            const std::vector<double> *offsets;
+        };
         bool placed = false;
-        for (const bool strict : {true, false}) {
+        for (const Pass &pass : {Pass{true, &near}, Pass{true, &further}, Pass{false, &near}}) {
+            const bool strict = pass.strict;
             for (double t : along) {
                 const QPointF anchor = a + t * (b - a);
-                for (double offset : {-(box.height() + 1), 1.0}) {
+                for (double offset : *pass.offsets) {
                     const QPointF origin = anchor + rotated(l.rightAligned ? -box.width() : 0.0, offset);
                     const QPolygonF shape = shapeAt(origin, 2);
                     const bool inside = std::all_of(shape.cbegin(), shape.cend(),
@@ -506,6 +518,16 @@ void RooflineChartView::placeLabels()
         // its label rather than under another one.
         l.item->setVisible(placed);
     }
+}
+
+QList<QLineF> RooflineChartView::ceilingLines() const
+{
+    QChart *chart = m_view->chart();
+    QList<QLineF> lines;
+    for (const LineLabel &l : m_lineLabels)
+        lines.append(QLineF(chart->mapToScene(chart->mapToPosition(l.from)),
+                            chart->mapToScene(chart->mapToPosition(l.to))));
+    return lines;
 }
 
 QList<QPolygonF> RooflineChartView::ceilingLabelShapes() const

@@ -6,6 +6,9 @@
 
 #include "inspect/rooflinemodel.h"
 
+#include <QLineF>
+#include <QList>
+#include <QPolygonF>
 #include <QWidget>
 
 class QChart;
@@ -55,6 +58,8 @@ public:
     // Each ceiling label shown now, as the polygon it covers in the chart's scene (tests: none
     // overlaps another; a label that finds no free place on its line is hidden, not stacked).
     QList<QPolygonF> ceilingLabelShapes() const;
+    // Each ceiling's line in scene coordinates, in the order of ceilingLabelShapes() (tests).
+    QList<QLineF> ceilingLines() const;
 
 Q_SIGNALS:
     void pointSelected(const QString &key);

@@ -115,9 +115,9 @@ QTableView *SassView::makeTable(QAbstractItemModel *model)
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     table->horizontalHeader()->setStretchLastSection(false);
     table->setColumnWidth(SassModel::AddressColumn, 70);
-    table->setColumnWidth(SassModel::InstructionColumn, 320);
+    table->setColumnWidth(SassModel::InstructionColumn, 300);
     table->setColumnWidth(SassModel::StallSamplesColumn, 100);
-    table->setColumnWidth(SassModel::TopStallColumn, 115);
+    table->setColumnWidth(SassModel::TopStallColumn, 135);
     table->setColumnWidth(SassModel::ExecutedColumn, 80);
     return table;
 }

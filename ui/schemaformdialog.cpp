@@ -142,6 +142,9 @@ SchemaFormDialog::SchemaFormDialog(const ToolSpec &tool, const Json &initial, QW
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(inner);
     scroll->setWidgetResizable(true);
+    // The fields follow the dialog's width; only a long form scrolls, and only down (a horizontal
+    // bar appeared for the width of the vertical one).
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Start"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);

@@ -34,7 +34,11 @@ TargetsView::TargetsView(TargetsModel *model, QWidget *parent)
         if (!path.isEmpty())
             Q_EMIT scriptOpened(path);
     });
-    auto updateEmpty = [this] { m_empty->setVisible(m_model->rowCount() == 0); };
+    auto updateEmpty = [this] {
+        m_empty->setVisible(m_model->rowCount() == 0);
+        // Names and the bench line whole; Best, the last column, takes the rest.
+        m_table->resizeColumnsToContents();
+    };
     connect(model, &QAbstractItemModel::modelReset, this, updateEmpty);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);

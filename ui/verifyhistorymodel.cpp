@@ -87,8 +87,15 @@ QVariant VerifyHistoryModel::data(const QModelIndex &index, int role) const
         return r.recorded;
     case Qt::ForegroundRole:
         return index.column() == VerdictColumn ? QVariant(verdictColor(r.verdict)) : QVariant();
-    case Qt::ToolTipRole:
-        return r.path.isEmpty() ? tr("verified in this session, not recorded") : r.path;
+    case Qt::ToolTipRole: {
+        const QString where = r.path.isEmpty() ? tr("verified in this session, not recorded") : r.path;
+        // Who and the note are elided in a narrow dock: the tooltip says them whole.
+        if (index.column() == WhoColumn && !r.who.isEmpty())
+            return QString(r.who + QLatin1Char('\n') + where);
+        if (index.column() == NoteColumn && !r.note.isEmpty())
+            return QString(r.note + QLatin1Char('\n') + where);
+        return where;
+    }
     case Qt::DisplayRole:
         switch (index.column()) {
         case TimeColumn:

@@ -33,6 +33,10 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
+    // A long who ("agent: Claude (...), Triton written by hand") is cut at its end, never at the
+    // viewport's edge after its first word; the tooltip holds it whole.
+    m_table->setTextElideMode(Qt::ElideRight);
+    m_table->viewport()->installEventFilter(this);
     m_chartView->setRenderHint(QPainter::Antialiasing);
     m_chartView->setMinimumHeight(200);
     m_chartView->setMinimumWidth(260);
@@ -61,8 +65,8 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_empty);
     layout->addWidget(splitter, 1);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
 
     connect(model, &QAbstractItemModel::modelReset, this, &VerifyHistoryView::rebuildChart);
     connect(model, &QAbstractItemModel::rowsInserted, this, &VerifyHistoryView::rebuildChart);
@@ -81,6 +85,28 @@ void VerifyHistoryView::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
 }
 
+bool VerifyHistoryView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitWhoColumn();
+    return QWidget::eventFilter(watched, event);
+}
+
+void VerifyHistoryView::fitWhoColumn()
+{
+    // The figures keep their width; Who takes the rest of the viewport (at least a short who's
+    // worth), up to what its longest text needs. The note after it scrolls.
+    const int who = VerifyHistoryModel::WhoColumn;
+    int before = 0;
+    for (int c = 0; c < who; ++c)
+        before += m_table->isColumnHidden(c) ? 0 : m_table->columnWidth(c);
+    const int minimum =
+        m_table->fontMetrics().horizontalAdvance(QStringLiteral("agent: Claude, Triton")) + 12;
+    m_table->resizeColumnToContents(who);
+    const int wanted = m_table->columnWidth(who);
+    m_table->setColumnWidth(who, std::min(wanted, std::max(minimum, m_table->viewport()->width() - before)));
+}
+
 void VerifyHistoryView::rebuildChart()
 {
     QChart *chart = m_chartView->chart();
@@ -90,6 +116,7 @@ void VerifyHistoryView::rebuildChart()
     for (QAbstractAxis *axis : chart->axes())
         chart->removeAxis(axis);
     m_table->resizeColumnsToContents();
+    fitWhoColumn();
     const auto &records = m_model->shown();
     m_empty->setVisible(records.empty());
     chart->setTitle(records.empty() ? tr("Verify history") : tr("%1: speedup").arg(m_model->target()));

@@ -29,9 +29,11 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void rebuildChart();
+    void fitWhoColumn();
 
     VerifyHistoryModel *m_model;
     QTableView *m_table;

@@ -3,6 +3,12 @@
 
 namespace hotkernel {
 
+QStringList WindowOptions::screenshotThemes() const
+{
+    return theme.isEmpty() ? QStringList{QStringLiteral("light"), QStringLiteral("dark")}
+                           : QStringList{theme};
+}
+
 bool WindowOptions::isWindowArgument(const QString &argument)
 {
     return argument == QLatin1String("--demo") || argument == QLatin1String("--theme") ||

@@ -13,6 +13,9 @@ struct WindowOptions
     QString screenshotDir; // write PNGs of the window and each pane there, then exit
     QString error;         // what was wrong with the arguments, and what to write instead
 
+    // The themes --screenshot draws, in order: the one --theme names, else light then dark.
+    QStringList screenshotThemes() const;
+
     static bool isWindowArgument(const QString &argument);
     static WindowOptions parse(const QStringList &arguments);
     // Empty when a window can open; else a paragraph saying why not and what to run instead.

@@ -6,6 +6,7 @@
 #include "base/usererror.h"
 #include "session/job.h"
 #include "session/session.h"
+#include "session/toolresult.h"
 #include "session/toolspec.h"
 
 #include <QDir>
@@ -86,6 +87,25 @@ RunSummary RunSummary::fromJob(const Job &job, const ToolSpec *spec)
     return r;
 }
 
+RunSummary RunSummary::fromRecorded(const QString &tool, const QString &client, const Json &arguments,
+                                    const Json &structured, const QString &text, const ToolSpec *spec)
+{
+    RunSummary r;
+    r.tool = tool;
+    r.client = client;
+    r.arguments = SessionStore::summarizeArguments(arguments);
+    r.startedAt = QDateTime::fromString(stringField(structured, "started_at"), Qt::ISODateWithMs);
+    r.durationS = structured.contains("wall_s") && structured["wall_s"].is_number()
+                      ? structured["wall_s"].get<double>()
+                      : -1.0;
+    r.state = QStringLiteral("finished");
+    r.summary = SessionStore::summarizeResult(ToolResult::success(structured, text), spec);
+    r.reloaded = true;
+    r.details = Json{{"arguments", arguments}, {"isError", false}, {"structuredContent", structured}};
+    r.detailsText = text;
+    return r;
+}
+
 SessionStore::SessionStore(Session &session, QObject *parent) : QObject(parent), m_session(session)
 {
     connect(&session, &Session::jobFinished, this, &SessionStore::onJobFinished);
@@ -160,6 +180,13 @@ void SessionStore::addTarget(const QString &target)
 void SessionStore::addProfile(const QString &path)
 {
     appendUnique(m_profiles, path);
+}
+
+void SessionStore::addRecordedRuns(const QList<RunSummary> &runs)
+{
+    m_runs = runs + m_runs;
+    while (m_runs.size() > kMaxRuns)
+        m_runs.removeFirst();
 }
 
 void SessionStore::onJobFinished(Job *job)

@@ -24,15 +24,24 @@ struct RunSummary
     QString client;
     QString arguments; // one line
     QDateTime startedAt;
-    double durationS = 0;
+    double durationS = 0;  // negative: not known (a recorded call that did not say)
     QString state;         // "finished", "failed", "cancelled"
     QString summary;       // first line of the result, or the error
     bool reloaded = false; // from an earlier session
+    // A recorded call's whole result (arguments, isError, structuredContent) and its text, for the
+    // details dialog. Not saved: session.json keeps the one-line summaries only.
+    Json details;
+    QString detailsText;
 
     Json toJson() const;
     static RunSummary fromJson(const Json &json);
     // spec: the job's tool, whose headline (when it has one) summarises a successful result.
     static RunSummary fromJob(const Job &job, const ToolSpec *spec = nullptr);
+    // A call made elsewhere and recorded (its arguments, structured result as `--json` printed it,
+    // and its text), shown like a reloaded run whose details were kept. Its time and duration are
+    // the result's started_at and wall_s; without them, an invalid time and a negative duration.
+    static RunSummary fromRecorded(const QString &tool, const QString &client, const Json &arguments,
+                                   const Json &structured, const QString &text, const ToolSpec *spec);
 };
 
 class SessionStore : public QObject
@@ -55,6 +64,8 @@ public:
 
     void addTarget(const QString &target);
     void addProfile(const QString &path);
+    // Calls made before this session (the demo's recorded ones), put before every run.
+    void addRecordedRuns(const QList<RunSummary> &runs);
 
     // One line each, for feeds and summaries.
     static QString summarizeArguments(const Json &arguments);

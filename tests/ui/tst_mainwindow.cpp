@@ -514,7 +514,7 @@ private Q_SLOTS:
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
         QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
         const QStringList files = window.writeScreenshots(dir.filePath(QStringLiteral("shots")));
-        QCOMPARE(files.size(), 8); // the window and seven panes
+        QCOMPARE(files.size(), 9); // the window, seven panes and the Verify dialog
         for (const QString &file : files)
             QVERIFY2(distinctColours(file) > 8, qPrintable(file));
     }
