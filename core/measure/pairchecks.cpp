@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "measure/pairchecks.h"
+
+#include "base/json.h"
+
+namespace hotkernel {
+
+namespace {
+
+bool cudaRun(const RunOutcome &o)
+{
+    return o.witnessed && stringField(o.line.json, "device") == QLatin1String("cuda");
+}
+
+} // namespace
+
+QString PairChecks::untrusted(const RunLine &lb, const RunLine &lc, int pair, quint64 judgeSeed)
+{
+    for (const RunLine *l : {&lb, &lc}) {
+        if (const QString why = stringField(l->json, "invalid"); !why.isEmpty())
+            return QStringLiteral("the %1's run %2 cannot be trusted: %3")
+                .arg(l == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"))
+                .arg(pair)
+                .arg(why);
+    }
+    // Only a line that claims its outputs passed must show the judged inputs: a failed candidate run
+    // (fn raised, a mismatch) is incorrect for its own reason, which this must not hide.
+    const QString expected = stringField(lb.json, "judge_inputs_sha256");
+    const QString got = stringField(lc.json, "judge_inputs_sha256");
+    if (!expected.isEmpty() && got != expected && lc.ok)
+        return QStringLiteral("the candidate's run %1 reports judged inputs (%2) that are not the ones the "
+                              "contract draws from judge seed %3 (%4): its result line was not computed by "
+                              "the contract on them; run the candidate through main(TARGET, fn)")
+            .arg(pair)
+            .arg(got.isEmpty() ? QStringLiteral("none") : got.left(12))
+            .arg(judgeSeed)
+            .arg(expected.left(12));
+    return {};
+}
+
+Json PairChecks::witnessJson(const RunOutcome &o)
+{
+    if (!cudaRun(o) || o.witness.size() != 1)
+        return Json();
+    const WitnessWindow &w = o.witness.front();
+    const long long replays = o.line.json.value("witness_replays", 0LL);
+    const long long iters = o.line.json.value("iters", 0LL);
+    return Json{{"replays", replays},
+                {"kernels", w.kernels},
+                {"dropped", w.dropped},
+                {"busy_ms_per_call",
+                 replays > 0 && iters > 0 ? Json(double(w.busyNs) / 1e6 / double(replays * iters)) : Json()},
+                {"graphs", w.graphIds.size()},
+                {"kernels_outside_graph", w.outsideGraph}};
+}
+
+QString PairChecks::witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable)
+{
+    for (const RunOutcome *o : {&ob, &oc}) {
+        if (!o->witnessed && stringField(o->line.json, "device") == QLatin1String("cuda")) {
+            *unavailable = QStringLiteral("hotkernel's GPU tracer, libhotkernel_tracer.so, is not installed "
+                                          "beside hotkernel or named by HOTKERNEL_TRACER");
+            return {};
+        }
+    }
+    const bool bCuda = cudaRun(ob);
+    const bool cCuda = cudaRun(oc);
+    const bool bNone = bCuda && WitnessTrace::unwitnessed(ob.witness, ob.line.json);
+    const bool cNone = cCuda && WitnessTrace::unwitnessed(oc.witness, oc.line.json);
+    const auto note = [](const RunOutcome &o) {
+        const QString why = stringField(o.line.json, "witness_note");
+        return why.isEmpty() ? QStringLiteral("the line gives no reason") : why;
+    };
+    if (cNone && bCuda && !bNone)
+        return QStringLiteral("the candidate's run %1 was not witnessed by the GPU tracer although the "
+                              "baseline's, started the same way, was (%2): the candidate kept the tracer "
+                              "out of its process or skipped the witness replays")
+            .arg(pair)
+            .arg(note(oc));
+    if (bNone || cNone) {
+        *unavailable = note(bNone ? ob : oc);
+        return {};
+    }
+    for (const RunOutcome *o : {&ob, &oc}) {
+        if (!cudaRun(*o))
+            continue;
+        if (const QString why = WitnessTrace::violation(o->witness, o->line.json); !why.isEmpty())
+            return QStringLiteral("the %1's run %2 contradicts the GPU's witness: %3")
+                .arg(o == &ob ? QStringLiteral("baseline") : QStringLiteral("candidate"))
+                .arg(pair)
+                .arg(why);
+    }
+    return {};
+}
+
+QString PairChecks::differentTimers(const RunLine &lb, const RunLine &lc)
+{
+    const auto gpuTimer = [](const QString &timer) {
+        return timer == QLatin1String("graph") || timer == QLatin1String("events");
+    };
+    if (lb.timer == lc.timer || !gpuTimer(lb.timer) || !gpuTimer(lc.timer))
+        return {};
+    const RunLine &plain = lb.timer == QLatin1String("events") ? lb : lc;
+    const QString why = stringField(plain.json, "timer_note");
+    return QStringLiteral("the %1 could not be captured in a CUDA graph (%2)")
+        .arg(&plain == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"),
+             why.isEmpty() ? QStringLiteral("its line gives no reason") : why);
+}
+
+} // namespace hotkernel
