@@ -24,6 +24,8 @@ QStringList FreshScriptRunner::runArguments(int runIndex) const
         args << QStringLiteral("--judge-seed") << QString::number(*m_judgeSeed);
     if (!m_judgeDir.isEmpty())
         args << QStringLiteral("--judge-dir") << m_judgeDir;
+    if (m_eventsTimer)
+        args << QStringLiteral("--timer") << QStringLiteral("events");
     return args;
 }
 

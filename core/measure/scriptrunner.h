@@ -84,12 +84,16 @@ public:
     // private directory for the candidate); empty: they write none (bench, the baseline).
     void setJudgeDir(const QString &dir) { m_judgeDir = dir; }
     const QString &judgeDir() const { return m_judgeDir; }
+    // Issue 19: verify asks both sides for the events timer when one side cannot be graph-captured,
+    // so that their times are comparable. False: the contract chooses (a graph when it can).
+    void setEventsTimer(bool events) { m_eventsTimer = events; }
 
 protected:
     explicit ScriptRunner(ScriptRunnerOptions options) : m_options(std::move(options)) {}
     ScriptRunnerOptions m_options;
     std::optional<quint64> m_judgeSeed;
     QString m_judgeDir;
+    bool m_eventsTimer = false;
 };
 
 } // namespace hotkernel

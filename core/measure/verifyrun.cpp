@@ -6,6 +6,7 @@
 #include "measure/gpusharing.h"
 #include "measure/judgedoutputs.h"
 #include "measure/measuresetup.h"
+#include "measure/pairchecks.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
 #include "process/runtimedir.h"
@@ -90,97 +91,6 @@ struct Side
     bool haveFirst = false;
 };
 
-// Why a pair cannot be trusted, or empty: a side's contract marked its run invalid (a patched
-// timer, a tensor subclass, persisting L2 lines...), or the candidate's judged inputs are not the
-// ones the contract draws from this pair's judge seed (a line not computed by the contract).
-QString untrustedPair(const RunLine &lb, const RunLine &lc, int pair, quint64 judgeSeed)
-{
-    for (const RunLine *l : {&lb, &lc}) {
-        if (const QString why = stringField(l->json, "invalid"); !why.isEmpty())
-            return QStringLiteral("the %1's run %2 cannot be trusted: %3")
-                .arg(l == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"))
-                .arg(pair)
-                .arg(why);
-    }
-    // Only a line that claims its outputs passed must show the judged inputs: a failed candidate run
-    // (fn raised, a mismatch) is incorrect for its own reason, which this must not hide.
-    const QString expected = stringField(lb.json, "judge_inputs_sha256");
-    const QString got = stringField(lc.json, "judge_inputs_sha256");
-    if (!expected.isEmpty() && got != expected && lc.ok)
-        return QStringLiteral("the candidate's run %1 reports judged inputs (%2) that are not the ones the "
-                              "contract draws from judge seed %3 (%4): its result line was not computed by "
-                              "the contract on them; run the candidate through main(TARGET, fn)")
-            .arg(pair)
-            .arg(got.isEmpty() ? QStringLiteral("none") : got.left(12))
-            .arg(judgeSeed)
-            .arg(expected.left(12));
-    return {};
-}
-
-bool cudaRun(const RunOutcome &o)
-{
-    return o.witnessed && stringField(o.line.json, "device") == QLatin1String("cuda");
-}
-
-Json witnessJson(const RunOutcome &o)
-{
-    if (!cudaRun(o) || o.witness.size() != 1)
-        return Json();
-    const WitnessWindow &w = o.witness.front();
-    const long long replays = o.line.json.value("witness_replays", 0LL);
-    const long long iters = o.line.json.value("iters", 0LL);
-    return Json{{"replays", replays},
-                {"kernels", w.kernels},
-                {"dropped", w.dropped},
-                {"busy_ms_per_call",
-                 replays > 0 && iters > 0 ? Json(double(w.busyNs) / 1e6 / double(replays * iters)) : Json()},
-                {"graphs", w.graphIds.size()},
-                {"kernels_outside_graph", w.outsideGraph}};
-}
-
-// Issue 19: why the GPU's witness of a pair contradicts its lines, or empty. A side the tracer
-// could not witness at all is an accusation only when the other side, started the same way, was
-// witnessed (the candidate can keep the tracer out of its own process); when neither was, the
-// reason goes to *unavailable and verify warns.
-QString witnessedPair(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable)
-{
-    for (const RunOutcome *o : {&ob, &oc}) {
-        if (!o->witnessed && stringField(o->line.json, "device") == QLatin1String("cuda")) {
-            *unavailable = QStringLiteral("hotkernel's GPU tracer, libhotkernel_tracer.so, is not installed "
-                                          "beside hotkernel or named by HOTKERNEL_TRACER");
-            return {};
-        }
-    }
-    const bool bCuda = cudaRun(ob);
-    const bool cCuda = cudaRun(oc);
-    const bool bNone = bCuda && WitnessTrace::unwitnessed(ob.witness, ob.line.json);
-    const bool cNone = cCuda && WitnessTrace::unwitnessed(oc.witness, oc.line.json);
-    const auto note = [](const RunOutcome &o) {
-        const QString why = stringField(o.line.json, "witness_note");
-        return why.isEmpty() ? QStringLiteral("the line gives no reason") : why;
-    };
-    if (cNone && bCuda && !bNone)
-        return QStringLiteral("the candidate's run %1 was not witnessed by the GPU tracer although the "
-                              "baseline's, started the same way, was (%2): the candidate kept the tracer "
-                              "out of its process or skipped the witness replays")
-            .arg(pair)
-            .arg(note(oc));
-    if (bNone || cNone) {
-        *unavailable = note(bNone ? ob : oc);
-        return {};
-    }
-    for (const RunOutcome *o : {&ob, &oc}) {
-        if (!cudaRun(*o))
-            continue;
-        if (const QString why = WitnessTrace::violation(o->witness, o->line.json); !why.isEmpty())
-            return QStringLiteral("the %1's run %2 contradicts the GPU's witness: %3")
-                .arg(o == &ob ? QStringLiteral("baseline") : QStringLiteral("candidate"))
-                .arg(pair)
-                .arg(why);
-    }
-    return {};
-}
-
 // Where the candidate writes its judged outputs for the judge outside its process: a fresh 0700
 // directory under the runtime directory (else the temp folder), removed with the verify.
 std::unique_ptr<QTemporaryDir> makeJudgeDir()
@@ -199,12 +109,18 @@ std::unique_ptr<QTemporaryDir> makeJudgeDir()
     return dir;
 }
 
-// The candidate's runner writes judged outputs only for this verify: a kept worker serves later
-// bench calls, which have no judge.
-struct JudgeDirUse
+// The judge directory and the forced events timer hold for this verify only: a kept worker serves
+// later calls, which have no judge and whose other side may be capturable.
+struct PerVerifySettings
 {
-    ScriptRunner *runner;
-    ~JudgeDirUse() { runner->setJudgeDir({}); }
+    ScriptRunner *baseline;
+    ScriptRunner *candidate;
+    ~PerVerifySettings()
+    {
+        candidate->setJudgeDir({});
+        for (ScriptRunner *r : {baseline, candidate})
+            r->setEventsTimer(false);
+    }
 };
 
 } // namespace
@@ -235,7 +151,9 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     const std::unique_ptr<QTemporaryDir> judgeDir = makeJudgeDir();
     c.prepared.runner->setJudgeDir(judgeDir->path());
     b.prepared.runner->setJudgeDir({});
-    const JudgeDirUse judgeDirUse{c.prepared.runner.get()};
+    b.prepared.runner->setEventsTimer(false);
+    c.prepared.runner->setEventsTimer(false);
+    const PerVerifySettings perVerify{b.prepared.runner.get(), c.prepared.runner.get()};
     python = co_await MeasureSetup::confirmedInterpreter(session, python, job, release);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -291,6 +209,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     Json witness; // the last pair's witness, per side
     int judgedRuns = 0;
     double judgeSeconds = 0;
+    // Issue 19: a side that cannot be graph-captured is timed with events; from the first such pair
+    // on both sides are, and that pair's times are dropped (Json null: one timer throughout).
+    Json eventsForBothFrom;
+    QString lastTimers[2];
     std::vector<std::pair<QString, QString>> watched;
     for (const Side *side : {&b, &c}) {
         const QString contract =
@@ -360,20 +282,21 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             reason = QStringLiteral("the two scripts do not measure the same thing: ") + mismatches.first();
             break;
         }
-        if (const QString why = untrustedPair(lb, lc, pair, judgeSeed); !why.isEmpty()) {
+        if (const QString why = PairChecks::untrusted(lb, lc, pair, judgeSeed); !why.isEmpty()) {
             verdict = QStringLiteral("invalid");
             reason = why;
             mismatches.append(why);
             break;
         }
-        if (const QString why = witnessedPair(outcomes[0], outcomes[1], pair, &witnessUnavailable);
+        if (const QString why = PairChecks::witnessed(outcomes[0], outcomes[1], pair, &witnessUnavailable);
             !why.isEmpty()) {
             verdict = QStringLiteral("invalid");
             reason = why;
             mismatches.append(why);
             break;
         }
-        witness = Json{{"baseline", witnessJson(outcomes[0])}, {"candidate", witnessJson(outcomes[1])}};
+        witness = Json{{"baseline", PairChecks::witnessJson(outcomes[0])},
+                       {"candidate", PairChecks::witnessJson(outcomes[1])}};
         if (!lb.ok) {
             verdict = QStringLiteral("invalid");
             mismatches.append(
@@ -438,6 +361,34 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                     .arg(pair)
                     .arg(judged.answer.mismatch);
             break;
+        }
+        lastTimers[0] = lb.timer;
+        lastTimers[1] = lc.timer;
+        if (const QString why = PairChecks::differentTimers(lb, lc); !why.isEmpty()) {
+            if (!eventsForBothFrom.is_null()) {
+                verdict = QStringLiteral("invalid");
+                reason =
+                    QStringLiteral("both sides were asked for the events timer from run %1 on, but run %2 "
+                                   "still reports the baseline's %3 timer and the candidate's %4; "
+                                   "re-vendor the contract with `hotkernel new --force`")
+                        .arg(eventsForBothFrom.get<int>())
+                        .arg(pair)
+                        .arg(lb.timer, lc.timer);
+                mismatches.append(reason);
+                break;
+            }
+            eventsForBothFrom = pair + 1;
+            warnings.append(
+                QStringLiteral("%1, so both sides were timed with CUDA events around a plain block "
+                               "(which includes launch overhead) from run %2 on; run %3's "
+                               "times, from different timers, were dropped")
+                    .arg(why)
+                    .arg(pair + 1)
+                    .arg(pair));
+            b.prepared.runner->setEventsTimer(true);
+            c.prepared.runner->setEventsTimer(true);
+            ++pair;
+            continue;
         }
         if (pair == o.warmup)
             measuringAt = wall.nsecsElapsed() / 1e9;
@@ -526,12 +477,6 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                                        "the contract's own timer alone")
                             .arg(witnessUnavailable));
     const bool measuredVerdict = verdict != QLatin1String("invalid") && verdict != QLatin1String("incorrect");
-    if (b.haveFirst && c.haveFirst && b.first.timer != c.first.timer)
-        warnings.append(
-            QStringLiteral("the baseline was timed with the %1 timer and the candidate with %2 (%3); "
-                           "times from different timers are not directly comparable")
-                .arg(b.first.timer, c.first.timer,
-                     stringField(c.first.json, "timer_note", stringField(b.first.json, "timer_note"))));
 
     Json r = MeasureSetup::verifyResultHead(b.file, c.file);
     r["target"] = b.haveFirst ? b.first.json.value("target", Json()) : Json();
@@ -560,6 +505,12 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                             {"p_value", comparison.pValue}}
                      : Json();
     r["contract"] = b.haveFirst ? MeasureSetup::contractJson(b.first) : Json::object();
+    if (!lastTimers[0].isEmpty())
+        r["contract"]["timer"] = toStd(lastTimers[0]); // the timer of the times that count
+    const auto timerJson = [](const QString &t) { return t.isEmpty() ? Json() : Json(toStd(t)); };
+    r["timers"] = Json{{"baseline", timerJson(lastTimers[0])},
+                       {"candidate", timerJson(lastTimers[1])},
+                       {"events_for_both_from_run", eventsForBothFrom}};
     r["contract"]["shipped_contract_sha256"] =
         shippedContract.isEmpty() ? Json() : Json(toStd(shippedContract));
     r["mismatches"] = toJson(mismatches);

@@ -366,6 +366,8 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
     if (!m_judgeDir.isEmpty())
         request +=
             QByteArray(", \"judge_dir\": ") + QByteArray::fromStdString(Json(toStd(m_judgeDir)).dump());
+    if (m_eventsTimer)
+        request += QByteArray(", \"timer\": \"events\"");
     request += "}\n";
     QByteArray line;
     QPointer<WorkerScriptRunner> self(this);

@@ -523,9 +523,11 @@ class _Bench:
         return True, worst, None
 
     # Timing
-    def time_block(self):
+    def time_block(self, timer=None):
         """(per-call ms samples, timer, timer_note, outs, run_block): outs maps set index to the
-        timed block's last output of that set; run_block runs the block again (untimed)."""
+        timed block's last output of that set; run_block runs the block again (untimed). timer
+        "events" skips the CUDA graph: verify asks both sides for it when one of them cannot be
+        captured, so that their times come from the same timer."""
         t = self.torch
         iters, k = self.definition["iters"], self.k
         if self.device == "cpu":
@@ -550,40 +552,46 @@ class _Bench:
         t.cuda.current_stream().wait_stream(side)
         t.cuda.synchronize()
         note = None
-        try:
-            graph, kept = _graph_keeping_nodes(t)
-            outs = {}
-            with t.cuda.graph(graph):
-                for i in range(iters):
-                    outs[i % k] = self.call(self.sets[i % k])
-            if kept:
-                # Read the nodes before instantiation: a window set only while capturing leaves no
-                # trace on the stream afterwards, only on the kernel nodes it was copied into.
-                persisting = _graph_l2_violation(graph)
-                if persisting:
-                    raise _Invalid(persisting)
-                graph.instantiate()
-            graph.replay()
-            t.cuda.synchronize()
-            run_block = graph.replay
-            timer = "graph"
-        except _Invalid:
-            raise
-        except Exception as e:
-            why = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
-            if "unjoined" in why.lower():
-                # Work forked onto a stream that never joins back: what the block returns is not
-                # what it computed by the time it returns.
-                raise _Invalid("CUDA graph capture failed because fn forks work onto a stream that never "
-                               "joins the calling stream (%s): join it (wait_stream) before returning" % why)
-            note = "CUDA graph capture failed (%s); timed events around a plain block" % why
-            _log(note)
+        graph = None
+        outs = {}
+        if timer == "events":
+            note = "events timer around a plain block, asked for by verify so that both sides use one timer"
+        else:
             try:
+                graph = _graph_keeping_nodes(t)
+                with t.cuda.graph(graph[0]):
+                    for i in range(iters):
+                        outs[i % k] = self.call(self.sets[i % k])
+                if graph[1]:
+                    # Read the nodes before instantiation: a window set only while capturing leaves
+                    # no trace on the stream afterwards, only on the kernel nodes it was copied into.
+                    persisting = _graph_l2_violation(graph[0])
+                    if persisting:
+                        raise _Invalid(persisting)
+                    graph[0].instantiate()
+                graph[0].replay()
                 t.cuda.synchronize()
-            except Exception:
-                pass
-            outs = {}
-
+            except _Invalid:
+                raise
+            except Exception as e:
+                why = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+                if "unjoined" in why.lower():
+                    # Work forked onto a stream that never joins back: what the block returns is
+                    # not what it computed by the time it returns.
+                    raise _Invalid("CUDA graph capture failed because fn forks work onto a stream that never "
+                                   "joins the calling stream (%s): join it (wait_stream) before returning" % why)
+                note = "CUDA graph capture failed (%s); timed events around a plain block" % why
+                _log(note)
+                try:
+                    t.cuda.synchronize()
+                except Exception:
+                    pass
+                graph = None
+                outs = {}
+        if graph is not None:
+            run_block = graph[0].replay
+            timer = "graph"
+        else:
             def run_block():
                 for i in range(iters):
                     outs[i % k] = self.call(self.sets[i % k])
@@ -703,10 +711,10 @@ class _Bench:
             answer["invalid"] = "the judge could not read %s: %s: %s" % (path, type(e).__name__, e)
         return answer
 
-    def run(self, run, judge_seed=None, judge_dir=None):
+    def run(self, run, judge_seed=None, judge_dir=None, timer=None):
         """The result line of run index `run`; the judged replay draws its inputs from judge_seed
         (random when not given). With judge_dir, the judged replay's outputs are written there for
-        a judge outside this process (_write_judged)."""
+        a judge outside this process (_write_judged). timer: see time_block."""
         t = self.torch
         if judge_seed is None:
             judge_seed = _fresh_judge_seed()
@@ -726,7 +734,7 @@ class _Bench:
                 ok, worst, mismatch = self.check_each((k, self.call(s)) for k, s in enumerate(self.sets))
                 if self.device == "cuda":
                     t.cuda.synchronize()
-                samples, timer, note, outs, run_block = self.time_block()
+                samples, timer, note, outs, run_block = self.time_block(timer)
                 if ok:
                     where = ", CUDA graph replay" if timer == "graph" else ", timed block"
                     ok, err, mismatch = self.check_each(sorted(outs.items()), where)
@@ -1236,6 +1244,8 @@ def _parse_args(argv):
                    help="write the judged replay's outputs to this directory for a judge outside this process")
     p.add_argument("--judge-file", default=None,
                    help="judge the outputs another process wrote (with --run and --judge-seed) instead of running fn")
+    p.add_argument("--timer", choices=("events",), default=None,
+                   help="time a plain block with CUDA events instead of a CUDA graph replay")
     p.add_argument("--worker", action="store_true", help="long-lived worker: requests on stdin, one line each")
     p.add_argument("--check-import", action="store_true",
                    help="import everything the target names and print its identity, without running it")
@@ -1263,7 +1273,7 @@ def main(target, fn, argv=None):
         _emit(bench.judge(args.run, args.judge_seed, args.judge_file))
         return
     try:
-        _emit_checked(bench, args.run, args.judge_seed, args.judge_dir)
+        _emit_checked(bench, args.run, args.judge_seed, args.judge_dir, args.timer)
     except TargetError as e:
         _error_line(target, str(e))
     sys.stdout.flush()
@@ -1325,6 +1335,9 @@ def _worker(bench):
         judge_dir = request.get("judge_dir") if op == "run" else None
         if judge_dir is not None and not isinstance(judge_dir, str):
             op = None
+        timer = request.get("timer") if op == "run" else None
+        if timer not in (None, "events"):
+            op = None
         if op == "judge" and (judge_seed is None or not isinstance(request.get("judge_file"), str)):
             op = None
         if op not in ("run", "judge") or not isinstance(request.get("run"), int) or request["run"] < 0:
@@ -1335,15 +1348,15 @@ def _worker(bench):
             if op == "judge":
                 _ORIGINAL_EMIT(bench.judge(request["run"], judge_seed, request["judge_file"]))
             else:
-                _emit_checked(bench, request["run"], judge_seed, judge_dir)
+                _emit_checked(bench, request["run"], judge_seed, judge_dir, timer)
         except TargetError as e:
             _error_line(bench.target, str(e))
 
 
-def _emit_checked(bench, run, judge_seed, judge_dir=None):
+def _emit_checked(bench, run, judge_seed, judge_dir=None, timer=None):
     """Runs through the functions the contract started with and marks the line invalid when any
     trusted function was replaced meanwhile."""
-    line = _ORIGINAL_RUN(bench, run, judge_seed, judge_dir)
+    line = _ORIGINAL_RUN(bench, run, judge_seed, judge_dir, timer)
     changed = _ORIGINAL_VIOLATIONS()
     if changed:
         why = ("patched during the run: %s (the timers and the contract must stay the ones the contract "

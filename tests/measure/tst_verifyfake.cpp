@@ -172,6 +172,39 @@ private Q_SLOTS:
                     .contains(QStringLiteral("differs from the one this hotkernel ships")));
     }
 
+    void oneTimerForBothSides()
+    {
+        // Issue 19: a candidate that cannot be graph-captured is timed with events; the baseline is
+        // then re-timed with events too, and the pair timed with different timers does not count.
+        for (const bool fresh : {false, true}) {
+            const ToolResult r = verify("h200", "h200nocapture", Json{{"n", 3}, {"fresh", fresh}});
+            QVERIFY2(!r.isError, qPrintable(r.text));
+            const Json &s = r.structured;
+            QCOMPARE(s["verdict"].get<std::string>(), std::string("inconclusive"));
+            QCOMPARE(s["timers"]["baseline"].get<std::string>(), std::string("events"));
+            QCOMPARE(s["timers"]["candidate"].get<std::string>(), std::string("events"));
+            QCOMPARE(s["timers"]["events_for_both_from_run"].get<int>(), 1);
+            QCOMPARE(s["contract"]["timer"].get<std::string>(), std::string("events"));
+            QCOMPARE(s["baseline_stats"]["n"].get<int>(), 3);
+            QVERIFY2(toQt(s["warnings"].dump())
+                         .contains(QStringLiteral("the candidate could not be captured in a CUDA graph")),
+                     qPrintable(r.text));
+        }
+        // The next verify of the same (kept) workers starts with the contract's own choice again.
+        const ToolResult same = verify("h200", "h200", Json{{"n", 2}});
+        QVERIFY2(!same.isError, qPrintable(same.text));
+        QCOMPARE(same.structured["timers"]["baseline"].get<std::string>(), std::string("graph"));
+        QVERIFY(same.structured["timers"]["events_for_both_from_run"].is_null());
+
+        const ToolResult stubborn = verify("h200graphonly", "h200nocapture", Json{{"n", 2}});
+        QVERIFY2(!stubborn.isError, qPrintable(stubborn.text));
+        QCOMPARE(stubborn.structured["verdict"].get<std::string>(), std::string("invalid"));
+        QVERIFY2(toQt(stubborn.structured["reason"].get<std::string>())
+                     .contains(QStringLiteral("were asked for the events timer from run 1 on")),
+                 qPrintable(stubborn.text));
+        m_session->workers().clear(); // the next test counts the pool's workers
+    }
+
     void belowThePhysicalFloorIsInvalid()
     {
         const ToolResult fine = verify("h200", "h200", Json{{"n", 2}});

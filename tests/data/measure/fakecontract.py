@@ -5,7 +5,9 @@ Each fake_<behaviour>.py calls main(__file__); the behaviour comes from the file
 the protocol of docs/contract.md: `--run I` prints one result line, `--worker` answers requests;
 with a judge directory a run writes a judged-outputs file of one tiny fp32 output, and a judge request
 answers judged_ok unless the file's header says "fake_values": "wrong" (fake_judgedwrong writes that;
-fake_nojudged writes no file).
+fake_nojudged writes no file). GPU-like lines: fake_h200* (timer graph, or events when a run asks for
+it; fake_h200nocapture is always events, as a block that cannot be captured; fake_h200graphonly
+ignores the request, as an old contract would).
 Environment: HOTKERNEL_FAKE_PIDFILE (write the process group id there), HOTKERNEL_FAKE_CONTRACT_SHA256
 (the contract hash to report), HOTKERNEL_FAKE_SCALE (multiplies ms).
 """
@@ -34,7 +36,7 @@ def _hang():
     time.sleep(300)
 
 
-def result(behaviour, run):
+def result(behaviour, run, timer=None):
     rng = random.Random(1000 + run)
     scale = float(os.environ.get("HOTKERNEL_FAKE_SCALE", "1"))
     if behaviour == "slow":
@@ -55,6 +57,12 @@ def result(behaviour, run):
         # 1.9 TB/s, possible; h200timer is a patched timer reporting 100x less, 192 TB/s.
         line.update(device="cuda", device_name="NVIDIA H200", dtype="bf16", bytes=64 * 1024 * 1024, flops=None,
                     timer="graph")
+    if behaviour == "h200nocapture":
+        # A candidate whose block cannot be captured: the contract times it with events.
+        line.update(timer="events", timer_note="CUDA graph capture failed (RuntimeError: operation not "
+                                               "permitted when stream is capturing); timed events around a plain block")
+    if timer == "events" and line["timer"] == "graph" and behaviour != "h200graphonly":
+        line.update(timer="events", timer_note="events timer around a plain block, asked for by verify")
     if behaviour == "h200timer":
         line.update(ms=ms / 100, samples_ms=[ms / 100] * 3)
     if behaviour == "untrusted":
@@ -97,7 +105,7 @@ def emit(obj):
     sys.stdout.flush()
 
 
-def run_once(behaviour, run, judge_seed=None, judge_dir=None):
+def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
     if behaviour == "exit":
         sys.stderr.write("Traceback: something broke\n")
         sys.exit(3)
@@ -121,7 +129,7 @@ def run_once(behaviour, run, judge_seed=None, judge_dir=None):
         # The real contract asks for the seed after timing; so does this double (docs/contract.md).
         emit({"event": "judge_seed", "run": run})
         judge_seed = json.loads(sys.stdin.readline())["judge_seed"]
-    line = result(behaviour, run)
+    line = result(behaviour, run, timer)
     if line["ok"]:
         write_judged(behaviour, run, judge_seed, judge_dir)
     emit(line)
@@ -148,7 +156,8 @@ def worker(behaviour):
         if request.get("op") == "judge":
             emit(judge(int(request["run"]), request["judge_seed"], request["judge_file"]))
             continue
-        run_once(behaviour, int(request["run"]), request.get("judge_seed"), request.get("judge_dir"))
+        run_once(behaviour, int(request["run"]), request.get("judge_seed"), request.get("judge_dir"),
+                 request.get("timer"))
 
 
 def main(path):
@@ -166,4 +175,4 @@ def main(path):
     if value("--judge-file") is not None:
         emit(judge(run, judge_seed, value("--judge-file")))
         return
-    run_once(behaviour, run, judge_seed, value("--judge-dir"))
+    run_once(behaviour, run, judge_seed, value("--judge-dir"), value("--timer"))
