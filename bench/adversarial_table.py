@@ -6,6 +6,9 @@ tests/data/adversarial/gpu against the rmsnorm-sized baseline there, printed as 
 candidate's process, reason). Exits 1 when any fixture gets a verdict other than the expected one.
 
     python3 bench/adversarial_table.py [--hotkernel build/release/app/hotkernel] [--python PYTHON] [--n 3]
+
+For the verdicts before a change, pass an older binary and the contract it shipped:
+    --hotkernel OLD/hotkernel --contract <(git show REV:resources/contract/_hotkernel_contract.py)
 """
 import argparse
 import json
@@ -24,6 +27,8 @@ EXPECTED = [
     ("graph_node_l2.py", "invalid"),
     ("lazy_subclass.py", "invalid"),
     ("unjoined_stream.py", "invalid"),
+    # Honest but not capturable: both sides timed with events (issue 19's comparable timers).
+    ("uncapturable.py", "faster/slower/inconclusive"),
     ("samples_thread.py", "invalid"),
     ("tracer_evade.py", "invalid"),
     ("subprocess_line.py", "invalid"),
@@ -44,6 +49,8 @@ def main():
                    help="the interpreter with CUDA torch (default: HOTKERNEL_PYTHON, else hotkernel's choice)")
     p.add_argument("--n", type=int, default=3)
     p.add_argument("--only", help="run this one fixture (e.g. l2_persist.py)")
+    p.add_argument("--contract", default=os.path.join(root, "resources", "contract", "_hotkernel_contract.py"),
+                   help="the contract to vendor beside the fixtures (default: this tree's)")
     args = p.parse_args()
     if not os.path.isfile(args.hotkernel):
         sys.exit("no hotkernel binary at %s: build it (packaging/build.sh) or pass --hotkernel" % args.hotkernel)
@@ -55,7 +62,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name in os.listdir(fixtures):
             shutil.copy(os.path.join(fixtures, name), tmp)
-        shutil.copy(os.path.join(root, "resources", "contract", "_hotkernel_contract.py"), tmp)
+        with open(args.contract, "rb") as src, open(os.path.join(tmp, "_hotkernel_contract.py"), "wb") as dst:
+            dst.write(src.read())
         for fixture, expected, *baseline in EXPECTED:
             if args.only and fixture != args.only:
                 continue
@@ -66,6 +74,10 @@ def main():
                 r = json.loads(proc.stdout)
                 verdict, speedup = r.get("verdict") or "error", r.get("speedup")
                 reason = r.get("reason") or r.get("error") or ""
+                timers = r.get("timers") or {}
+                if timers.get("events_for_both_from_run") is not None:
+                    reason = "timers %s/%s, events for both from run %s; %s" % (
+                        timers.get("baseline"), timers.get("candidate"), timers["events_for_both_from_run"], reason)
                 cost = "%.2f s (judge %.2f s, %d runs)" % (r.get("wall_s") or 0, (r.get("outside_judge") or {}).get(
                     "wall_s") or 0, (r.get("outside_judge") or {}).get("runs_judged") or 0)
             except ValueError:
@@ -75,6 +87,8 @@ def main():
             bad += not ok
             rows.append((fixture, expected, verdict, "-" if speedup is None else "%.3gx" % speedup, cost,
                          ("" if ok else "UNEXPECTED: ") + reason.replace("\n", " ")[:300]))
+            # As it comes too (stderr), so that a run cut short still shows what it had.
+            print("  ".join(str(c) for c in rows[-1]), file=sys.stderr, flush=True)
     head = ("fixture", "expected", "verdict", "speedup", "wall (judge)", "reason")
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(5)]
     print("| " + " | ".join(head) + " |")

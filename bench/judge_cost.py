@@ -10,6 +10,8 @@ time within 15% of before, the speedups the same within noise.
     python3 bench/judge_cost.py --before /path/to/old/hotkernel [--before-rev main] \\
         [--after build/release/app/hotkernel] [--n 7] [--repeat 3] [--only rmsnorm]
 
+The two builds take turns (before, after) for each target within each repeat.
+
 The before binary needs the contract it ships: --before-rev names the git revision whose
 resources/contract/_hotkernel_contract.py it was built from (default main).
 """
@@ -30,23 +32,30 @@ def contract_at(root, rev):
                           check=True, capture_output=True).stdout
 
 
-def measure(binary, contract, examples, targets, n, repeat, env):
-    rows = {}
+def verify(binary, work, target, n, env):
+    proc = subprocess.run([binary, "verify", target + "_baseline.py", target + "_candidate.py", "--n", str(n),
+                           "--json"], cwd=work, env=env, capture_output=True, text=True)
+    try:
+        return json.loads(proc.stdout)
+    except ValueError:
+        return {"verdict": "error", "reason": (proc.stderr or proc.stdout).strip()[-200:]}
+
+
+def measure(builds, examples, targets, n, repeat, env):
+    """rows[label][target] = the results of `repeat` verifies. The builds take turns within each
+    repeat and target, so that drift of the card over the minutes this takes hits both alike."""
+    rows = {label: {t: [] for t in targets} for label, _, _ in builds}
     with tempfile.TemporaryDirectory() as tmp:
-        work = os.path.join(tmp, "examples")
-        shutil.copytree(examples, work)
-        with open(os.path.join(work, "_hotkernel_contract.py"), "wb") as f:
-            f.write(contract)
-        for target in targets:
-            runs = []
-            for _ in range(repeat):
-                proc = subprocess.run([binary, "verify", target + "_baseline.py", target + "_candidate.py", "--n",
-                                       str(n), "--json"], cwd=work, env=env, capture_output=True, text=True)
-                try:
-                    runs.append(json.loads(proc.stdout))
-                except ValueError:
-                    runs.append({"verdict": "error", "reason": (proc.stderr or proc.stdout).strip()[-200:]})
-            rows[target] = runs
+        works = {}
+        for label, _, contract in builds:
+            works[label] = os.path.join(tmp, label)
+            shutil.copytree(examples, works[label])
+            with open(os.path.join(works[label], "_hotkernel_contract.py"), "wb") as f:
+                f.write(contract)
+        for _ in range(repeat):
+            for target in targets:
+                for label, binary, _ in builds:
+                    rows[label][target].append(verify(binary, works[label], target, n, env))
     return rows
 
 
@@ -60,6 +69,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--before", help="a hotkernel binary from before protocol 4 (left out: only after is run)")
     p.add_argument("--before-rev", default="main", help="the git revision the before binary was built from")
+    p.add_argument("--before-contract", help="the before binary's contract as a file (instead of --before-rev, "
+                                             "where there is no git checkout)")
     p.add_argument("--after", default=os.path.join(root, "build", "release", "app", "hotkernel"))
     p.add_argument("--n", type=int, default=7)
     p.add_argument("--repeat", type=int, default=3)
@@ -70,28 +81,37 @@ def main():
     env = dict(os.environ)
     builds = []
     if args.before:
-        builds.append(("before", args.before, contract_at(root, args.before_rev)))
+        if args.before_contract:
+            with open(args.before_contract, "rb") as f:
+                builds.append(("before", args.before, f.read()))
+        else:
+            builds.append(("before", args.before, contract_at(root, args.before_rev)))
     with open(os.path.join(root, "resources", "contract", "_hotkernel_contract.py"), "rb") as f:
         builds.append(("after", args.after, f.read()))
-    print("| target | build | verdicts | speedup (median) | wall s (median) | judge s (median) | runs judged |")
-    print("|---|---|---|---|---|---|---|")
-    for label, binary, contract in builds:
+    for label, binary, _ in builds:
         if not os.path.isfile(binary):
             sys.exit("no hotkernel binary at %s" % binary)
-        rows = measure(binary, contract, examples, targets, args.n, args.repeat, env)
-        for target in targets:
-            runs = rows[target]
+    rows = measure(builds, examples, targets, args.n, args.repeat, env)
+    print("| target | build | verdicts | speedup (median) | wall s (median) | wall / before | judge s (median) "
+          "| runs judged |")
+    print("|---|---|---|---|---|---|---|---|")
+    for target in targets:
+        before_wall = median([r.get("wall_s") for r in rows["before"][target]]) if args.before else None
+        for label, _, _ in builds:
+            runs = rows[label][target]
             judge = [r.get("outside_judge") or {} for r in runs]
             speedup = median([r.get("speedup") for r in runs])
-            print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            wall = median([r.get("wall_s") for r in runs])
+            print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 target, label, "/".join(r.get("verdict") or "?" for r in runs),
                 "-" if speedup is None else "%.3fx" % speedup,
-                "%.2f" % (median([r.get("wall_s") for r in runs]) or 0),
+                "-" if wall is None else "%.2f" % wall,
+                "%.3f" % (wall / before_wall) if wall and before_wall else "-",
                 "-" if not any(judge) else "%.3f" % (median([j.get("wall_s") for j in judge]) or 0),
                 "-" if not any(judge) else "/".join(str(j.get("runs_judged")) for j in judge)))
             for r in runs:
                 if r.get("verdict") in ("error", "invalid", "incorrect"):
-                    print("|   | %s | %s: %s |  |  |  |  |" % (label, r.get("verdict"), (r.get("reason") or "")[:200]))
+                    print("|   | %s | %s: %s |  |  |  |  |  |" % (label, r.get("verdict"), (r.get("reason") or "")[:200]))
     return 0
 
 
