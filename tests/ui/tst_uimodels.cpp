@@ -17,10 +17,13 @@
 #include <KSyntaxHighlighting/Repository>
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace hotkernel;
 
@@ -288,6 +291,40 @@ private Q_SLOTS:
                                                                   "at::native::sigmoid_kernel_cuda"),
                                                    QStringLiteral("k")),
                  QStringLiteral("sigmoid"));
+    }
+
+    void kernelTableOpensByShareDescending()
+    {
+        // What weighs most comes first, and the header's arrow sits on Share: in a comparison of
+        // one-call profiles Time (the old sort column) is hidden, and its arrow with it.
+        KernelTableView view;
+        KernelTable before;
+        before.kernels = {kernel(QStringLiteral("gone"), 100, 1, 1.0)};
+        KernelTable after; // report order is not share order
+        after.kernels = {kernel(QStringLiteral("light"), 10, 1, 0.1),
+                         kernel(QStringLiteral("heavy"), 60, 1, 0.6),
+                         kernel(QStringLiteral("middle"), 30, 1, 0.3)};
+        view.setTables({after, before});
+        QCOMPARE(view.model()->sortColumn(), int(KernelTableModel::ShareColumn));
+        QCOMPARE(view.model()->sortOrder(), Qt::DescendingOrder);
+        QHeaderView *header = view.table()->horizontalHeader();
+        QVERIFY(header->isSortIndicatorShown());
+        QCOMPARE(header->sortIndicatorSection(), int(KernelTableModel::ShareColumn));
+        QCOMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
+        QCOMPARE(namesInOrder(*view.proxy()), names({"heavy", "middle", "light"}));
+        view.showReports(0, 1);
+        QVERIFY(view.model()->isDelta());
+        QVERIFY(view.table()->isColumnHidden(KernelTableModel::TotalColumn));
+        QVERIFY(!view.table()->isColumnHidden(KernelTableModel::ShareColumn));
+        QCOMPARE(header->sortIndicatorSection(), int(KernelTableModel::ShareColumn));
+        const QStringList order = namesInOrder(*view.proxy());
+        QCOMPARE(order.first(), QStringLiteral("heavy"));
+        QCOMPARE(order.last(), QStringLiteral("gone")); // removed: no share in the after report
+        double largest = 0;
+        for (int r = 0; r < view.proxy()->rowCount(); ++r)
+            largest =
+                std::max(largest, view.proxy()->index(r, 0).data(KernelTableModel::ShareRole).toDouble());
+        QCOMPARE(view.proxy()->index(0, 0).data(KernelTableModel::ShareRole).toDouble(), largest);
     }
 
     void kernelProxySortsNumbersAndFilters()

@@ -446,6 +446,11 @@ private Q_SLOTS:
             // Header text and sort arrow whole.
             QVERIFY2(header->sectionSize(c) >= header->sectionSizeHint(c), qPrintable(name));
         }
+        // Opened heaviest first, the arrow on Share.
+        QCOMPARE(header->sortIndicatorSection(), int(KernelTableModel::ShareColumn));
+        QCOMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
+        QCOMPARE(table->model()->index(0, 0).data(KernelTableModel::KernelNameRole).toString(),
+                 QStringLiteral("_rmsnorm_kernel"));
         // Every name's function reads whole at this width: cut at the right if at all, never in
         // the middle ("elementwi…kernel<…>" was issue 22's complaint).
         QVERIFY(table->textElideMode() == Qt::ElideRight);
