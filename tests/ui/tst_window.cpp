@@ -28,6 +28,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QColor>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QHash>
 #include <QHeaderView>
@@ -584,18 +585,33 @@ private Q_SLOTS:
                        dir.filePath(QStringLiteral("shots"))});
         QVERIFY(process.waitForFinished(180000));
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
-        const QStringList panes{QStringLiteral("window"),        QStringLiteral("targets"),
-                                QStringLiteral("kernels"),       QStringLiteral("sass"),
-                                QStringLiteral("source"),        QStringLiteral("roofline"),
-                                QStringLiteral("history"),       QStringLiteral("feed"),
-                                QStringLiteral("dialog-verify"), QStringLiteral("dialog-details")};
+        const QStringList panes{QStringLiteral("window"),
+                                QStringLiteral("targets"),
+                                QStringLiteral("kernels"),
+                                QStringLiteral("sass"),
+                                QStringLiteral("source"),
+                                QStringLiteral("roofline"),
+                                QStringLiteral("history"),
+                                QStringLiteral("feed"),
+                                QStringLiteral("dialog-verify"),
+                                QStringLiteral("dialog-details"),
+                                QStringLiteral("dialog-details-json")};
         for (const QString &theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
             for (const QString &pane : panes) {
                 const QString file = dir.filePath(QStringLiteral("shots/%1-%2.png").arg(pane, theme));
                 const double share = nonBackgroundShare(file);
                 QVERIFY2(share >= 0.05, qPrintable(QStringLiteral("%1: %2").arg(file).arg(share)));
             }
+            // The details dialog twice: its Text tab, then its JSON tab in front.
+            QVERIFY(QImage(dir.filePath(QStringLiteral("shots/dialog-details-%1.png").arg(theme))) !=
+                    QImage(dir.filePath(QStringLiteral("shots/dialog-details-json-%1.png").arg(theme))));
         }
+        // Those pictures and no others.
+        QStringList expected;
+        for (const QString &pane : panes)
+            expected << pane + QStringLiteral("-dark.png") << pane + QStringLiteral("-light.png");
+        expected.sort();
+        QCOMPARE(QDir(dir.filePath(QStringLiteral("shots"))).entryList(QDir::Files, QDir::Name), expected);
         // The dark pictures are dark: every pane's mean lightness below the light one's.
         for (const QString &pane : panes) {
             const double light = meanLightness(dir.filePath(QStringLiteral("shots/%1-light.png").arg(pane)));
