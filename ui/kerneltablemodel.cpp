@@ -5,6 +5,7 @@
 
 #include <QHash>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QSet>
 
 #include <algorithm>
@@ -124,26 +125,50 @@ QString KernelTableModel::distinctiveWord(const QString &arguments, const QStrin
                                          QStringLiteral("cutlass"),
                                          QStringLiteral("device_kernel"),
                                          QStringLiteral("BFloat16"),
-                                         QStringLiteral("Half"),
-                                         QStringLiteral("bfloat16"),
-                                         QStringLiteral("half")};
-    for (QString w : KernelWords::of(arguments)) {
-        if (machinery.contains(w) || w == function)
+                                         QStringLiteral("Half")};
+    // Element types, CUDA's vector types among them (float4, __nv_bfloat162, int64_t): the data,
+    // not the operation.
+    static const QRegularExpression elementType(QStringLiteral(
+        "^(__nv_|__)?(u?(char|short|int|long|longlong)|float|double|half|bfloat16)\\d*(_t)?$"));
+    // Qualifiers say where a word lives, not what it does: "templates::cuda::normal_and_transform"
+    // is a normal distribution, and its namespaces would otherwise be the first words.
+    static const QRegularExpression qualifier(QStringLiteral("\\b[A-Za-z_]\\w*\\s*::"));
+    QString unqualified = arguments;
+    unqualified.remove(qualifier);
+    for (const QString &w : KernelWords::of(unqualified)) {
+        if (machinery.contains(w) || w == function || elementType.match(w).hasMatch())
             continue;
-        // "rsqrt_kernel_cuda" says rsqrt; the suffixes only repeat that it is a kernel.
-        for (bool cut = true; cut;) {
-            cut = false;
-            for (const auto *suffix : {"_kernel_cuda", "_kernel_impl", "CUDAKernelImpl", "KernelImpl",
-                                       "_kernel", "_cuda", "_impl", "Functor"}) {
-                if (w.size() > qsizetype(std::strlen(suffix)) && w.endsWith(QLatin1String(suffix))) {
-                    w.chop(qsizetype(std::strlen(suffix)));
-                    cut = true;
-                }
-            }
-        }
-        return w;
+        return operationWord(w);
     }
     return {};
+}
+
+QString KernelTableModel::operationWord(QString word)
+{
+    // ATen's functor wrappers put the operation after their own name: CUDAFunctorOnSelf_add,
+    // CUDAFunctor_add (the CUDA functor of add, applied in place or not).
+    const qsizetype underscore = word.indexOf(QLatin1Char('_'));
+    if (underscore > 0 && underscore + 1 < word.size() &&
+        word.left(underscore).contains(QLatin1String("Functor")))
+        word = word.mid(underscore + 1);
+    // What only repeats that it is a kernel (rsqrt_kernel_cuda), an object of one (MulFunctor,
+    // MeanOps) or which overload it is (pow_tensor_scalar, normal_and_transform): the operation
+    // is the stem.
+    for (bool cut = true; cut;) {
+        cut = false;
+        for (const auto *suffix :
+             {"_kernel_cuda", "_kernel_impl", "CUDAKernelImpl", "KernelImpl", "_kernel", "_cuda", "_impl",
+              "Functor", "Ops", "_tensor", "_scalar", "_and_transform"}) {
+            const auto length = qsizetype(std::strlen(suffix));
+            if (word.size() > length && word.endsWith(QLatin1String(suffix))) {
+                word.chop(length);
+                cut = true;
+            }
+        }
+    }
+    // The dtype as kernels' users write it (torch.bfloat16 is "bf16" in every benchmark table).
+    word.replace(QLatin1String("bfloat16"), QLatin1String("bf16"));
+    return word;
 }
 
 void KernelTableModel::setTable(KernelTable table)

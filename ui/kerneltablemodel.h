@@ -49,12 +49,17 @@ public:
 
     // "void at::native::foo<float, 4>(T1)" -> "foo<…>": the name cut at its template arguments and
     // parameters, without return type and namespaces (the table's tooltip keeps the full name).
-    // The first distinctive word of the arguments stays: "vectorized_elementwise_kernel<4,
-    // rsqrt_kernel_cuda(...)::...>" -> "vectorized_elementwise_kernel<rsqrt…>".
+    // The operation named in the arguments stays: "vectorized_elementwise_kernel<4,
+    // rsqrt_kernel_cuda(...)::...>" -> "vectorized_elementwise_kernel<rsqrt…>",
+    // "...<4, CUDAFunctorOnSelf_add<float>, ...>" -> "...<add…>".
     static QString shortName(const QString &name);
-    // The word of a kernel's template arguments that names its operation, without the suffixes
-    // that only say "kernel"; empty when the arguments are launch machinery and literals only.
+    // The operation named by a kernel's template arguments (their first word that is not launch
+    // machinery, a namespace or a literal), as operationWord() shortens it; empty when there is none.
     static QString distinctiveWord(const QString &arguments, const QString &function);
+    // An ATen word shortened to its operation: without the functor wrapper before it
+    // (CUDAFunctor_add -> add) and the suffixes after it that say kernel, functor or overload
+    // (pow_tensor_scalar_kernel_impl -> pow, MeanOps -> Mean); bfloat16 spelled bf16.
+    static QString operationWord(QString word);
 
     void setTable(KernelTable table);
     // Before/after: one row per kernel name found in either report.

@@ -816,7 +816,7 @@ QStringList MainWindow::writeScreenshots(const QString &dir, const QString &suff
         save(dialog, QStringLiteral("dialog-verify"));
         dialog->close();
     }
-    // The details a double-click opens on the latest bench row: its whole result and JSON.
+    // The details a double-click opens on the latest bench row: its whole result, then its JSON.
     for (int row = m_feedModel->rowCount() - 1; row >= 0; --row) {
         if (m_feedModel->runAt(row).tool != QLatin1String("bench"))
             continue;
@@ -824,6 +824,9 @@ QStringList MainWindow::writeScreenshots(const QString &dir, const QString &suff
             if (dialog->layout())
                 dialog->layout()->activate();
             save(dialog, QStringLiteral("dialog-details"));
+            auto *details = qobject_cast<ResultDetailsDialog *>(dialog);
+            if (details && details->showJson())
+                save(dialog, QStringLiteral("dialog-details-json"));
             dialog->close();
         }
         break;

@@ -80,4 +80,12 @@ QString ResultDetailsDialog::json() const
     return m_json ? m_json->toPlainText() : QString();
 }
 
+bool ResultDetailsDialog::showJson()
+{
+    if (!m_json)
+        return false;
+    m_tabs->setCurrentWidget(m_json);
+    return true;
+}
+
 } // namespace hotkernel

@@ -25,6 +25,8 @@ public:
 
     QString text() const;
     QString json() const;
+    // Brings the JSON tab to the front; false (and nothing changes) when there is none.
+    bool showJson();
 
 private:
     QTabWidget *m_tabs;

@@ -17,10 +17,13 @@
 #include <KSyntaxHighlighting/Repository>
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace hotkernel;
 
@@ -91,6 +94,237 @@ private Q_SLOTS:
         QCOMPARE(model.index(1, KernelTableModel::DeltaColumn).data().toString(), QStringLiteral("added"));
         QCOMPARE(model.index(2, 0).data().toString(), QStringLiteral("gone"));
         QCOMPARE(model.index(2, KernelTableModel::DeltaColumn).data().toString(), QStringLiteral("removed"));
+    }
+
+    void kernelShortNames_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("shortName");
+        QTest::newRow("plain") << QStringLiteral("_rmsnorm_kernel") << QStringLiteral("_rmsnorm_kernel");
+        QTest::newRow("no operation")
+            << QStringLiteral("void at::native::(anonymous namespace)::vectorized_kernel<float, 4>(int, T1)")
+            << QStringLiteral("vectorized_kernel<…>");
+        // As ncu wrote them (profiles/rmsnorm_baseline-20261203-194233.raw.csv).
+        QTest::newRow("ncu direct_copy")
+            << QStringLiteral("void unrolled_elementwise_kernel<direct_copy_kernel_cuda(TensorIteratorBase "
+                              "&)::[lambda() (instance 3)]::operator ()() const::[lambda() (instance "
+                              "7)]::operator ()() const::[lambda(float) (instance 1)], std::array<char *, "
+                              "2>, 4, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, "
+                              "unsigned int>, memory::LoadWithCast<1>, memory::StoreWithCast<1>>(int, T1, "
+                              "T2, T4, T5, T6, T7)")
+            << QStringLiteral("unrolled_elementwise_kernel<direct_copy…>");
+        QTest::newRow("ncu pow")
+            << QStringLiteral("void vectorized_elementwise_kernel<4, void "
+                              "unnamed>::pow_tensor_scalar_kernel_impl<float, float>(TensorIteratorBase &, "
+                              "T2)::[lambda(float) (instance 1)], std::array<char *, 2>>(int, T2, T3)")
+            << QStringLiteral("vectorized_elementwise_kernel<pow…>");
+        QTest::newRow("ncu Mean")
+            << QStringLiteral("void reduce_kernel<512, 1, ReduceOp<float, MeanOps<float, float, float, "
+                              "float>, unsigned int, float, 4, 4>>(T3)")
+            << QStringLiteral("reduce_kernel<Mean…>");
+        QTest::newRow("ncu add") << QStringLiteral(
+                                        "void vectorized_elementwise_kernel<4, CUDAFunctorOnSelf_add<float>, "
+                                        "std::array<char *, 2>>(int, T2, T3)")
+                                 << QStringLiteral("vectorized_elementwise_kernel<add…>");
+        QTest::newRow("ncu rsqrt")
+            << QStringLiteral("void vectorized_elementwise_kernel<4, rsqrt_kernel_cuda(TensorIteratorBase "
+                              "&)::[lambda() (instance 2)]::operator ()() const::[lambda() (instance "
+                              "2)]::operator ()() const::[lambda(float) (instance 1)], std::array<char *, "
+                              "2>>(int, T2, T3)")
+            << QStringLiteral("vectorized_elementwise_kernel<rsqrt…>");
+        QTest::newRow("ncu Mul")
+            << QStringLiteral("void elementwise_kernel<128, 2, void gpu_kernel_impl_nocast<BinaryFunctor<fl"
+                              "oat, float, float, binary_internal::MulFunctor<float>>>(TensorIteratorBase "
+                              "&, const T1 &)::[lambda(int) (instance 1)]>(int, T3)")
+            << QStringLiteral("elementwise_kernel<Mul…>");
+        QTest::newRow("ncu bf16_copy")
+            << QStringLiteral("void vectorized_elementwise_kernel<8, bfloat16_copy_kernel_cuda(TensorIterat"
+                              "orBase &)::[lambda(float) (instance 1)], std::array<char *, 2>>(int, T2, T3)")
+            << QStringLiteral("vectorized_elementwise_kernel<bf16_copy…>");
+        // As the torch profiler wrote them (profiles/rmsnorm_candidate-20261202-115607.trace.jsonl).
+        QTest::newRow("torch normal")
+            << QStringLiteral("void at::native::(anonymous namespace)::distribution_elementwise_grid_stride"
+                              "_kernel<float, 4, at::native::templates::cuda::normal_and_transform<c10::BFl"
+                              "oat16, float, at::CUDAGeneratorImpl*, at::native::templates::cuda::normal_ke"
+                              "rnel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+                              "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(float)#1}>(at::TensorIterat"
+                              "orBase&, at::CUDAGeneratorImpl*, at::native::templates::cuda::normal_kernel<"
+                              "at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+                              "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(float)#1})::{lambda(curandS"
+                              "tatePhilox4_32_10*)#2}, at::native::(anonymous "
+                              "namespace)::distribution_nullary_kernel<c10::BFloat16, float, float4, "
+                              "at::CUDAGeneratorImpl*, at::native::templates::cuda::normal_and_transform<c1"
+                              "0::BFloat16, float, at::CUDAGeneratorImpl*, "
+                              "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::Tenso"
+                              "rBase const&, double, double, at::CUDAGeneratorImpl*)::{lambda()#1}::operato"
+                              "r()() const::{lambda()#4}::operator()() "
+                              "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+                              "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::Tenso"
+                              "rBase const&, double, double, at::CUDAGeneratorImpl*)::{lambda()#1}::operato"
+                              "r()() const::{lambda()#4}::operator()() "
+                              "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2}, "
+                              "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::Tenso"
+                              "rBase const&, double, double, at::CUDAGeneratorImpl*)::{lambda()#1}::operato"
+                              "r()() const::{lambda()#4}::operator()() "
+                              "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+                              "at::native::templates::cuda::normal_and_transform<c10::BFloat16, float, "
+                              "at::CUDAGeneratorImpl*, at::native::templates::cuda::normal_kernel<at::CUDAG"
+                              "eneratorImpl*>(at::TensorBase const&, double, double, "
+                              "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(float)#1}>(at::TensorIterat"
+                              "orBase&, at::CUDAGeneratorImpl*, at::native::templates::cuda::normal_kernel<"
+                              "at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+                              "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(float)#1})::{lambda(curandS"
+                              "tatePhilox4_32_10*)#2} const&, at::native::templates::cuda::normal_kernel<at"
+                              "::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+                              "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(float)#1})::{lambda(int, "
+                              "float)#1}>(long, at::PhiloxCudaState, at::native::templates::cuda::normal_an"
+                              "d_transform<c10::BFloat16, float, at::CUDAGeneratorImpl*, "
+                              "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::Tenso"
+                              "rBase const&, double, double, at::CUDAGeneratorImpl*)::{lambda()#1}::operato"
+                              "r()() const::{lambda()#4}::operator()() "
+                              "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+                              "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::Tenso"
+                              "rBase const&, double, double, at::CUDAGeneratorImpl*)::{lambda()#1}::operato"
+                              "r()() const::{lambda()#4}::operator()() "
+                              "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2}, "
+                              "at::native::(anonymous namespace)::distribution_nullary_kernel<c10::BFloat16"
+                              ", float, float4, at::CUDAGeneratorImpl*, "
+                              "at::native::templates::cuda::normal_and_transform<c10::BFloat16, float, "
+                              "at::CUDAGeneratorImpl*, at::native::templates::cuda::normal_kernel<at::CUDAG"
+                              "eneratorImpl*>(at::TensorBase const&, double, double, "
+                              "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(float)#1}>(at::TensorIterat"
+                              "orBase&, at::CUDAGeneratorImpl*, at::native::templates::cuda::normal_kernel<"
+                              "at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+                              "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(float)#1})::{lambda(curandS"
+                              "tatePhilox4_32_10*)#2}, at::native::templates::cuda::normal_kernel<at::CUDAG"
+                              "eneratorImpl*>(at::TensorBase const&, double, double, "
+                              "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() "
+                              "const::{lambda()#4}::operator()() const::{lambda(float)#1}>(at::TensorIterat"
+                              "orBase&, at::CUDAGeneratorImpl*, at::native::templates::cuda::normal_and_tra"
+                              "nsform<c10::BFloat16, float, at::CUDAGeneratorImpl*, "
+                              "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::Tenso"
+                              "rBase const&, double, double, at::CUDAGeneratorImpl*)::{lambda()#1}::operato"
+                              "r()() const::{lambda()#4}::operator()() "
+                              "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+                              "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::Tenso"
+                              "rBase const&, double, double, at::CUDAGeneratorImpl*)::{lambda()#1}::operato"
+                              "r()() const::{lambda()#4}::operator()() "
+                              "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2} const&, "
+                              "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::Tenso"
+                              "rBase const&, double, double, at::CUDAGeneratorImpl*)::{lambda()#1}::operato"
+                              "r()() const::{lambda()#4}::operator()() "
+                              "const::{lambda(float)#1})::{lambda(int, float)#1})")
+            << QStringLiteral("distribution_elementwise_grid_stride_kernel<normal…>");
+        QTest::newRow("torch or")
+            << QStringLiteral("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<bool, "
+                              "at::native::func_wrapper_t<bool, at::native::or_kernel_cuda(at::TensorIterat"
+                              "or&)::{lambda()#1}::operator()() const::{lambda()#12}::operator()() "
+                              "const::{lambda(bool, bool)#1}>, unsigned int, bool, 4, 4> "
+                              ">(at::native::ReduceOp<bool, at::native::func_wrapper_t<bool, "
+                              "at::native::or_kernel_cuda(at::TensorIterator&)::{lambda()#1}::operator()() "
+                              "const::{lambda()#12}::operator()() const::{lambda(bool, bool)#1}>, unsigned "
+                              "int, bool, 4, 4>)")
+            << QStringLiteral("reduce_kernel<or…>");
+        QTest::newRow("torch CompareEq (unary)")
+            << QStringLiteral("void at::native::vectorized_elementwise_kernel<4, "
+                              "at::native::AUnaryFunctor<float, float, bool, at::native::(anonymous "
+                              "namespace)::CompareEqFunctor<float> >, std::array<char*, 2ul> >(int, "
+                              "at::native::AUnaryFunctor<float, float, bool, at::native::(anonymous "
+                              "namespace)::CompareEqFunctor<float> >, std::array<char*, 2ul>)")
+            << QStringLiteral("vectorized_elementwise_kernel<CompareEq…>");
+        QTest::newRow("torch Mul (bool)")
+            << QStringLiteral("void at::native::vectorized_elementwise_kernel<4, "
+                              "at::native::BinaryFunctor<bool, bool, bool, "
+                              "at::native::binary_internal::MulFunctor<bool> >, std::array<char*, 3ul> "
+                              ">(int, at::native::BinaryFunctor<bool, bool, bool, "
+                              "at::native::binary_internal::MulFunctor<bool> >, std::array<char*, 3ul>)")
+            << QStringLiteral("vectorized_elementwise_kernel<Mul…>");
+        QTest::newRow("torch add") << QStringLiteral(
+                                          "void at::native::vectorized_elementwise_kernel<4, "
+                                          "at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, "
+                                          "at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)")
+                                   << QStringLiteral("vectorized_elementwise_kernel<add…>");
+        QTest::newRow("torch MaxNan")
+            << QStringLiteral("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+                              "at::native::func_wrapper_t<float, at::native::MaxNanFunctor<float> >, "
+                              "unsigned int, float, 4, 4> >(at::native::ReduceOp<float, "
+                              "at::native::func_wrapper_t<float, at::native::MaxNanFunctor<float> >, "
+                              "unsigned int, float, 4, 4>)")
+            << QStringLiteral("reduce_kernel<MaxNan…>");
+        QTest::newRow("torch Fill") << QStringLiteral(
+                                           "void at::native::vectorized_elementwise_kernel<2, "
+                                           "at::native::FillFunctor<long>, std::array<char*, 1ul> >(int, "
+                                           "at::native::FillFunctor<long>, std::array<char*, 1ul>)")
+                                    << QStringLiteral("vectorized_elementwise_kernel<Fill…>");
+    }
+
+    void kernelShortNames()
+    {
+        // The demo's kernels, whose operation was cut in the Kernels pane (issue 22): the function
+        // whole, then the operation without ATen's wrapper, kernel and overload words.
+        QFETCH(QString, name);
+        QFETCH(QString, shortName);
+        QCOMPARE(KernelTableModel::shortName(name), shortName);
+    }
+
+    void kernelOperationWords()
+    {
+        QCOMPARE(KernelTableModel::operationWord(QStringLiteral("CUDAFunctorOnSelf_add")),
+                 QStringLiteral("add"));
+        QCOMPARE(KernelTableModel::operationWord(QStringLiteral("pow_tensor_tensor_kernel")),
+                 QStringLiteral("pow"));
+        QCOMPARE(KernelTableModel::operationWord(QStringLiteral("bfloat16_copy_kernel_cuda")),
+                 QStringLiteral("bf16_copy"));
+        QCOMPARE(KernelTableModel::operationWord(QStringLiteral("WelfordOps")), QStringLiteral("Welford"));
+        // A word that is all suffix stays itself rather than vanish.
+        QCOMPARE(KernelTableModel::operationWord(QStringLiteral("Functor")), QStringLiteral("Functor"));
+        QCOMPARE(KernelTableModel::operationWord(QStringLiteral("_tensor")), QStringLiteral("_tensor"));
+        // Element types are skipped for the operation after them.
+        QCOMPARE(KernelTableModel::distinctiveWord(QStringLiteral("c10::BFloat16, float4, uint8_t, "
+                                                                  "at::native::sigmoid_kernel_cuda"),
+                                                   QStringLiteral("k")),
+                 QStringLiteral("sigmoid"));
+    }
+
+    void kernelTableOpensByShareDescending()
+    {
+        // What weighs most comes first, and the header's arrow sits on Share: in a comparison of
+        // one-call profiles Time (the old sort column) is hidden, and its arrow with it.
+        KernelTableView view;
+        KernelTable before;
+        before.kernels = {kernel(QStringLiteral("gone"), 100, 1, 1.0)};
+        KernelTable after; // report order is not share order
+        after.kernels = {kernel(QStringLiteral("light"), 10, 1, 0.1),
+                         kernel(QStringLiteral("heavy"), 60, 1, 0.6),
+                         kernel(QStringLiteral("middle"), 30, 1, 0.3)};
+        view.setTables({after, before});
+        QCOMPARE(view.model()->sortColumn(), int(KernelTableModel::ShareColumn));
+        QCOMPARE(view.model()->sortOrder(), Qt::DescendingOrder);
+        QHeaderView *header = view.table()->horizontalHeader();
+        QVERIFY(header->isSortIndicatorShown());
+        QCOMPARE(header->sortIndicatorSection(), int(KernelTableModel::ShareColumn));
+        QCOMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
+        QCOMPARE(namesInOrder(*view.proxy()), names({"heavy", "middle", "light"}));
+        view.showReports(0, 1);
+        QVERIFY(view.model()->isDelta());
+        QVERIFY(view.table()->isColumnHidden(KernelTableModel::TotalColumn));
+        QVERIFY(!view.table()->isColumnHidden(KernelTableModel::ShareColumn));
+        QCOMPARE(header->sortIndicatorSection(), int(KernelTableModel::ShareColumn));
+        const QStringList order = namesInOrder(*view.proxy());
+        QCOMPARE(order.first(), QStringLiteral("heavy"));
+        QCOMPARE(order.last(), QStringLiteral("gone")); // removed: no share in the after report
+        double largest = 0;
+        for (int r = 0; r < view.proxy()->rowCount(); ++r)
+            largest =
+                std::max(largest, view.proxy()->index(r, 0).data(KernelTableModel::ShareRole).toDouble());
+        QCOMPARE(view.proxy()->index(0, 0).data(KernelTableModel::ShareRole).toDouble(), largest);
     }
 
     void kernelProxySortsNumbersAndFilters()
