@@ -1128,15 +1128,30 @@ def _ask_judge_seed(run):
     return seed
 
 
+def _code_of(obj):
+    return getattr(obj, "__code__", None) or getattr(getattr(obj, "__func__", None), "__code__", None)
+
+
 def _code_hash(obj):
-    import marshal
-    code = getattr(obj, "__code__", None) or getattr(getattr(obj, "__func__", None), "__code__", None)
+    """A digest of what obj's code does, or None. Not marshal.dumps: marshal marks objects that
+    something else also references, so the same code dumps differently once a constant of it (a note
+    string, say) is held elsewhere: an honest run that kept the events timer's note looked patched."""
+    code = _code_of(obj)
     if code is None:
         return None
-    try:
-        return _sha256_hex(marshal.dumps(code))
-    except ValueError:
-        return None
+    h = hashlib.sha256()
+
+    def add(c):
+        h.update(c.co_code)
+        h.update(repr((c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars, c.co_argcount,
+                       c.co_posonlyargcount, c.co_kwonlyargcount, c.co_flags)).encode())
+        for const in c.co_consts:
+            if hasattr(const, "co_code"):
+                add(const)
+            else:
+                h.update(repr((type(const).__name__, const)).encode())
+    add(code)
+    return h.hexdigest()
 
 
 def _guarded():
@@ -1176,19 +1191,21 @@ def _snapshot():
             obj = get()
         except Exception:
             obj = None
-        snap[name] = (obj, _code_hash(obj))
+        # The code object itself too: code objects are immutable, so a new __code__ is a new object
+        # even where a patched hashlib would make the digests agree.
+        snap[name] = (obj, _code_of(obj), _code_hash(obj))
     return snap
 
 
 def _integrity_violations():
     """The names of trusted functions that changed since the contract was imported."""
     changed = []
-    for name, (obj, code) in _TRUSTED.items():
+    for name, (obj, code, digest) in _TRUSTED.items():
         try:
             now = _TRUSTED_GETTERS[name]()
         except Exception:
             now = None
-        if now is not obj or _code_hash(now) != code:
+        if now is not obj or _code_of(now) is not code or _code_hash(now) != digest:
             changed.append(name)
     if time.perf_counter.__class__.__name__ != "builtin_function_or_method":
         changed.append("time.perf_counter (not the builtin)")
