@@ -70,10 +70,11 @@ def _emit(obj):
 # A kept worker is reused between calls only while the files it imported are unchanged. The worker
 # names them, since only it knows what it imported (transitively, from packages, lazily inside fn,
 # through PYTHONPATH), and hashes their bytes when it reports them. A file may change between its
-# import and that report: a file whose mtime is not older than this process's start is reported
-# with a null hash ("cannot vouch"), which makes the core replace the worker at its next use. The
-# start is read from the coarse real-time clock that Linux file systems stamp mtimes with, so an
-# edit after it never carries an older mtime (docs/contract.md, "Stale workers").
+# import and that report: a file whose mtime is not older than this module's import (before any
+# user module's: the scripts import the contract first) is reported with a null hash ("cannot
+# vouch"), which makes the core replace the worker at its next use. That moment is read from the
+# coarse real-time clock that Linux file systems stamp mtimes with, so an edit after it never
+# carries an older mtime (docs/contract.md, "Stale workers").
 def _coarse_now_ns():
     if sys.platform.startswith("linux"):
         try:
