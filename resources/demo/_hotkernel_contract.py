@@ -88,6 +88,7 @@ _STARTED_NS = _coarse_now_ns()
 # Files executed as modules outside sys.modules (the baseline run afresh as the default reference).
 _EXTRA_SOURCES = set()
 _SOURCE_CACHE = {}  # path -> ((mtime_ns, size, inode), sha256): hash each file once per version
+_IS_USER_FILE = {}  # path -> bool: resolving thousands of module paths each run costs milliseconds
 _INTERPRETER_DIRS = None
 
 
@@ -162,9 +163,13 @@ def _user_sources():
             paths.add(os.path.abspath(path))
     sources = {}
     for path in sorted(paths):
-        # Both the path as imported and the file it resolves to (Debian's sitecustomize.py in the
-        # stdlib is a link into /etc): either under the interpreter's directories leaves it out.
-        if interpreters(path) or interpreters(os.path.realpath(path)):
+        user = _IS_USER_FILE.get(path)
+        if user is None:
+            # Both the path as imported and the file it resolves to (Debian's sitecustomize.py in
+            # the stdlib is a link into /etc): either under the interpreter's directories leaves it out.
+            user = not (interpreters(path) or interpreters(os.path.realpath(path)))
+            _IS_USER_FILE[path] = user
+        if not user:
             continue
         if not os.path.isfile(path):  # a zip member or a frozen module: nothing to compare later
             continue
