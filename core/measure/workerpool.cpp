@@ -78,7 +78,17 @@ WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &
                            [&](const Entry &e) { return e.role == role && e.script == script; });
     if (it != m_entries.end()) {
         // A busy worker (a concurrent call on the same script) is not taken either.
-        if (it->key == key && it->runner->isAlive() && it->runner.use_count() == 1) {
+        // The key covers the script, its direct sibling imports and the interpreter; the files the
+        // worker itself says it imported (transitively, from packages, lazily, via sys.path)
+        // are checked here, so that an edit anywhere in them never meets a stale worker.
+        QString stale;
+        const bool reusable = it->key == key && it->runner->isAlive() && it->runner.use_count() == 1;
+        if (reusable)
+            stale = it->runner->staleSource();
+        if (reusable && !stale.isEmpty())
+            qCDebug(lcMeasure).noquote()
+                << "not reusing the" << role << "worker for" << script << "because" << stale;
+        if (reusable && stale.isEmpty()) {
             it->lastUsed = QDateTime::currentDateTimeUtc();
             it->runner->setTimeout(options.timeout);
             it->runner->setDisplayName(options.displayName);

@@ -31,8 +31,9 @@ public:
     ~WorkerPool() override;
 
     // A worker for options.script in a role ("baseline", "candidate"): the kept one when it is
-    // alive and key matches, else a new one (started, not yet ready). Baseline and candidate never
-    // share a process, even for the same file.
+    // alive, key matches and every source file it reported is unchanged
+    // (WorkerScriptRunner::staleSource), else a new one (started, not yet ready). Baseline and
+    // candidate never share a process, even for the same file.
     WorkerLease acquire(const QString &role, const ScriptRunnerOptions &options, const QByteArray &key);
     // Kills a worker and forgets it (it failed, or the call that used it was cancelled).
     void discard(const std::shared_ptr<WorkerScriptRunner> &runner);
@@ -41,9 +42,10 @@ public:
     // Process groups of every kept worker (so that GPU "busy" warnings can leave our own out).
     QList<long long> processGroups() const;
 
-    // What decides reuse: the interpreter (path and identity, e.g. its torch version), the script's
-    // bytes, the bytes of every sibling module it imports (a candidate imports its baseline's
-    // TARGET) and of the vendored contract next to it, and CUDA_VISIBLE_DEVICES.
+    // What decides reuse, with the files the worker reports: the interpreter (path and identity,
+    // e.g. its torch version), the script's bytes, the bytes of every sibling module it imports (a
+    // candidate imports its baseline's TARGET) and of the vendored contract next to it, and
+    // CUDA_VISIBLE_DEVICES.
     static QByteArray contentKey(const QString &script, const QString &python, const QString &pythonIdentity);
 
     static constexpr int kMaxWorkers = 4;

@@ -10,7 +10,9 @@
 #include "session/job.h"
 
 #include <QCoroFuture>
+#include <QCryptographicHash>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 
@@ -208,6 +210,50 @@ QString WorkerScriptRunner::stderrSuffix() const
     return QStringLiteral("\nLast lines of its stderr:\n") + text.join(QLatin1Char('\n'));
 }
 
+void WorkerScriptRunner::recordSources(const Json &line)
+{
+    if (!line.is_object() || !line.contains("sources"))
+        return;
+    const Json &sources = line["sources"];
+    if (!sources.is_object()) {
+        m_sourcesBroken = QStringLiteral("its \"sources\" field is not an object");
+        return;
+    }
+    for (auto it = sources.begin(); it != sources.end(); ++it) {
+        const QString path = toQt(it.key());
+        if (!it.value().is_null() && !it.value().is_string()) {
+            m_sourcesBroken = path + QStringLiteral(" has a hash that is neither a string nor null");
+            continue;
+        }
+        // The first report is what the worker loaded; a later one may hash a newer file.
+        m_sources.try_emplace(path, it.value().is_string()
+                                        ? QByteArray::fromStdString(it.value().get<std::string>()).toLower()
+                                        : QByteArray());
+    }
+}
+
+QString WorkerScriptRunner::staleSource() const
+{
+    if (!m_sourcesBroken.isEmpty())
+        return m_sourcesBroken;
+    for (const auto &[path, reported] : m_sources) {
+        if (reported.isEmpty())
+            return path + QStringLiteral(" changed after the worker started (its hash could not vouch "
+                                         "for what it imported)");
+        QFile f(path);
+        if (!f.exists())
+            return path + QStringLiteral(" vanished");
+        if (!f.open(QIODevice::ReadOnly))
+            return path + QStringLiteral(" cannot be read (%1)").arg(f.errorString());
+        QCryptographicHash hash(QCryptographicHash::Sha256);
+        if (!hash.addData(&f) || f.error() != QFileDevice::NoError)
+            return path + QStringLiteral(" cannot be read (%1)").arg(f.errorString());
+        if (hash.result().toHex() != reported)
+            return path + QStringLiteral(" changed");
+    }
+    return {};
+}
+
 QCoro::Task<WorkerScriptRunner::WaitEnd> WorkerScriptRunner::nextLine(QByteArray *line)
 {
     m_timedOut = false;
@@ -290,6 +336,7 @@ QCoro::Task<bool> WorkerScriptRunner::waitReady()
         throw UserError(error + stderrSuffix());
     }
     m_ready = std::move(*ready);
+    recordSources(m_ready);
     m_state = State::Ready;
     co_return true;
 }
@@ -390,6 +437,7 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
     }
     ++m_runsServed;
     outcome.line = std::move(*parsed);
+    recordSources(outcome.line.json);
     if (m_witness) {
         outcome.witnessed = true;
         outcome.witness = m_witness->takeNew();
@@ -424,6 +472,7 @@ QCoro::Task<JudgeOutcome> WorkerScriptRunner::judge(int runIndex, QString file)
         throw UserError(error + QStringLiteral(" The worker was killed.") + stderrSuffix());
     }
     outcome.answer = std::move(*answer);
+    recordSources(outcome.answer.json);
     co_return outcome;
 }
 

@@ -15,6 +15,7 @@
 #include <QTimer>
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -46,6 +47,16 @@ public:
     const Json &readyLine() const { return m_ready; }
     int runsServed() const { return m_runsServed; }
 
+    // The user's source files this worker has imported, as its ready and answer lines name them
+    // ("sources", docs/contract.md), each with the sha256 the worker reported the first time it
+    // named the file (empty: the worker could not vouch for what it loaded).
+    const std::map<QString, QByteArray> &sources() const { return m_sources; }
+    // Why this worker may be running code other than what is on disk now: "PATH changed",
+    // "PATH vanished", "PATH cannot be read", ... Empty when every reported file still has the
+    // bytes it had, and for a worker whose contract reports no sources (reuse then rests on the
+    // pool's content key alone). Reads and hashes every reported file.
+    QString staleSource() const;
+
 private:
     enum class State { NotStarted, Starting, Ready, Dead };
     enum class WaitEnd { Line, Exited, TimedOut, Cancelled };
@@ -66,6 +77,8 @@ private:
     void readStandardOutput();
     void kill(const QString &why);
     QString stderrSuffix() const;
+    // Keeps the files a ready or answer line names that were not known yet (first report wins).
+    void recordSources(const Json &line);
     QString exitDescription() const;
 
     std::unique_ptr<QProcess> m_process;
@@ -82,6 +95,8 @@ private:
     bool m_timedOut = false;
     bool m_busy = false;
     int m_runsServed = 0;
+    std::map<QString, QByteArray> m_sources;
+    QString m_sourcesBroken; // a "sources" field that is not a map of path to hash: never reused
     QTimer m_timer;
     std::unique_ptr<WitnessTrace> m_witness; // set when started with a tracer (issue 19)
     // What waiting requests await (nextLine()); wakeUp() finishes them all. Not a signal of this

@@ -66,6 +66,117 @@ def _emit(obj):
         data = data[written:]
 
 
+# --- the user's source files this process runs (worker protocol: "sources") ----------------------
+# A kept worker is reused between calls only while the files it imported are unchanged. The worker
+# names them, since only it knows what it imported (transitively, from packages, lazily inside fn,
+# through PYTHONPATH), and hashes their bytes when it reports them. A file may change between its
+# import and that report: a file whose mtime is not older than this module's import (before any
+# user module's: the scripts import the contract first) is reported with a null hash ("cannot
+# vouch"), which makes the core replace the worker at its next use. That moment is read from the
+# coarse real-time clock that Linux file systems stamp mtimes with, so an edit after it never
+# carries an older mtime (docs/contract.md, "Stale workers").
+def _coarse_now_ns():
+    if sys.platform.startswith("linux"):
+        try:
+            return time.clock_gettime_ns(getattr(time, "CLOCK_REALTIME_COARSE", 5))
+        except (AttributeError, OSError):
+            pass
+    return time.time_ns()
+
+
+_STARTED_NS = _coarse_now_ns()
+# Files executed as modules outside sys.modules (the baseline run afresh as the default reference).
+_EXTRA_SOURCES = set()
+_SOURCE_CACHE = {}  # path -> ((mtime_ns, size, inode), sha256): hash each file once per version
+_IS_USER_FILE = {}  # path -> bool: resolving thousands of module paths each run costs milliseconds
+_INTERPRETER_DIRS = None
+
+
+def _under(path, dirs):
+    return any(path == d[:-1] or path.startswith(d) for d in dirs)
+
+
+def _interpreter_dirs():
+    """(always, prefixes): directories whose files are the interpreter's, not the user's. Files under
+    `always` (stdlib and site-packages of every kind) are never reported; files under a prefix are
+    left out unless they lie under the script's folder (a project kept below /usr/local, say)."""
+    global _INTERPRETER_DIRS
+    if _INTERPRETER_DIRS is None:
+        import site
+        import sysconfig
+
+        always = [sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")]
+        try:
+            always += list(site.getsitepackages())
+        except Exception:
+            pass
+        try:
+            always.append(site.getusersitepackages())
+        except Exception:
+            pass
+        prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+
+        def norm(dirs):
+            dirs = [d for d in dirs if d]
+            return tuple(sorted({os.path.join(f(d), "") for d in dirs for f in (os.path.abspath, os.path.realpath)}))
+
+        _INTERPRETER_DIRS = (norm(always), norm(prefixes))
+    return _INTERPRETER_DIRS
+
+
+def _source_sha256(path):
+    """sha256 of path's bytes, or None when the file changed since this process started (it may not
+    be what was imported) or changed while being read."""
+    try:
+        before = os.stat(path)
+        if before.st_mtime_ns >= _STARTED_NS:
+            return None
+        key = (before.st_mtime_ns, before.st_size, before.st_ino)
+        cached = _SOURCE_CACHE.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        after = os.stat(path)
+        if (after.st_mtime_ns, after.st_size, after.st_ino) != key:
+            return None
+        _SOURCE_CACHE[path] = (key, digest)
+        return digest
+    except OSError:
+        return None
+
+
+def _user_sources():
+    """{absolute path: sha256 or None} of every regular file behind a loaded module (and the files
+    run afresh) that is not the interpreter's (_interpreter_dirs)."""
+    always, prefixes = _interpreter_dirs()
+    main_file = os.path.abspath(getattr(sys.modules.get("__main__"), "__file__", None) or sys.argv[0])
+    home = tuple({os.path.join(os.path.dirname(f(main_file)), "") for f in (os.path.abspath, os.path.realpath)})
+
+    def interpreters(p):
+        return _under(p, always) or (_under(p, prefixes) and not _under(p, home))
+
+    paths = set(_EXTRA_SOURCES)
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path:
+            paths.add(os.path.abspath(path))
+    sources = {}
+    for path in sorted(paths):
+        user = _IS_USER_FILE.get(path)
+        if user is None:
+            # Both the path as imported and the file it resolves to (Debian's sitecustomize.py in
+            # the stdlib is a link into /etc): either under the interpreter's directories leaves it out.
+            user = not (interpreters(path) or interpreters(os.path.realpath(path)))
+            _IS_USER_FILE[path] = user
+        if not user:
+            continue
+        if not os.path.isfile(path):  # a zip member or a frozen module: nothing to compare later
+            continue
+        sources[path] = _source_sha256(path)
+    return sources
+
+
 def _log(message):
     sys.stderr.write("[hotkernel contract] " + message + "\n")
     sys.stderr.flush()
@@ -940,6 +1051,7 @@ def _fresh_function(path, name):
     """name from the file at path executed as a new module that is not in sys.modules, or None."""
     if not path or not os.path.isfile(path):
         return None
+    _EXTRA_SOURCES.add(os.path.abspath(path))
     spec = importlib.util.spec_from_file_location("_hotkernel_fresh_" + _sha256_hex(path.encode())[:12], path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -1164,7 +1276,8 @@ def _guarded():
     mod = sys.modules[__name__]
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_graph_l2_violation",
                  "_graph_keeping_nodes", "_witness", "_candidate_threads", "_ask_judge_seed", "_worker", "main",
-                 "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header"):
+                 "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header",
+                 "_user_sources", "_source_sha256"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
                  "_inputs_digest", "judge"):
@@ -1330,6 +1443,7 @@ def _worker(bench):
         traceback.print_exc()
     ready = {"event": "ready", "pid": os.getpid()}
     ready.update(bench.identity())
+    ready["sources"] = _user_sources()
     _emit(ready)
     while True:
         raw = sys.stdin.readline()
@@ -1363,17 +1477,21 @@ def _worker(bench):
             continue
         try:
             if op == "judge":
-                _ORIGINAL_EMIT(bench.judge(request["run"], judge_seed, request["judge_file"]))
+                answer = bench.judge(request["run"], judge_seed, request["judge_file"])
+                answer["sources"] = _ORIGINAL_SOURCES()
+                _ORIGINAL_EMIT(answer)
             else:
-                _emit_checked(bench, request["run"], judge_seed, judge_dir, timer)
+                _emit_checked(bench, request["run"], judge_seed, judge_dir, timer, worker=True)
         except TargetError as e:
             _error_line(bench.target, str(e))
 
 
-def _emit_checked(bench, run, judge_seed, judge_dir=None, timer=None):
+def _emit_checked(bench, run, judge_seed, judge_dir=None, timer=None, worker=False):
     """Runs through the functions the contract started with and marks the line invalid when any
-    trusted function was replaced meanwhile."""
+    trusted function was replaced meanwhile. A worker's line also names its source files."""
     line = _ORIGINAL_RUN(bench, run, judge_seed, judge_dir, timer)
+    if worker:
+        line["sources"] = _ORIGINAL_SOURCES()
     changed = _ORIGINAL_VIOLATIONS()
     if changed:
         why = ("patched during the run: %s (the timers and the contract must stay the ones the contract "
@@ -1398,3 +1516,4 @@ _THREADS_AT_IMPORT = {t.ident for t in threading.enumerate()}
 _ORIGINAL_RUN = _Bench.run
 _ORIGINAL_VIOLATIONS = _integrity_violations
 _ORIGINAL_EMIT = _emit
+_ORIGINAL_SOURCES = _user_sources

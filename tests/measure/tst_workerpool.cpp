@@ -9,6 +9,7 @@
 #include "session/job.h"
 #include "testlimits.h"
 
+#include <QCryptographicHash>
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -119,6 +120,47 @@ private Q_SLOTS:
         third = {};
         pool.clear();
         QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(newGroup), kEventLimitMs);
+    }
+
+    // The "sources" a worker reports decide reuse with the key: a file still holding the bytes it
+    // was reported with keeps the worker; one the worker could not vouch for (null), or a field
+    // that is not a map of path to hash, replaces it.
+    void reportedSourcesDecideReuse_data()
+    {
+        QTest::addColumn<QByteArray>("sources");
+        QTest::addColumn<bool>("reused");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("unchanged") << QByteArray("{\"FILE\": \"SHA\"}") << true << QString();
+        QTest::newRow("other hash") << QByteArray("{\"FILE\": \"00\"}") << false << QStringLiteral("changed");
+        QTest::newRow("cannot vouch")
+            << QByteArray("{\"FILE\": null}") << false << QStringLiteral("changed after the worker started");
+        QTest::newRow("not a map") << QByteArray("[\"FILE\"]") << false << QStringLiteral("not an object");
+        QTest::newRow("bad hash") << QByteArray("{\"FILE\": 3}") << false
+                                  << QStringLiteral("neither a string nor null");
+    }
+
+    void reportedSourcesDecideReuse()
+    {
+        QFETCH(QByteArray, sources);
+        QFETCH(bool, reused);
+        QFETCH(QString, why);
+        const QString script = copyFake(QStringLiteral("fake_ok.py"));
+        const QString module = m_tmp.filePath(QStringLiteral("fakecontract.py"));
+        QFile f(module);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray sha = QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex();
+        qputenv("HOTKERNEL_FAKE_SOURCES", sources.replace("FILE", module.toUtf8()).replace("SHA", sha));
+        WorkerPool pool;
+        const QByteArray key = WorkerPool::contentKey(script, m_python, {});
+        WorkerLease first = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        const bool ready = becomesReady(*first.runner);
+        qunsetenv("HOTKERNEL_FAKE_SOURCES");
+        QVERIFY(ready);
+        QCOMPARE(first.runner->staleSource().isEmpty(), reused);
+        QVERIFY2(first.runner->staleSource().contains(why), qPrintable(first.runner->staleSource()));
+        first = {};
+        WorkerLease second = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        QCOMPARE(second.reused, reused);
     }
 
     void deadWorkerIsReplaced()

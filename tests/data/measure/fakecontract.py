@@ -146,7 +146,10 @@ def worker(behaviour):
     if behaviour == "startexit":
         sys.stderr.write("ImportError: No module named 'triton'\n")
         sys.exit(5)
-    emit({"event": "ready", "target": "fake", "protocol": 4})
+    ready = {"event": "ready", "target": "fake", "protocol": 4}
+    if os.environ.get("HOTKERNEL_FAKE_SOURCES"):  # the "sources" field, as JSON (tst_workerpool)
+        ready["sources"] = json.loads(os.environ["HOTKERNEL_FAKE_SOURCES"])
+    emit(ready)
     for raw in sys.stdin:
         request = json.loads(raw)
         if request.get("op") == "quit":
