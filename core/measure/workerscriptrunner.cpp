@@ -4,15 +4,14 @@
 #include "base/logging.h"
 #include "base/usererror.h"
 #include "measure/judgeseedrequest.h"
+#include "measure/measuresetup.h"
 #include "process/processgroup.h"
 #include "process/processspec.h"
 #include "process/supervisor.h"
 #include "session/job.h"
 
 #include <QCoroFuture>
-#include <QCryptographicHash>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 
@@ -240,15 +239,11 @@ QString WorkerScriptRunner::staleSource() const
         if (reported.isEmpty())
             return path + QStringLiteral(" changed after the worker started (its hash could not vouch "
                                          "for what it imported)");
-        QFile f(path);
-        if (!f.exists())
-            return path + QStringLiteral(" vanished");
-        if (!f.open(QIODevice::ReadOnly))
-            return path + QStringLiteral(" cannot be read (%1)").arg(f.errorString());
-        QCryptographicHash hash(QCryptographicHash::Sha256);
-        if (!hash.addData(&f) || f.error() != QFileDevice::NoError)
-            return path + QStringLiteral(" cannot be read (%1)").arg(f.errorString());
-        if (hash.result().toHex() != reported)
+        const QString now = MeasureSetup::sha256OfFile(path);
+        if (now.isEmpty())
+            return path + (QFileInfo::exists(path) ? QStringLiteral(" cannot be read")
+                                                   : QStringLiteral(" vanished"));
+        if (now.toLatin1() != reported)
             return path + QStringLiteral(" changed");
     }
     return {};
