@@ -112,7 +112,24 @@ def main():
             for r in runs:
                 if r.get("verdict") in ("error", "invalid", "incorrect"):
                     print("|   | %s | %s: %s |  |  |  |  |  |" % (label, r.get("verdict"), (r.get("reason") or "")[:200]))
+    print_steps(rows, targets)
     return 0
+
+
+def print_steps(rows, targets):
+    """Where the after build's runs spend their time: the medians over repeats of the result's
+    steps_s (the contract's steps, summed over a verify's runs), per side, in seconds."""
+    print()
+    print("| target | side | steps (s, median over repeats; summed over the verify's runs) |")
+    print("|---|---|---|")
+    for target in targets:
+        runs = [r for r in rows.get("after", {}).get(target, []) if isinstance(r.get("steps_s"), dict)]
+        for side in ("baseline", "candidate", "judge"):
+            names = sorted({name for r in runs for name in (r["steps_s"].get(side) or {})})
+            cells = ["%s %.3f" % (name, median([(r["steps_s"].get(side) or {}).get(name) for r in runs]) or 0)
+                     for name in names]
+            if cells:
+                print("| %s | %s | %s |" % (target, side, ", ".join(cells)))
 
 
 if __name__ == "__main__":

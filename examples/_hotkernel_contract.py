@@ -24,6 +24,8 @@ import traceback
 
 PROTOCOL = 4
 REPLAYS = 5
+# Words of each judged input sampled into its fingerprint (_Bench._inputs_digest).
+_DIGEST_SAMPLE = 1 << 16
 # At most this many rotated copies. Keeping a 1 KiB input out of a 480 MiB CPU cache would take a
 # million copies, each checked every run: rotation cannot make tiny inputs cache-cold, so it stops
 # here and the result line says so (timer_note).
@@ -189,6 +191,20 @@ class TargetError(Exception):
 class _Invalid(Exception):
     """The run cannot be trusted (a patched timer, a tensor subclass, persisting L2 lines...):
     reported in the `invalid` field of the line, which makes the verdict invalid."""
+
+
+class _StepClock:
+    """Milliseconds spent in each named step of a run, outside and inside the timed region, for the
+    line's steps_ms (where a verify's wall time goes). Diagnostics only: no verdict reads them."""
+
+    def __init__(self):
+        self.ms = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name):
+        now = time.perf_counter()
+        self.ms[name] = round(self.ms.get(name, 0.0) + (now - self._last) * 1e3, 3)
+        self._last = now
 
 
 def _fresh_judge_seed():
@@ -516,9 +532,9 @@ class _Bench:
     def rotated_bytes(self):
         return sum(self.sets[0][n].numel() * self.sets[0][n].element_size() for n in self.definition["rotate"])
 
-    def fill(self, run, seed=None):
+    def fill(self, run, seed=None, refs=True):
         """Draw (first time) or refill in place (later) every input from seed + run, or from seed
-        when given (the judge seed)."""
+        when given (the judge seed), and compute their references unless refs is false."""
         t = self.torch
         self.judged_inputs = None
         gen = t.Generator(device=self.device)
@@ -558,7 +574,7 @@ class _Bench:
                     s = dict(set0)
                     s.update(fresh)
                     self.sets.append(s)
-        self.refs = [self._reference(s) for s in self.sets]
+        self.refs = [self._reference(s) for s in self.sets] if refs else None
         if self.device == "cuda":
             t.cuda.synchronize()
 
@@ -757,15 +773,27 @@ class _Bench:
                 o.data.fill_(float("nan") if o.is_floating_point() else _INT_SENTINEL)
 
     def _inputs_digest(self):
-        """sha256 of the judged inputs of set 0: the baseline draws the same bytes from the same
-        judge seed, so a line not computed by this contract on these inputs cannot match."""
+        """sha256 of a fingerprint of the judged inputs of set 0, taken where they live: per input its
+        dtype, shape, the int64 sum of its bytes read as 32-bit words (bytes when it does not divide),
+        and _DIGEST_SAMPLE evenly spaced words. The baseline draws the same bytes from the same judge
+        seed, so a line not computed on these inputs cannot carry the baseline's fingerprint. (Copying
+        and hashing every byte on the host cost about 0.25 s per 128 MiB per side per pair.)"""
         h = hashlib.sha256()
         t = self.torch
         try:
             for a in self.args(self.sets[0]):
-                h.update(a.detach().contiguous().cpu().reshape(-1).view(t.uint8).numpy().tobytes())
+                raw = a.detach().contiguous().reshape(-1).view(t.uint8)
+                try:
+                    words = raw.view(t.int32)
+                except RuntimeError:  # a size or storage offset not a multiple of 4
+                    words = raw
+                total = int(words.sum(dtype=t.int64)) if words.numel() else 0
+                step = max(1, words.numel() // _DIGEST_SAMPLE)
+                sample = words[::step][:_DIGEST_SAMPLE].cpu().numpy().tobytes()
+                h.update(json.dumps([_dtype_name(a.dtype), list(a.shape), total, words.numel()]).encode("utf-8"))
+                h.update(sample)
         except Exception as e:
-            _log("cannot hash the judged inputs (%s): the core will not compare them" % e)
+            _log("cannot fingerprint the judged inputs (%s): the core will not compare them" % e)
             return None
         return h.hexdigest()
 
@@ -777,12 +805,15 @@ class _Bench:
         t = self.torch
         answer = {"protocol": PROTOCOL, "event": "judged", "run": run, "judge_seed": judge_seed, "judged_ok": False,
                   "max_err": None, "mismatch": None, "invalid": None}
+        steps = _StepClock()
         try:
             if self.judged_inputs is None or self.judged_inputs[0] != judge_seed:
                 # The baseline's own run of the pair drew these inputs already; otherwise draw them.
                 self.fill(run, judge_seed)
                 self.judged_inputs = (judge_seed, self._inputs_digest())
+            steps.lap("judge_fill")
             header, tensors = _read_judged(t, path, judge_seed, self.judged_inputs[1], run)
+            steps.lap("judge_read")
             sets = {}
             for k, j, tensor in tensors:
                 sets.setdefault(k, []).append((j, tensor))
@@ -812,7 +843,8 @@ class _Bench:
                     if not good:
                         answer.update({"max_err": worst, "mismatch": why})
                         return answer
-            answer.update({"judged_ok": True, "max_err": worst})
+            steps.lap("judge_check")
+            answer.update({"judged_ok": True, "max_err": worst, "steps_ms": steps.ms})
         except _JudgedFileError as e:
             answer["invalid"] = str(e)
         except TargetError:
@@ -829,7 +861,9 @@ class _Bench:
         t = self.torch
         if judge_seed is None:
             judge_seed = _fresh_judge_seed()
+        steps = _StepClock()
         self.fill(run)
+        steps.lap("fill")
         line = {"protocol": PROTOCOL, "ok": False, "ms": None, "timer": None, "timer_note": None,
                 "samples_ms": [], "run": run}
         line.update(self.identity())
@@ -845,11 +879,14 @@ class _Bench:
                 ok, worst, mismatch = self.check_each((k, self.call(s)) for k, s in enumerate(self.sets))
                 if self.device == "cuda":
                     t.cuda.synchronize()
+                steps.lap("check")
                 samples, timer, note, outs, run_block = self.time_block(timer)
+                steps.lap("time")
                 if ok:
                     where = ", CUDA graph replay" if timer == "graph" else ", timed block"
                     ok, err, mismatch = self.check_each(sorted(outs.items()), where)
                     worst = max(worst, err)
+                steps.lap("timed_check")
                 # The judged replay: the same graph (or block) once more, untimed, on inputs
                 # refilled in place from a seed nobody knew before this run, into poisoned outputs.
                 threads = _candidate_threads()
@@ -861,26 +898,36 @@ class _Bench:
                     judge_seed = _ask_judge_seed(run)
                     line["judge_seed"] = judge_seed
                 self._poison(outs)
-                self.fill(run, judge_seed)
+                # With a judge outside this process (judge_dir), that judge checks the judged outputs
+                # against its own references: checking them here as well would only cost time.
+                outside_judge = judge_dir is not None
+                self.fill(run, judge_seed, refs=not outside_judge)
+                steps.lap("judged_fill")
                 line["judge_inputs_sha256"] = self._inputs_digest()
-                self.judged_inputs = (judge_seed, line["judge_inputs_sha256"])
+                # Only inputs with references can be judged here later (judge()).
+                self.judged_inputs = None if outside_judge else (judge_seed, line["judge_inputs_sha256"])
+                steps.lap("inputs_digest")
                 run_block()
                 if self.device == "cuda":
                     t.cuda.synchronize()
-                if ok:
+                steps.lap("judged_replay")
+                if ok and not outside_judge:
                     where = ", judged replay of the %s with judge seed %d" % (
                         "CUDA graph" if timer == "graph" else "timed block", judge_seed)
                     ok, err, mismatch = self.check_each(sorted(outs.items()), where)
                     worst = max(worst, err)
+                steps.lap("judged_check")
                 if ok and judge_dir is not None:
                     line["judge_file"] = _write_judged(t, judge_dir, run, judge_seed, line["judge_inputs_sha256"],
                                                        self.target_sha, outs)
+                    steps.lap("judged_write")
                 l2 = _l2_violation(t, self.device)
                 if l2:
                     raise _Invalid(l2)
                 # Untimed replays of the same block under the GPU tracer (issue 19): the core
                 # compares the kernels' busy time with the reported one.
                 line["witness_replays"], line["witness_note"] = _witness(t, self.device, run_block)
+                steps.lap("witness")
         except TargetError:
             raise
         except _Invalid as e:
@@ -893,7 +940,7 @@ class _Bench:
             return line
         notes = [n for n in (note, getattr(self, "rotate_note", None)) if n]
         line.update({"ok": ok, "ms": statistics.median(samples), "timer": timer, "timer_note": "; ".join(notes) or None,
-                     "samples_ms": samples, "max_err": worst, "mismatch": mismatch})
+                     "samples_ms": samples, "max_err": worst, "mismatch": mismatch, "steps_ms": steps.ms})
         return line
 
 

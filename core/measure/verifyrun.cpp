@@ -209,6 +209,20 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     Json witness; // the last pair's witness, per side
     int judgedRuns = 0;
     double judgeSeconds = 0;
+    // Where each side's runs spend their time (the contract's steps_ms, summed; "run_wall" is the
+    // run as this process saw it, request to line): issue 19's cost, measured, not guessed.
+    Json steps = Json{{"baseline", Json::object()}, {"candidate", Json::object()}, {"judge", Json::object()}};
+    const auto addSteps = [&steps](const char *who, const Json &line, double wallSeconds) {
+        Json &into = steps[who];
+        const auto add = [&into](const std::string &name, double seconds) {
+            into[name] = into.value(name, 0.0) + seconds;
+        };
+        if (const auto it = line.find("steps_ms"); it != line.end() && it->is_object())
+            for (const auto &[name, ms] : it->items())
+                if (ms.is_number())
+                    add(name, ms.get<double>() / 1e3);
+        add("run_wall", wallSeconds);
+    };
     // Issue 19: a side that cannot be graph-captured is timed with events; from the first such pair
     // on both sides are, and that pair's times are dropped (Json null: one timer throughout).
     Json eventsForBothFrom;
@@ -251,6 +265,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                                     .arg(pair)
                                     .arg(error));
             lines[side == &b ? 0 : 1] = outcome.line;
+            addSteps(side == &b ? "baseline" : "candidate", outcome.line.json, outcome.wallSeconds);
             outcomes[side == &b ? 0 : 1] = outcome;
             if (!side->haveFirst) {
                 side->first = outcome.line;
@@ -337,6 +352,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             co_return ToolResult::cancelledResult();
         ++judgedRuns;
         judgeSeconds += judged.wallSeconds;
+        addSteps("judge", judged.answer.json, judged.wallSeconds);
         QFile::remove(judgedPath);
         if (!judged.answer.invalid.isEmpty()) {
             verdict = QStringLiteral("invalid");
@@ -538,6 +554,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                          {"gpu_lock_wait", lockedAt - readyAt},
                          {"warmup", measuringAt - lockedAt},
                          {"measured", pairsDoneAt - measuringAt}};
+    r["steps_s"] = steps;
     co_return ToolResult::success(r, text(r));
 }
 

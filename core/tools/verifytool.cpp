@@ -206,7 +206,13 @@ void registerVerifyTool(ToolRegistry &registry)
           {"wall_s", described(Json{{"type", "number"}}, "seconds the whole call took")},
           {"phases_s", described(Json{{"type", "object"}},
                                  "where the wall time went, in seconds: workers_ready (interpreter, torch, "
-                                 "inputs, first call), gpu_lock_wait, warmup, measured")}}},
+                                 "inputs, first call), gpu_lock_wait, warmup, measured")},
+          {"steps_s", described(Json{{"type", "object"}},
+                                "seconds per step of the contract's runs, summed over all runs (warm-up "
+                                "included) for baseline, candidate and judge: fill, check, time, "
+                                "timed_check, judged_fill, inputs_digest, judged_replay, judged_check, "
+                                "judged_write, witness, judge_*; run_wall is each run from request to "
+                                "line as hotkernel saw it")}}},
         {"required", Json::array({"tool",
                                   "baseline",
                                   "candidate",
