@@ -29,6 +29,10 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     const QString shippedContract = MeasureSetup::shippedContractSha256();
     QStringList warnings;
 
+    const QStringList hostFiles{file.path};
+    const bool hostReady = co_await MeasureSetup::prepareHost(session, hostFiles, job);
+    if (!job || !hostReady || job->isCancelled())
+        co_return ToolResult::cancelledResult();
     PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -57,7 +61,8 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
             job->setProgress(0, std::nullopt, message);
     };
     // Only a target that times on the GPU takes the GPU lock; CPU targets share nothing (issue 18).
-    if (DeviceLock::needsLock(prepared.worker ? prepared.worker->readyLine() : Json())) {
+    // On a remote host the lock is the host's, not this machine's (docs/remote.md).
+    if (!session.remote() && DeviceLock::needsLock(prepared.worker ? prepared.worker->readyLine() : Json())) {
         // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
         const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait,
                                                         std::chrono::milliseconds(200), timeout);
@@ -169,6 +174,8 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     r["versions"] = MeasureSetup::versionsJson(first);
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;
+    if (Json host = MeasureSetup::hostJson(session); !host.is_null())
+        r["host"] = std::move(host);
     r["commands"] = toJson(QStringList{prepared.runner->commandLine()});
     if (!unwitnessed.isEmpty())
         warnings.append(QStringLiteral("the GPU did not witness the runs (%1), so the times rest on the "
