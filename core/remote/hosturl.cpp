@@ -8,7 +8,8 @@
 namespace hotkernel {
 
 namespace {
-const QString kForm = QStringLiteral("write it as ssh://[user@]host[:port][/workdir][?python=PATH], or local");
+const QString kForm =
+    QStringLiteral("write it as ssh://[user@]host[:port][/workdir][?python=PATH], or local");
 
 bool fail(QString *error, const QString &text, const QString &why)
 {
@@ -58,8 +59,9 @@ std::optional<HostUrl> HostUrl::parse(const QString &input, QString *error)
     h.host = url.host();
     h.port = url.port(0);
     if (!url.password().isEmpty()) {
-        fail(error, text, QStringLiteral("it carries a password, which hotkernel never sends (it runs ssh "
-                                         "with BatchMode); use a key or an agent"));
+        fail(error, text,
+             QStringLiteral("it carries a password, which hotkernel never sends (it runs ssh "
+                            "with BatchMode); use a key or an agent"));
         return std::nullopt;
     }
     if (h.host.isEmpty()) {
@@ -69,11 +71,13 @@ std::optional<HostUrl> HostUrl::parse(const QString &input, QString *error)
     // Both reach ssh's command line: a leading '-' would be read as an option.
     static const QRegularExpression safeName(QStringLiteral("^[A-Za-z0-9_][A-Za-z0-9._:%-]*$"));
     if (!safeName.match(h.host).hasMatch()) {
-        fail(error, text, QStringLiteral("the host name %1 has characters a host name cannot have").arg(h.host));
+        fail(error, text,
+             QStringLiteral("the host name %1 has characters a host name cannot have").arg(h.host));
         return std::nullopt;
     }
     if (!h.user.isEmpty() && !safeName.match(h.user).hasMatch()) {
-        fail(error, text, QStringLiteral("the user name %1 has characters a user name cannot have").arg(h.user));
+        fail(error, text,
+             QStringLiteral("the user name %1 has characters a user name cannot have").arg(h.user));
         return std::nullopt;
     }
     if (url.port() == 0 || url.port() > 65535) {
@@ -86,7 +90,8 @@ std::optional<HostUrl> HostUrl::parse(const QString &input, QString *error)
     while (path.size() > 1 && path.endsWith(QLatin1Char('/')))
         path.chop(1);
     if (path == QLatin1String("/")) {
-        fail(error, text, QStringLiteral("/ cannot be the working directory: name a folder hotkernel may fill"));
+        fail(error, text,
+             QStringLiteral("/ cannot be the working directory: name a folder hotkernel may fill"));
         return std::nullopt;
     }
     h.workdir = path;

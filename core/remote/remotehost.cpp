@@ -123,9 +123,10 @@ QCoro::Task<bool> RemoteHost::startMaster(Job *job)
             co_return true;
         if (master->state() == QProcess::NotRunning) {
             if (master->error() == QProcess::FailedToStart)
-                throw UserError(QStringLiteral("host %1: cannot start %2 (%3); install OpenSSH's client "
-                                               "(Debian: apt install openssh-client) or name it with HOTKERNEL_SSH.")
-                                    .arg(display(), SshHost::sshProgram(), master->errorString()));
+                throw UserError(
+                    QStringLiteral("host %1: cannot start %2 (%3); install OpenSSH's client "
+                                   "(Debian: apt install openssh-client) or name it with HOTKERNEL_SSH.")
+                        .arg(display(), SshHost::sshProgram(), master->errorString()));
             m_masterStderr += master->readAllStandardError();
             const QString message = m_ssh->describeFailure(m_masterStderr);
             m_master.reset();
@@ -137,11 +138,12 @@ QCoro::Task<bool> RemoteHost::startMaster(Job *job)
         }
         if (clock.elapsed() > std::chrono::milliseconds(kConnectLimit).count()) {
             disconnect();
-            throw UserError(QStringLiteral("host %1: no connection within %2 s; check that the host is up and "
-                                           "that `ssh %3 true` works without a prompt.")
-                                .arg(display())
-                                .arg(kConnectLimit.count())
-                                .arg(m_url.host));
+            throw UserError(
+                QStringLiteral("host %1: no connection within %2 s; check that the host is up and "
+                               "that `ssh %3 true` works without a prompt.")
+                    .arg(display())
+                    .arg(kConnectLimit.count())
+                    .arg(m_url.host));
         }
         co_await QCoro::sleepFor(std::chrono::milliseconds(50));
         if (!self)
@@ -162,7 +164,8 @@ QCoro::Task<ProcessResult> RemoteHost::run(QString command, QByteArray input, Jo
     const std::shared_ptr<SshHost> ssh = m_ssh;
     ProcessResult r = co_await ProcessRunner::run(spec, job);
     if (r.status == ProcessResult::Status::FailedToStart)
-        throw UserError(QStringLiteral("host %1: cannot start %2 (%3).").arg(ssh->display(), spec.program, r.errorString));
+        throw UserError(QStringLiteral("host %1: cannot start %2 (%3).")
+                            .arg(ssh->display(), spec.program, r.errorString));
     if (r.status == ProcessResult::Status::TimedOut)
         throw UserError(QStringLiteral("host %1: a command there did not finish within %2 s (%3); the "
                                        "connection may be stalled: run again.")
@@ -191,22 +194,23 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
     tokenFile.close();
     const QString q = shellQuote(python);
     const QString script =
-        QStringLiteral("set -e\n"
-                       "mkdir -p %1 && cd %1\n"
-                       "echo \"workdir=$(pwd -P)\"\n"
-                       "echo \"hostname=$(uname -n)\"\n"
-                       "if [ -e %2 ]; then echo shared=yes; fi\n"
-                       "mkdir -p .hotkernel && chmod 700 .hotkernel\n"
-                       "find .hotkernel -maxdepth 1 -name 'judge-*' -mmin +720 -exec rm -rf {} + 2>/dev/null || true\n"
-                       "cat > .hotkernel/hotkernel-remote-supervise.py\n"
-                       "if command -v rsync >/dev/null 2>&1; then echo rsync=yes; fi\n"
-                       "if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi "
-                       "--query-gpu=name,driver_version,uuid --format=csv,noheader 2>/dev/null | head -n 1 | "
-                       "sed 's/^/gpu=/' || true; fi\n"
-                       "if ! command -v %3 >/dev/null 2>&1; then echo python=; exit 0; fi\n"
-                       "echo \"python=$(command -v %3)\"\n"
-                       "%3 -c 'import sys; print(\"python_version=%d.%d.%d\" % sys.version_info[:3])' || true\n"
-                       "%3 -c 'import torch; print(\"torch=\" + torch.__version__)' 2>/dev/null || echo torch=\n")
+        QStringLiteral(
+            "set -e\n"
+            "mkdir -p %1 && cd %1\n"
+            "echo \"workdir=$(pwd -P)\"\n"
+            "echo \"hostname=$(uname -n)\"\n"
+            "if [ -e %2 ]; then echo shared=yes; fi\n"
+            "mkdir -p .hotkernel && chmod 700 .hotkernel\n"
+            "find .hotkernel -maxdepth 1 -name 'judge-*' -mmin +720 -exec rm -rf {} + 2>/dev/null || true\n"
+            "cat > .hotkernel/hotkernel-remote-supervise.py\n"
+            "if command -v rsync >/dev/null 2>&1; then echo rsync=yes; fi\n"
+            "if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi "
+            "--query-gpu=name,driver_version,uuid --format=csv,noheader 2>/dev/null | head -n 1 | "
+            "sed 's/^/gpu=/' || true; fi\n"
+            "if ! command -v %3 >/dev/null 2>&1; then echo python=; exit 0; fi\n"
+            "echo \"python=$(command -v %3)\"\n"
+            "%3 -c 'import sys; print(\"python_version=%d.%d.%d\" % sys.version_info[:3])' || true\n"
+            "%3 -c 'import torch; print(\"torch=\" + torch.__version__)' 2>/dev/null || echo torch=\n")
             .arg(shellQuote(workdir), token, q);
     QPointer<RemoteHost> self(this);
     ProcessResult r;
@@ -240,14 +244,16 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
             m_gpu["uuid"] = toStd(gpu.at(2));
     }
     if (m_ssh->remoteWorkdir().isEmpty())
-        throw UserError(QStringLiteral("host %1: the probe printed no working directory; its shell may "
-                                       "print text at login: keep ~/.bashrc quiet for non-interactive shells.")
-                            .arg(display()));
+        throw UserError(
+            QStringLiteral("host %1: the probe printed no working directory; its shell may "
+                           "print text at login: keep ~/.bashrc quiet for non-interactive shells.")
+                .arg(display()));
     if (m_pythonPath.isEmpty())
-        throw UserError(QStringLiteral("host %1 has no Python interpreter %2 on the PATH of a non-interactive "
-                                       "ssh command: install Python 3 with torch there, or name the "
-                                       "interpreter in the host URL (%3?python=/path/to/python3).")
-                            .arg(display(), python, m_url.toString().section(QLatin1Char('?'), 0, 0)));
+        throw UserError(
+            QStringLiteral("host %1 has no Python interpreter %2 on the PATH of a non-interactive "
+                           "ssh command: install Python 3 with torch there, or name the "
+                           "interpreter in the host URL (%3?python=/path/to/python3).")
+                .arg(display(), python, m_url.toString().section(QLatin1Char('?'), 0, 0)));
     if (m_torch.isEmpty())
         throw UserError(QStringLiteral("host %1: %2 cannot import torch: install torch for it there (pip "
                                        "install torch; Debian: apt install python3-torch), or name an "
@@ -276,12 +282,13 @@ QCoro::Task<bool> RemoteHost::sync(QStringList relativeFiles, Job *job)
     spec.program = SshHost::rsyncProgram();
     // --files-from keeps each file's path relative to the session's directory; -t keeps mtimes,
     // so an unchanged file is not sent again.
-    spec.arguments = QStringList{QStringLiteral("-rlpt"),
-                                 QStringLiteral("--files-from=-"),
-                                 QStringLiteral("-e"),
-                                 ssh->rsyncShell(),
-                                 m_localRoot + QLatin1Char('/'),
-                                 ssh->destination() + QLatin1Char(':') + ssh->remoteWorkdir() + QLatin1Char('/')};
+    spec.arguments =
+        QStringList{QStringLiteral("-rlpt"),
+                    QStringLiteral("--files-from=-"),
+                    QStringLiteral("-e"),
+                    ssh->rsyncShell(),
+                    m_localRoot + QLatin1Char('/'),
+                    ssh->destination() + QLatin1Char(':') + ssh->remoteWorkdir() + QLatin1Char('/')};
     spec.standardInput = relativeFiles.join(QLatin1Char('\n')).toUtf8() + '\n';
     spec.workingDirectory = m_localRoot;
     spec.timeout = std::chrono::minutes(5);
@@ -295,27 +302,29 @@ QCoro::Task<bool> RemoteHost::sync(QStringList relativeFiles, Job *job)
     if (r.status == ProcessResult::Status::Finished && SshHost::isSshFailure(r.exitCode))
         throw UserError(ssh->describeFailure(r.standardError));
     if (!r.succeeded())
-        throw UserError(QStringLiteral("host %1: copying the target's files to %2 failed (rsync exit %3: %4); "
-                                       "check the space and permissions there.")
-                            .arg(ssh->display(), ssh->remoteWorkdir())
-                            .arg(r.exitCode)
-                            .arg(r.stderrTail(4)));
+        throw UserError(
+            QStringLiteral("host %1: copying the target's files to %2 failed (rsync exit %3: %4); "
+                           "check the space and permissions there.")
+                .arg(ssh->display(), ssh->remoteWorkdir())
+                .arg(r.exitCode)
+                .arg(r.stderrTail(4)));
     co_return true;
 }
 
 QCoro::Task<QString> RemoteHost::makePrivateDir(Job *job)
 {
     const std::shared_ptr<SshHost> ssh = m_ssh;
-    const ProcessResult r = co_await run(
-        QStringLiteral("umask 077 && mktemp -d %1/.hotkernel/judge-XXXXXX").arg(shellQuote(ssh->remoteWorkdir())),
-        {}, job);
+    const ProcessResult r = co_await run(QStringLiteral("umask 077 && mktemp -d %1/.hotkernel/judge-XXXXXX")
+                                             .arg(shellQuote(ssh->remoteWorkdir())),
+                                         {}, job);
     if (r.status == ProcessResult::Status::Cancelled)
         co_return QString();
     const QString dir = QString::fromUtf8(r.standardOutput).trimmed();
     if (!r.succeeded() || dir.isEmpty())
-        throw UserError(QStringLiteral("host %1: cannot create a directory for the judged outputs in %2 (%3); "
-                                       "free some space there.")
-                            .arg(ssh->display(), ssh->remoteWorkdir(), r.stderrTail(4)));
+        throw UserError(
+            QStringLiteral("host %1: cannot create a directory for the judged outputs in %2 (%3); "
+                           "free some space there.")
+                .arg(ssh->display(), ssh->remoteWorkdir(), r.stderrTail(4)));
     co_return dir;
 }
 
@@ -327,7 +336,8 @@ QCoro::Task<bool> RemoteHost::fetch(QString remoteFile, QString localFile, Job *
     QFile out(localFile);
     if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
         out.write(r.standardOutput) != r.standardOutput.size())
-        throw UserError(QStringLiteral("cannot write %1 (%2); free some space there.").arg(localFile, out.errorString()));
+        throw UserError(
+            QStringLiteral("cannot write %1 (%2); free some space there.").arg(localFile, out.errorString()));
     out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     co_return true;
 }

@@ -55,12 +55,12 @@ QStringList SshHost::masterArguments() const
     // under hotkernel-supervise like every child, so even a kill -9 of hotkernel ends it. A
     // backgrounded ControlPersist master would leave the supervisor's subtree, and be ended by it.
     // ServerAlive: a connection that silently died is noticed in 15 s, not at TCP's leisure.
-    return QStringList{QStringLiteral("-M"), QStringLiteral("-N"), QStringLiteral("-o"),
-                       QStringLiteral("ControlMaster=yes"), QStringLiteral("-o"),
-                       QStringLiteral("ControlPersist=no"), QStringLiteral("-o"),
-                       QStringLiteral("ConnectTimeout=20"), QStringLiteral("-o"),
-                       QStringLiteral("ServerAliveInterval=5"), QStringLiteral("-o"),
-                       QStringLiteral("ServerAliveCountMax=3")} +
+    return QStringList{QStringLiteral("-M"), QStringLiteral("-N"),
+                       QStringLiteral("-o"), QStringLiteral("ControlMaster=yes"),
+                       QStringLiteral("-o"), QStringLiteral("ControlPersist=no"),
+                       QStringLiteral("-o"), QStringLiteral("ConnectTimeout=20"),
+                       QStringLiteral("-o"), QStringLiteral("ServerAliveInterval=5"),
+                       QStringLiteral("-o"), QStringLiteral("ServerAliveCountMax=3")} +
            commonOptions() + QStringList{QStringLiteral("--"), m_url.host};
 }
 
@@ -72,8 +72,8 @@ QStringList SshHost::commandArguments(const QString &remoteCommand) const
 
 QStringList SshHost::exitArguments() const
 {
-    return commonOptions() + QStringList{QStringLiteral("-O"), QStringLiteral("exit"), QStringLiteral("--"),
-                                         m_url.host};
+    return commonOptions() +
+           QStringList{QStringLiteral("-O"), QStringLiteral("exit"), QStringLiteral("--"), m_url.host};
 }
 
 QString SshHost::rsyncShell() const
@@ -136,8 +136,8 @@ QString SshHost::remoteCommand(const QString &program, const QStringList &argume
 
 void SshHost::wrap(ProcessSpec &spec, bool keepOnEndOfInput) const
 {
-    const QString command =
-        remoteCommand(spec.program, spec.arguments, spec.workingDirectory, spec.extraEnvironment, keepOnEndOfInput);
+    const QString command = remoteCommand(spec.program, spec.arguments, spec.workingDirectory,
+                                          spec.extraEnvironment, keepOnEndOfInput);
     spec.program = sshProgram();
     spec.arguments = commandArguments(command);
     spec.extraEnvironment = QProcessEnvironment();
@@ -164,7 +164,9 @@ QString SshHost::describeFailure(const QByteArray &stderrText) const
     const QString host = display();
     const QString portOption = m_url.port > 0 ? QStringLiteral(" -p %1").arg(m_url.port) : QString();
     const QString login = (m_url.user.isEmpty() ? QString() : m_url.user + QLatin1Char('@')) + m_url.host;
-    const auto has = [&text](const char *needle) { return text.contains(QLatin1String(needle), Qt::CaseInsensitive); };
+    const auto has = [&text](const char *needle) {
+        return text.contains(QLatin1String(needle), Qt::CaseInsensitive);
+    };
     QString why;
     if (has("Host key verification failed") || has("REMOTE HOST IDENTIFICATION HAS CHANGED") ||
         has("No ED25519 host key is known") || has("host key is not known"))
@@ -173,18 +175,20 @@ QString SshHost::describeFailure(const QByteArray &stderrText) const
                              "the fingerprint and accept it, then run again")
                   .arg(m_url.host, portOption, login);
     else if (has("Permission denied") || has("Too many authentication failures"))
-        why = QStringLiteral("%1 refused the login. hotkernel cannot type a password (BatchMode): set up a key "
-                             "(`ssh-copy-id%2 %3`) or load it into ssh-agent, and check that `ssh%2 %3 true` "
-                             "works without a prompt")
-                  .arg(m_url.host, portOption, login);
+        why =
+            QStringLiteral("%1 refused the login. hotkernel cannot type a password (BatchMode): set up a key "
+                           "(`ssh-copy-id%2 %3`) or load it into ssh-agent, and check that `ssh%2 %3 true` "
+                           "works without a prompt")
+                .arg(m_url.host, portOption, login);
     else if (has("Could not resolve hostname") || has("Name or service not known"))
         why = QStringLiteral("the name %1 does not resolve: check the spelling, or add a Host entry for it "
                              "to ~/.ssh/config")
                   .arg(m_url.host);
     else if (has("Connection refused") || has("timed out") || has("No route to host") ||
              has("Network is unreachable"))
-        why = QStringLiteral("%1 cannot be reached: check that the machine is up and that sshd listens%2")
-                  .arg(m_url.host, m_url.port > 0 ? QStringLiteral(" on port %1").arg(m_url.port) : QString());
+        why =
+            QStringLiteral("%1 cannot be reached: check that the machine is up and that sshd listens%2")
+                .arg(m_url.host, m_url.port > 0 ? QStringLiteral(" on port %1").arg(m_url.port) : QString());
     else
         why = QStringLiteral("the connection to %1 was lost or could not be used: check the network and "
                              "that sshd runs there; the next call connects again")

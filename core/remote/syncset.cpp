@@ -30,7 +30,8 @@ QStringList referencedFiles(const QString &path)
               << dir.filePath(module + QStringLiteral("/__init__.py"));
     }
     // "./kernels.py:fn", "kernels.py" in a string: load_function and the target's reference/derive.
-    static const QRegularExpression fileString(QStringLiteral(R"(["']((?:\.{1,2}/)?[A-Za-z0-9_./-]+\.py)(?::[^"']*)?["'])"));
+    static const QRegularExpression fileString(
+        QStringLiteral(R"(["']((?:\.{1,2}/)?[A-Za-z0-9_./-]+\.py)(?::[^"']*)?["'])"));
     for (auto it = fileString.globalMatch(text); it.hasNext();)
         found << dir.filePath(it.next().captured(1));
     return found;
