@@ -6,6 +6,7 @@
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
+#include "remote/remotehost.h"
 #include "session/job.h"
 #include "session/session.h"
 
@@ -62,7 +63,13 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     };
     // Only a target that times on the GPU takes the GPU lock; CPU targets share nothing (issue 18).
     // On a remote host the lock is the host's, not this machine's (docs/remote.md).
-    if (!session.remote() && DeviceLock::needsLock(prepared.worker ? prepared.worker->readyLine() : Json())) {
+    std::shared_ptr<QProcess> remoteLock;
+    const bool timesOnGpu = DeviceLock::needsLock(prepared.worker ? prepared.worker->readyLine() : Json());
+    if (timesOnGpu && session.remote()) {
+        remoteLock = co_await session.remote()->holdGpuLock(job, onWait, timeout);
+        if (!job || !remoteLock || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    } else if (timesOnGpu) {
         // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
         const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait,
                                                         std::chrono::milliseconds(200), timeout);
@@ -128,6 +135,7 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
                             {"wall_s", outcome.wallSeconds}});
     }
     deviceLock.release();
+    remoteLock.reset();
     // Issue 25: a time below what this card can physically do marks the result invalid.
     const QString root = session.workDir().root();
     const FloorCeilings ceilings = co_await MeasureSetup::floorCeilings(gpu, first.json, root);

@@ -212,7 +212,12 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     const bool needsLock =
         DeviceLock::needsLock(b.prepared.worker ? b.prepared.worker->readyLine() : Json()) ||
         DeviceLock::needsLock(c.prepared.worker ? c.prepared.worker->readyLine() : Json());
-    if (needsLock && !remote) { // a remote host's lock is the host's (docs/remote.md)
+    std::shared_ptr<QProcess> remoteLock; // a remote host's lock is the host's (docs/remote.md)
+    if (needsLock && remote) {
+        remoteLock = co_await remote->holdGpuLock(job, onWait, o.timeout);
+        if (!job || !remoteLock || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    } else if (needsLock) {
         // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
         const bool locked =
             co_await deviceLock.acquire(device, job, onWait, std::chrono::milliseconds(200), o.timeout);
@@ -455,6 +460,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         GpuSharing::merge(sharedWith, GpuSharing::others(after));
     }
     deviceLock.release();
+    remoteLock.reset();
     // A script, or the contract next to it, rewritten while it ran: the runs measured something
     // else than the files the result names.
     for (const auto &[path, sha] : watched) {

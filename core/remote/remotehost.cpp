@@ -342,6 +342,63 @@ QCoro::Task<bool> RemoteHost::fetch(QString remoteFile, QString localFile, Job *
     co_return true;
 }
 
+QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
+                                                               std::function<void(const QString &)> onWait,
+                                                               std::chrono::milliseconds patience)
+{
+    const std::shared_ptr<SshHost> ssh = m_ssh;
+    // Killing the holder's group ends ssh; the remote side then sees the end of its stdin and lets go.
+    std::shared_ptr<QProcess> holder(new QProcess, [](QProcess *p) {
+        p->disconnect();
+        killProcessGroup(*p);
+        if (p->state() == QProcess::NotRunning) {
+            delete p;
+            return;
+        }
+        QObject::connect(p, &QProcess::finished, p, &QObject::deleteLater);
+    });
+    holder->setProgram(SshHost::sshProgram());
+    holder->setArguments(
+        ssh->commandArguments(QStringLiteral("exec %1 %2 --hold-gpu-lock")
+                                  .arg(shellQuote(ssh->remotePython()), shellQuote(ssh->supervisorPath()))));
+    Supervisor::wrap(*holder);
+    holder->start();
+    QPointer<RemoteHost> self(this);
+    QElapsedTimer clock;
+    clock.start();
+    QByteArray output;
+    bool toldWaiting = false;
+    while (true) {
+        output += holder->readAllStandardOutput();
+        if (output.contains("locked\n"))
+            co_return holder;
+        if (output.contains("waiting\n") && !toldWaiting && onWait) {
+            onWait(
+                QStringLiteral("waiting for the GPU on %1, held by another hotkernel job of this user there")
+                    .arg(ssh->display()));
+            toldWaiting = true;
+        }
+        if (holder->state() == QProcess::NotRunning) {
+            const QByteArray err = holder->readAllStandardError();
+            if (SshHost::isSshFailure(holder->exitCode()))
+                throw UserError(ssh->describeFailure(err));
+            throw UserError(QStringLiteral("host %1: cannot take the GPU lock there (%2).")
+                                .arg(ssh->display(), QString::fromUtf8(err).trimmed()));
+        }
+        if (job && job->isCancelled())
+            co_return std::shared_ptr<QProcess>();
+        if (patience.count() > 0 && clock.elapsed() > patience.count())
+            throw UserError(
+                QStringLiteral("host %1: the GPU is still held by another hotkernel job of this user "
+                               "there after %2 s; wait for it or end it, or raise --timeout.")
+                    .arg(ssh->display())
+                    .arg(patience.count() / 1000));
+        co_await QCoro::sleepFor(std::chrono::milliseconds(100));
+        if (!self)
+            co_return std::shared_ptr<QProcess>();
+    }
+}
+
 void RemoteHost::removeLater(const QString &remotePath)
 {
     if (!isConnected() || remotePath.isEmpty())

@@ -15,6 +15,8 @@
 #include <QCoroTask>
 #include <QObject>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 
 class QProcess;
@@ -50,6 +52,12 @@ public:
     QCoro::Task<bool> fetch(QString remoteFile, QString localFile, Job *job);
     // Removes a remote path without waiting for it.
     void removeLater(const QString &remotePath);
+    // Takes this user's GPU lock on the host (the file local hotkernel sessions there use too) and
+    // holds it while the returned process lives; destroying it releases the lock. Null when the job
+    // was cancelled. onWait is told while another process of the user holds it; throws UserError
+    // when it is still held after patience (zero: no limit), or on an ssh failure.
+    QCoro::Task<std::shared_ptr<QProcess>> holdGpuLock(Job *job, std::function<void(const QString &)> onWait,
+                                                       std::chrono::milliseconds patience);
     // Ends the master (`ssh -O exit`, then the process). The remote supervisors end what ran.
     void disconnect();
 

@@ -15,9 +15,10 @@ PROGRAM's own: the ssh session's pipes), and ends the whole group (SIGTERM, then
 - it gets SIGTERM, SIGHUP or SIGINT.
 Killing ssh without a tty leaves remote processes running otherwise. It exits as PROGRAM did.
 
-    python3 hotkernel-remote-supervise.py --hold-gpu-lock N
+    python3 hotkernel-remote-supervise.py --hold-gpu-lock
 
-takes this user's GPU lock for device N on this host (the file local hotkernel sessions there use:
+takes this user's GPU lock on this host for the device hotkernel times on (the first entry of
+CUDA_VISIBLE_DEVICES when it is a number, else 0) (the file local hotkernel sessions there use:
 hotkernel-gpuN.lock in $XDG_RUNTIME_DIR when private, else /tmp/hotkernel-UID), prints
 "waiting PID" while another process holds it, "locked" once held, and keeps it until stdin ends.
 
@@ -158,6 +159,11 @@ def lock_dir():
     return path
 
 
+def current_device():
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    return int(first) if first.isdigit() else 0
+
+
 def hold_gpu_lock(device):
     path = os.environ.get("HOTKERNEL_LOCK_DIR") or lock_dir()
     path = os.path.join(path, "hotkernel-gpu%d.lock" % device)
@@ -194,8 +200,8 @@ def main(argv):
     while i < len(argv) and argv[i] != "--":
         if argv[i] == "--keep-on-eof":
             keep_on_eof = True
-        elif argv[i] == "--hold-gpu-lock" and i + 1 < len(argv):
-            hold_gpu_lock(int(argv[i + 1]))
+        elif argv[i] == "--hold-gpu-lock":
+            hold_gpu_lock(current_device())
         else:
             sys.stderr.write("hotkernel-remote-supervise: unknown option %s\n" % argv[i])
             return 2

@@ -154,34 +154,38 @@ private Q_SLOTS:
         QVERIFY(QFile::copy(path(QStringLiteral("client_key.pub")), path(QStringLiteral("authorized_keys"))));
         m_port = freePort();
         QVERIFY(m_port > 0);
-        const QByteArray config = QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\n"
-                                                 "AuthorizedKeysFile %3\nPidFile %4\nStrictModes no\nUsePAM no\n"
-                                                 "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-                                                 "PermitRootLogin prohibit-password\n")
-                                      .arg(m_port)
-                                      .arg(path(QStringLiteral("host_key")), path(QStringLiteral("authorized_keys")),
-                                           path(QStringLiteral("sshd.pid")))
-                                      .toUtf8();
+        const QByteArray config =
+            QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\n"
+                           "AuthorizedKeysFile %3\nPidFile %4\nStrictModes no\nUsePAM no\n"
+                           "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                           "PermitRootLogin prohibit-password\n")
+                .arg(m_port)
+                .arg(path(QStringLiteral("host_key")), path(QStringLiteral("authorized_keys")),
+                     path(QStringLiteral("sshd.pid")))
+                .toUtf8();
         QVERIFY(writeFile(path(QStringLiteral("sshd_config")), config));
         QVERIFY(writeFile(path(QStringLiteral("known_hosts")),
                           QStringLiteral("[127.0.0.1]:%1 ").arg(m_port).toUtf8() +
                               readFile(path(QStringLiteral("host_key.pub")))));
-        QVERIFY(writeFile(path(QStringLiteral("ssh_config")),
-                          QStringLiteral("Host *\n  IdentityFile %1\n  IdentitiesOnly yes\n  UserKnownHostsFile %2\n"
-                                         "  StrictHostKeyChecking yes\n")
-                              .arg(path(QStringLiteral("client_key")), path(QStringLiteral("known_hosts")))
-                              .toUtf8()));
+        QVERIFY(writeFile(
+            path(QStringLiteral("ssh_config")),
+            QStringLiteral("Host *\n  IdentityFile %1\n  IdentitiesOnly yes\n  UserKnownHostsFile %2\n"
+                           "  StrictHostKeyChecking yes\n")
+                .arg(path(QStringLiteral("client_key")), path(QStringLiteral("known_hosts")))
+                .toUtf8()));
         QDir().mkpath(QStringLiteral("/run/sshd")); // sshd's privilege separation directory
         m_sshd.setProcessChannelMode(QProcess::MergedChannels);
         m_sshd.start(QStringLiteral("/usr/sbin/sshd"),
-                     {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"), path(QStringLiteral("sshd_config"))});
+                     {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
+                      path(QStringLiteral("sshd_config"))});
         QVERIFY2(m_sshd.waitForStarted(), qPrintable(m_sshd.errorString()));
         QTRY_VERIFY2_WITH_TIMEOUT(
             [this] {
                 QTcpSocket s;
                 s.connectToHost(QHostAddress::LocalHost, quint16(m_port));
                 return s.waitForConnected(200);
-            }() || m_sshd.state() == QProcess::NotRunning,
+            }() ||
+                m_sshd.state() == QProcess::NotRunning,
             "sshd does not listen", 10000);
         QVERIFY2(m_sshd.state() == QProcess::Running, m_sshd.readAll().constData());
         m_url = QStringLiteral("ssh://root@127.0.0.1:%1%2?python=%3").arg(m_port).arg(m_remoteDir, m_python);
@@ -209,10 +213,12 @@ private Q_SLOTS:
     void badHostKey()
     {
         // A host key ssh does not know: refused without a prompt, with the fix in the message.
-        const QString url = QStringLiteral("ssh://root@localhost:%1%2?python=%3").arg(m_port).arg(m_remoteDir, m_python);
+        const QString url =
+            QStringLiteral("ssh://root@localhost:%1%2?python=%3").arg(m_port).arg(m_remoteDir, m_python);
         QByteArray out, err;
         QCOMPARE(hotkernel({QStringLiteral("--host"), url, QStringLiteral("bench"),
-                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"), QStringLiteral("2")},
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
                            &out, &err),
                  1);
         QVERIFY2(err.contains("host key") && err.contains(url.toUtf8()), err.constData());
@@ -221,8 +227,9 @@ private Q_SLOTS:
     void bench()
     {
         QByteArray out, err;
-        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("bench"),
-                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"), QStringLiteral("3")},
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
+                            QStringLiteral("bench"), QStringLiteral("targets/gelu_baseline.py"),
+                            QStringLiteral("--n"), QStringLiteral("3")},
                            &out, &err),
                  0);
         const QJsonObject r = QJsonDocument::fromJson(out).object();
@@ -246,13 +253,14 @@ private Q_SLOTS:
     void verifyAndRecord()
     {
         QByteArray out, err;
-        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("verify"),
-                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("targets/gelu_candidate.py"),
-                            QStringLiteral("--n"), QStringLiteral("3"), QStringLiteral("--record"),
-                            QStringLiteral("--note"), QStringLiteral("over ssh"), QStringLiteral("--who"),
-                            QStringLiteral("tst_remotessh")},
-                           &out, &err),
-                 0);
+        QCOMPARE(
+            hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("verify"),
+                       QStringLiteral("targets/gelu_baseline.py"),
+                       QStringLiteral("targets/gelu_candidate.py"), QStringLiteral("--n"),
+                       QStringLiteral("3"), QStringLiteral("--record"), QStringLiteral("--note"),
+                       QStringLiteral("over ssh"), QStringLiteral("--who"), QStringLiteral("tst_remotessh")},
+                      &out, &err),
+            0);
         const QJsonObject r = QJsonDocument::fromJson(out).object();
         const QString verdict = r[QStringLiteral("verdict")].toString();
         QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
@@ -263,8 +271,10 @@ private Q_SLOTS:
                  out.constData());
         const QString log = r[QStringLiteral("record")].toObject()[QStringLiteral("log")].toString();
         QVERIFY2(!log.isEmpty(), out.constData());
-        const QJsonObject recorded = QJsonDocument::fromJson(readFile(QDir(project()).filePath(log))).object();
-        const QJsonObject host = recorded[QStringLiteral("verify")].toObject()[QStringLiteral("host")].toObject();
+        const QJsonObject recorded =
+            QJsonDocument::fromJson(readFile(QDir(project()).filePath(log))).object();
+        const QJsonObject host =
+            recorded[QStringLiteral("verify")].toObject()[QStringLiteral("host")].toObject();
         QCOMPARE(host[QStringLiteral("url")].toString(), m_url);
         QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
         QVERIFY(host.contains(QStringLiteral("card")) && host.contains(QStringLiteral("driver")));
@@ -278,12 +288,14 @@ private Q_SLOTS:
         verify.setWorkingDirectory(project());
         verify.setProcessEnvironment(environment());
         verify.start(QStringLiteral(HOTKERNEL_BINARY),
-                     {QStringLiteral("--host"), m_url, QStringLiteral("verify"), QStringLiteral("targets/gelu_baseline.py"),
-                      QStringLiteral("targets/gelu_candidate.py"), QStringLiteral("--n"), QStringLiteral("200")});
+                     {QStringLiteral("--host"), m_url, QStringLiteral("verify"),
+                      QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("targets/gelu_candidate.py"),
+                      QStringLiteral("--n"), QStringLiteral("200")});
         QVERIFY(verify.waitForStarted());
         QByteArray err;
         // Mid-verify: the workers answered runs on the host.
-        QTRY_VERIFY2_WITH_TIMEOUT((err += verify.readAllStandardError()).contains("run 2"), err.constData(), 120000);
+        QTRY_VERIFY2_WITH_TIMEOUT((err += verify.readAllStandardError()).contains("run 2"), err.constData(),
+                                  120000);
         QVERIFY(!processesWith(m_remoteDir + QStringLiteral("/targets/gelu_baseline.py")).isEmpty());
         for (const qint64 pid : sshdTree())
             ::kill(pid_t(pid), SIGKILL);
