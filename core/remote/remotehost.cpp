@@ -201,7 +201,10 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
             "echo \"hostname=$(uname -n)\"\n"
             "if [ -e %2 ]; then echo shared=yes; fi\n"
             "mkdir -p .hotkernel && chmod 700 .hotkernel\n"
+            // What an ended session could not remove: judge directories, new's staging folders.
             "find .hotkernel -maxdepth 1 -name 'judge-*' -mmin +720 -exec rm -rf {} + 2>/dev/null || true\n"
+            "find . -maxdepth 4 -type d -name '.hotkernel-new-*' -mmin +60 -prune -exec rm -rf {} + "
+            "2>/dev/null || true\n"
             "cat > .hotkernel/hotkernel-remote-supervise.py\n"
             "if command -v rsync >/dev/null 2>&1; then echo rsync=yes; fi\n"
             "if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi "

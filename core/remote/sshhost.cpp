@@ -125,8 +125,13 @@ QString SshHost::remoteCommand(const QString &program, const QStringList &argume
     const QStringList keys = environment.keys();
     if (!keys.isEmpty()) {
         words << QStringLiteral("env");
-        for (const QString &key : keys)
-            words << shellQuote(key + QLatin1Char('=') + environment.value(key));
+        for (const QString &key : keys) {
+            // Paths and path lists (PYTHONPATH) under the session's directory, as the host sees them.
+            QStringList parts = environment.value(key).split(QLatin1Char(':'));
+            for (QString &part : parts)
+                part = part.startsWith(QLatin1Char('/')) ? remotePath(part) : part;
+            words << shellQuote(key + QLatin1Char('=') + parts.join(QLatin1Char(':')));
+        }
     }
     words << shellQuote(program);
     for (const QString &a : arguments)

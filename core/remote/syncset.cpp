@@ -12,13 +12,13 @@ namespace hotkernel::SyncSet {
 
 namespace {
 // The same reading of imports as WorkerPool::contentKey: a module of the script's own folder.
-QStringList referencedFiles(const QString &path)
+QStringList referencedFiles(const QString &path, const QString &resolveDir)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly) || f.size() > 8 * 1024 * 1024)
         return {};
     const QString text = QString::fromUtf8(f.readAll());
-    const QDir dir = QFileInfo(path).absoluteDir();
+    const QDir dir = resolveDir.isEmpty() ? QFileInfo(path).absoluteDir() : QDir(resolveDir);
     QStringList found;
     static const QRegularExpression importLine(
         QStringLiteral(R"(^\s*(?:from\s+([A-Za-z_][A-Za-z0-9_]*)|import\s+([A-Za-z_][A-Za-z0-9_]*)))"),
@@ -38,15 +38,18 @@ QStringList referencedFiles(const QString &path)
 }
 } // namespace
 
-QStringList collect(const QString &root, const QStringList &scripts, QStringList *outside)
+QStringList collect(const QString &root, const QStringList &scripts, QStringList *outside,
+                    const QString &resolveDir)
 {
     const QString base = QDir::cleanPath(QDir(root).absolutePath());
     std::set<QString> seen;
     std::set<QString> result;
     QStringList queue;
+    std::set<QString> given;
     for (const QString &s : scripts) {
         queue << s;
         queue << QFileInfo(s).absoluteDir().filePath(QStringLiteral("_hotkernel_contract.py"));
+        given.insert(QDir::cleanPath(QFileInfo(s).absoluteFilePath()));
     }
     while (!queue.isEmpty()) {
         const QString path = QDir::cleanPath(QFileInfo(queue.takeFirst()).absoluteFilePath());
@@ -60,7 +63,7 @@ QStringList collect(const QString &root, const QStringList &scripts, QStringList
             continue;
         }
         result.insert(path.mid(base.size() + 1));
-        queue << referencedFiles(path);
+        queue << referencedFiles(path, given.count(path) ? resolveDir : QString());
     }
     return QStringList(result.begin(), result.end());
 }

@@ -12,7 +12,10 @@ namespace hotkernel {
 namespace SyncSet {
 
 // Paths relative to root, sorted; files outside root are left out and listed in *outside.
-QStringList collect(const QString &root, const QStringList &scripts, QStringList *outside = nullptr);
+// resolveDir: where the scripts' own references resolve (default: their folder), for scripts staged
+// elsewhere than where they will live.
+QStringList collect(const QString &root, const QStringList &scripts, QStringList *outside = nullptr,
+                    const QString &resolveDir = {});
 
 } // namespace SyncSet
 } // namespace hotkernel

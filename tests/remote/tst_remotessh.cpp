@@ -191,15 +191,18 @@ private Q_SLOTS:
         m_url = QStringLiteral("ssh://root@127.0.0.1:%1%2?python=%3").arg(m_port).arg(m_remoteDir, m_python);
 
         QByteArray out, err;
-        QCOMPARE(hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("new"), QStringLiteral("gelu"),
-                            QStringLiteral("--from"), QStringLiteral("torch.nn.functional:gelu"),
-                            QStringLiteral("--shape"), QStringLiteral("256x512"), QStringLiteral("--dtype"),
-                            QStringLiteral("fp32"), QStringLiteral("--device"), QStringLiteral("cpu"),
-                            QStringLiteral("--iters"), QStringLiteral("10"), QStringLiteral("--out-dir"),
-                            QStringLiteral("targets")},
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("new"),
+                            QStringLiteral("gelu"), QStringLiteral("--from"),
+                            QStringLiteral("torch.nn.functional:gelu"), QStringLiteral("--shape"),
+                            QStringLiteral("256x512"), QStringLiteral("--dtype"), QStringLiteral("fp32"),
+                            QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iters"),
+                            QStringLiteral("10"), QStringLiteral("--out-dir"), QStringLiteral("targets")},
                            &out, &err),
                  0);
         QVERIFY(QFileInfo::exists(project() + QStringLiteral("/targets/gelu_candidate.py")));
+        // The import check ran on the host, with its interpreter.
+        const QJsonObject made = QJsonDocument::fromJson(out).object();
+        QCOMPARE(made[QStringLiteral("python")].toObject()[QStringLiteral("source")].toString(), m_url);
     }
 
     void cleanupTestCase()
@@ -280,6 +283,26 @@ private Q_SLOTS:
         QVERIFY(host.contains(QStringLiteral("card")) && host.contains(QStringLiteral("driver")));
         QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
                                   qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
+    }
+
+    void sharedDirectory()
+    {
+        // The host's working directory is this very directory (as on a shared file system): found
+        // by the probe's token, so nothing is copied.
+        const QString url =
+            QStringLiteral("ssh://root@127.0.0.1:%1%2?python=%3").arg(m_port).arg(project(), m_python);
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), url, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 0);
+        const QJsonObject host = QJsonDocument::fromJson(out).object()[QStringLiteral("host")].toObject();
+        QCOMPARE(host[QStringLiteral("shared_directory")].toBool(), true);
+        QVERIFY2(!err.contains("copying"), err.constData());
+        // The probe's token is gone again.
+        for (const QString &name : QDir(project()).entryList(QDir::Files | QDir::Hidden))
+            QVERIFY2(!name.startsWith(QLatin1String(".hotkernel-probe-")), qPrintable(name));
     }
 
     void sshdKilledMidVerify()
