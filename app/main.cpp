@@ -88,8 +88,11 @@ int main(int argc, char **argv)
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("hotkernel"));
         // Before any Session: attached, the session is the workbench's, not this process's.
-        if (verb == QLatin1String("mcp"))
+        if (verb == QLatin1String("mcp")) {
+            if (options.hostGiven) // the session's default, also for a window that mcp starts
+                qputenv("HOTKERNEL_HOST", options.host.toUtf8());
             return McpFrontend::run(app, options.rest.mid(1));
+        }
         if (options.hostGiven) {
             if (QString error; !HostUrl::parse(options.host, &error)) {
                 std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
@@ -140,6 +143,7 @@ int main(int argc, char **argv)
     else if (!windowOptions.screenshotDir.isEmpty())
         AppTheme::apply(shotThemes.first());
     SessionOptions sessionOptions;
+    sessionOptions.host = options.host; // the window's workers run there too (docs/remote.md)
     if (windowOptions.demo) {
         QString error;
         sessionOptions.workDir = DemoSession::extract(&error);

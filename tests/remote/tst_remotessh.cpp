@@ -227,6 +227,23 @@ private Q_SLOTS:
         QVERIFY2(err.contains("host key") && err.contains(url.toUtf8()), err.constData());
     }
 
+    void noTorchThere()
+    {
+        // An interpreter the host does not have: the message names the host and ?python=.
+        const QString url = QStringLiteral("ssh://root@127.0.0.1:%1%2?python=/nonexistent/python3")
+                                .arg(m_port)
+                                .arg(m_remoteDir);
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--host"), url, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(url.toUtf8()) && err.contains("no Python interpreter") &&
+                     err.contains("?python="),
+                 err.constData());
+    }
+
     void bench()
     {
         QByteArray out, err;
