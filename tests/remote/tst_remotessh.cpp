@@ -4,6 +4,8 @@
 // makes a CPU target with `hotkernel new`, and runs the hotkernel binary with --host
 // ssh://root@127.0.0.1:PORT/DIR. Then the fault: sshd killed mid-verify must end in an error
 // naming the host, with no worker left on either side. Needs root, sshd, rsync and CPU torch.
+#include "measure/measuretesthelpers.h"
+#include "session/session.h"
 #include "testlimits.h"
 
 #include <QDir>
@@ -300,6 +302,36 @@ private Q_SLOTS:
         QVERIFY(host.contains(QStringLiteral("card")) && host.contains(QStringLiteral("driver")));
         QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
                                   qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
+    }
+
+    void oneSessionKeepsItsWorkers()
+    {
+        // In one session (the window's, an agent's) the connection and the warm worker stay: a
+        // verify after a bench reuses the baseline's remote worker, whose reported sources (the
+        // host's paths) map back to the files here and are unchanged.
+        qputenv("HOTKERNEL_SSH_CONFIG", path(QStringLiteral("ssh_config")).toUtf8());
+        hotkernel::SessionOptions options;
+        options.workDir = project();
+        options.host = m_url;
+        auto session = std::make_unique<hotkernel::Session>(options);
+        const auto call = [&session](const QString &tool, const hotkernel::Json &args) {
+            auto r = hotkernel::test::capture(session->call(tool, args, QStringLiteral("test")));
+            (void)QTest::qWaitFor([&] { return r->done; }, hotkernel::test::kEventLimitMs);
+            return r->value ? *r->value
+                            : hotkernel::ToolResult::error(QStringLiteral("did not finish: ") + r->error);
+        };
+        const hotkernel::ToolResult bench =
+            call(QStringLiteral("bench"), hotkernel::Json{{"script", "targets/gelu_baseline.py"}, {"n", 2}});
+        QVERIFY2(!bench.isError, qPrintable(bench.text));
+        const hotkernel::ToolResult verify =
+            call(QStringLiteral("verify"), hotkernel::Json{{"baseline", "targets/gelu_baseline.py"},
+                                                           {"candidate", "targets/gelu_candidate.py"},
+                                                           {"n", 2}});
+        QVERIFY2(!verify.isError, qPrintable(verify.text));
+        QCOMPARE(verify.structured["workers_reused"]["baseline"].get<bool>(), true);
+        session.reset(); // ends the workers and the connection
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 15000);
     }
 
     void sharedDirectory()
