@@ -131,7 +131,7 @@ struct RemoteDirRemoval
     QString path;
     ~RemoteDirRemoval()
     {
-        if (remote)
+        if (remote && !path.isEmpty()) // a verify that failed or was cancelled
             remote->removeLater(path);
     }
 };
@@ -164,7 +164,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         if (!job || remoteJudgeDir.isEmpty() || job->isCancelled())
             co_return ToolResult::cancelledResult();
     }
-    const RemoteDirRemoval removeRemoteJudgeDir{remote, remoteJudgeDir};
+    RemoteDirRemoval removeRemoteJudgeDir{remote, remoteJudgeDir};
     PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -461,6 +461,12 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     }
     deviceLock.release();
     remoteLock.reset();
+    if (remote) { // waited for: a CLI process exits right after, before a removeLater() could run
+        co_await remote->remove(remoteJudgeDir, job);
+        removeRemoteJudgeDir.path.clear();
+        if (!job || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
     // A script, or the contract next to it, rewritten while it ran: the runs measured something
     // else than the files the result names.
     for (const auto &[path, sha] : watched) {

@@ -402,6 +402,13 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
     }
 }
 
+QCoro::Task<void> RemoteHost::remove(QString remotePath, Job *job)
+{
+    if (remotePath.isEmpty())
+        co_return;
+    co_await run(QStringLiteral("rm -rf -- ") + shellQuote(remotePath), {}, job);
+}
+
 void RemoteHost::removeLater(const QString &remotePath)
 {
     if (!isConnected() || remotePath.isEmpty())

@@ -50,6 +50,8 @@ public:
     QCoro::Task<QString> makePrivateDir(Job *job);
     // Copies one remote file here (0600); false when it does not exist there.
     QCoro::Task<bool> fetch(QString remoteFile, QString localFile, Job *job);
+    // Removes a remote path (rm -rf); an ssh failure throws UserError.
+    QCoro::Task<void> remove(QString remotePath, Job *job);
     // Removes a remote path without waiting for it.
     void removeLater(const QString &remotePath);
     // Takes this user's GPU lock on the host (the file local hotkernel sessions there use too) and

@@ -300,6 +300,10 @@ private Q_SLOTS:
         QCOMPARE(host[QStringLiteral("url")].toString(), m_url);
         QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
         QVERIFY(host.contains(QStringLiteral("card")) && host.contains(QStringLiteral("driver")));
+        // The judge's directory on the host went with the verify.
+        QCOMPARE(QDir(m_remoteDir + QStringLiteral("/.hotkernel"))
+                     .entryList({QStringLiteral("judge-*")}, QDir::Dirs),
+                 QStringList());
         QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
                                   qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
     }
