@@ -55,6 +55,7 @@ class TestRemoteSsh : public QObject
         env.insert(QStringLiteral("HOTKERNEL_PYTHON"), m_python);
         env.insert(QStringLiteral("HOTKERNEL_LOCK_DIR"), m_tmp.path());
         env.remove(QStringLiteral("HOTKERNEL_HOST"));
+        env.remove(QStringLiteral("SSH_AUTH_SOCK")); // only the keys the config names
         return env;
     }
 
@@ -147,7 +148,7 @@ private Q_SLOTS:
         m_remoteDir = path(QStringLiteral("remote"));
 
         // Keys: the server's host key, the client's key, which is the only authorized one.
-        for (const char *key : {"host_key", "client_key"})
+        for (const char *key : {"host_key", "client_key", "stranger_key"})
             QCOMPARE(QProcess::execute(QStringLiteral("ssh-keygen"),
                                        {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
                                         QStringLiteral("-N"), QString(), QStringLiteral("-f"),
@@ -171,9 +172,12 @@ private Q_SLOTS:
                               readFile(path(QStringLiteral("host_key.pub")))));
         QVERIFY(writeFile(
             path(QStringLiteral("ssh_config")),
-            QStringLiteral("Host *\n  IdentityFile %1\n  IdentitiesOnly yes\n  UserKnownHostsFile %2\n"
-                           "  StrictHostKeyChecking yes\n")
-                .arg(path(QStringLiteral("client_key")), path(QStringLiteral("known_hosts")))
+            // "stranger": an alias, as in ~/.ssh/config, whose key is not authorized there.
+            QStringLiteral("Host stranger\n  HostName 127.0.0.1\n  IdentityFile %3\n  IdentitiesOnly yes\n"
+                           "Host * !stranger\n  IdentityFile %1\n  IdentitiesOnly yes\n"
+                           "Host *\n  UserKnownHostsFile %2\n  StrictHostKeyChecking yes\n")
+                .arg(path(QStringLiteral("client_key")), path(QStringLiteral("known_hosts")),
+                     path(QStringLiteral("stranger_key")))
                 .toUtf8()));
         QDir().mkpath(QStringLiteral("/run/sshd")); // sshd's privilege separation directory
         m_sshd.setProcessChannelMode(QProcess::MergedChannels);
@@ -227,6 +231,21 @@ private Q_SLOTS:
                            &out, &err),
                  1);
         QVERIFY2(err.contains("host key") && err.contains(url.toUtf8()), err.constData());
+    }
+
+    void loginRefused()
+    {
+        const QString url =
+            QStringLiteral("ssh://root@stranger:%1%2?python=%3").arg(m_port).arg(m_remoteDir, m_python);
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--host"), url, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(url.toUtf8()) && err.contains("refused the login") &&
+                     err.contains("ssh-copy-id"),
+                 err.constData());
     }
 
     void noTorchThere()
