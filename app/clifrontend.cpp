@@ -211,7 +211,9 @@ QString CliFrontend::help(const Session &session)
                 .arg(QStringLiteral("leaderboard").leftJustified(12),
                      QStringLiteral("Regenerate LEADERBOARD.md from results/ (--check: compare only)"));
     text += QStringLiteral(
-        "\nglobal options: --json (machine-readable output), --quiet (no progress on stderr), --version\n"
+        "\nglobal options: --json (machine-readable output), --quiet (no progress on stderr), --version,\n"
+        "                --host ssh://[user@]host[:port][/workdir][?python=PATH] (run the workers there;\n"
+        "                default HOTKERNEL_HOST, else local: docs/remote.md)\n"
         "`hotkernel VERB --help` lists a verb's options.\n");
     return text;
 }

@@ -8,6 +8,7 @@
 #include "mcp/sessionlistener.h"
 #include "mcpfrontend.h"
 #include "record/leaderboardcommand.h"
+#include "remote/hosturl.h"
 #include "session/session.h"
 #include "session/sessionstore.h"
 #include "signalshutdown.h"
@@ -30,14 +31,26 @@ struct GlobalOptions
 {
     bool json = false;
     bool quiet = false;
+    QString host; // --host URL (issue 24); empty: HOTKERNEL_HOST, else local
+    bool hostGiven = false;
     QStringList rest;
 };
 
 GlobalOptions takeGlobalOptions(const QStringList &arguments)
 {
     GlobalOptions options;
-    for (const QString &a : arguments.mid(1)) {
-        if (a == QLatin1String("--json"))
+    const QStringList words = arguments.mid(1);
+    bool afterDashDash = false;
+    for (qsizetype i = 0; i < words.size(); ++i) {
+        const QString &a = words.at(i);
+        afterDashDash = afterDashDash || a == QLatin1String("--"); // a profiled program's words follow
+        if (!afterDashDash && a == QLatin1String("--host") && i + 1 < words.size()) {
+            options.host = words.at(++i);
+            options.hostGiven = true;
+        } else if (!afterDashDash && a.startsWith(QLatin1String("--host="))) {
+            options.host = a.mid(7);
+            options.hostGiven = true;
+        } else if (a == QLatin1String("--json"))
             options.json = true;
         else if (a == QLatin1String("--quiet"))
             options.quiet = true;
@@ -75,9 +88,20 @@ int main(int argc, char **argv)
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("hotkernel"));
         // Before any Session: attached, the session is the workbench's, not this process's.
-        if (verb == QLatin1String("mcp"))
+        if (verb == QLatin1String("mcp")) {
+            if (options.hostGiven) // the session's default, also for a window that mcp starts
+                qputenv("HOTKERNEL_HOST", options.host.toUtf8());
             return McpFrontend::run(app, options.rest.mid(1));
-        Session session;
+        }
+        if (options.hostGiven) {
+            if (QString error; !HostUrl::parse(options.host, &error)) {
+                std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));
+                return 2;
+            }
+        }
+        SessionOptions cliOptions;
+        cliOptions.host = options.host;
+        Session session(cliOptions);
         // A signal ends the session's jobs like a cancel, then exits 128 + the signal (issue 18).
         SignalShutdown shutdown(app, [&session] { return &session; });
         if (verb == QLatin1String("help") || verb == QLatin1String("--help") || verb == QLatin1String("-h")) {
@@ -119,6 +143,7 @@ int main(int argc, char **argv)
     else if (!windowOptions.screenshotDir.isEmpty())
         AppTheme::apply(shotThemes.first());
     SessionOptions sessionOptions;
+    sessionOptions.host = options.host; // the window's workers run there too (docs/remote.md)
     if (windowOptions.demo) {
         QString error;
         sessionOptions.workDir = DemoSession::extract(&error);

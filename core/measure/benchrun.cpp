@@ -6,6 +6,7 @@
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
+#include "remote/remotehost.h"
 #include "session/job.h"
 #include "session/session.h"
 
@@ -29,6 +30,10 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     const QString shippedContract = MeasureSetup::shippedContractSha256();
     QStringList warnings;
 
+    const QStringList hostFiles{file.path};
+    const bool hostReady = co_await MeasureSetup::prepareHost(session, hostFiles, job);
+    if (!job || !hostReady || job->isCancelled())
+        co_return ToolResult::cancelledResult();
     PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -57,7 +62,14 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
             job->setProgress(0, std::nullopt, message);
     };
     // Only a target that times on the GPU takes the GPU lock; CPU targets share nothing (issue 18).
-    if (DeviceLock::needsLock(prepared.worker ? prepared.worker->readyLine() : Json())) {
+    // On a remote host the lock is the host's, not this machine's (docs/remote.md).
+    std::shared_ptr<QProcess> remoteLock;
+    const bool timesOnGpu = DeviceLock::needsLock(prepared.worker ? prepared.worker->readyLine() : Json());
+    if (timesOnGpu && session.remote()) {
+        remoteLock = co_await session.remote()->holdGpuLock(job, onWait, timeout);
+        if (!job || !remoteLock || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    } else if (timesOnGpu) {
         // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
         const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait,
                                                         std::chrono::milliseconds(200), timeout);
@@ -123,6 +135,7 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
                             {"wall_s", outcome.wallSeconds}});
     }
     deviceLock.release();
+    remoteLock.reset();
     // Issue 25: a time below what this card can physically do marks the result invalid.
     const QString root = session.workDir().root();
     const FloorCeilings ceilings = co_await MeasureSetup::floorCeilings(gpu, first.json, root);
@@ -169,6 +182,8 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     r["versions"] = MeasureSetup::versionsJson(first);
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;
+    if (Json host = MeasureSetup::hostJson(session); !host.is_null())
+        r["host"] = std::move(host);
     r["commands"] = toJson(QStringList{prepared.runner->commandLine()});
     if (!unwitnessed.isEmpty())
         warnings.append(QStringLiteral("the GPU did not witness the runs (%1), so the times rest on the "

@@ -9,11 +9,14 @@
 #include "measure/gpusharing.h"
 #include "measure/workerpool.h"
 #include "measure/workerscriptrunner.h"
+#include "remote/remotehost.h"
+#include "remote/syncset.h"
 #include "session/session.h"
 
 #include <QCoroFuture>
 #include <QCryptographicHash>
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
@@ -69,8 +72,43 @@ QString shippedContractSha256()
     return sha256OfFile(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py"));
 }
 
+QCoro::Task<bool> prepareHost(Session &session, QStringList scripts, Job *job)
+{
+    if (!session.hostError().isEmpty())
+        throw UserError(session.hostError());
+    RemoteHost *remote = session.remote();
+    if (!remote)
+        co_return true;
+    QStringList outside;
+    const QStringList files = SyncSet::collect(session.workDir().root(), scripts, &outside);
+    for (const QString &script : scripts) {
+        if (QDir::cleanPath(script) != QDir::cleanPath(session.workDir().root()) &&
+            !QDir::cleanPath(script).startsWith(QDir::cleanPath(session.workDir().root()) + QLatin1Char('/')))
+            throw UserError(
+                QStringLiteral("%1 lies outside the session's directory %2, which is what hotkernel "
+                               "mirrors on %3: move the target below it, or start hotkernel in a "
+                               "directory that holds it.")
+                    .arg(script, session.workDir().root(), remote->display()));
+    }
+    if (!outside.isEmpty())
+        job->log(QStringLiteral("not copied to %1 (outside %2): %3")
+                     .arg(remote->display(), session.workDir().root(), outside.join(QStringLiteral(", "))));
+    const QPointer<RemoteHost> alive(remote);
+    const std::shared_ptr<const SshHost> ssh = co_await remote->connect(job);
+    if (!ssh || !alive)
+        co_return false;
+    co_return co_await remote->sync(files, job);
+}
+
+Json hostJson(Session &session)
+{
+    return session.remote() ? session.remote()->hostJson() : Json();
+}
+
 QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job)
 {
+    if (RemoteHost *remote = session.remote())
+        co_return remote->python(); // probed when it connected (prepareHost)
     // Starting the workers at once saves the 2-3 s a torch import takes before them.
     if (const std::optional<PythonInfo> known = session.python().explicitInterpreter())
         co_return PythonInfo(*known); // a copy: QCoro 0.8 moves from lvalues (docs/hacking.md)
@@ -80,7 +118,7 @@ QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job)
 
 QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job)
 {
-    if (!python.torchVersion.isEmpty())
+    if (!python.torchVersion.isEmpty() || session.remote())
         co_return PythonInfo(python);
     co_return co_await session.python().locate(job);
 }
@@ -97,6 +135,11 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     // Issue 19: every measured process runs under the tracer in witness mode where it is built;
     // it records nothing until the contract's untimed witness replays.
     options.witnessTracer = CudaTools::tracerLibrary();
+    if (RemoteHost *remote = session.remote()) {
+        // The tracer built here is not on the host (docs/remote.md): remote runs are not witnessed.
+        options.witnessTracer.clear();
+        options.remote = remote->ssh();
+    }
     PreparedRunner prepared;
     if (fresh) {
         prepared.runner = std::make_shared<FreshScriptRunner>(options);
@@ -105,9 +148,11 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
         // so the key is known before the probe ends. A torch upgraded under a kept worker still
         // shows: each run line carries its versions, and verify calls differing versions invalid.
         const QFileInfo interpreter(python.path);
-        const QString identity = interpreter.canonicalFilePath() + QLatin1Char(' ') +
-                                 QString::number(interpreter.size()) + QLatin1Char(' ') +
-                                 interpreter.lastModified().toString(Qt::ISODateWithMs);
+        const QString identity = options.remote
+                                     ? QString(python.source + QLatin1Char(' ') + python.torchVersion)
+                                     : QString(interpreter.canonicalFilePath() + QLatin1Char(' ') +
+                                               QString::number(interpreter.size()) + QLatin1Char(' ') +
+                                               interpreter.lastModified().toString(Qt::ISODateWithMs));
         const QByteArray key = WorkerPool::contentKey(script.path, python.path, identity);
         WorkerLease lease = session.workers().acquire(role, options, key);
         prepared.worker = lease.runner;
@@ -148,6 +193,8 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
 {
     const QPointer<Session> alive(&session);
+    if (RemoteHost *remote = session.remote())
+        co_return remote->gpu(); // the host's card, from its probe; its other users are not seen from here
     Json gpu = co_await GpuProbe::snapshot(job);
     if (!alive || !gpu.is_object())
         co_return Json::object();

@@ -43,6 +43,13 @@ namespace MeasureSetup {
 ScriptFile script(Session &session, const Json &arguments, const char *key);
 
 QString sha256OfFile(const QString &path);
+
+// On a remote host (issue 24): connects when needed and copies the scripts, their contract and the
+// local modules they use there (docs/remote.md). False when the job was cancelled; nothing to do
+// for a local session. Throws UserError naming the host and the fix.
+QCoro::Task<bool> prepareHost(Session &session, QStringList scripts, Job *job);
+// What a result records about the host it ran on; null for a local session.
+Json hostJson(Session &session);
 // sha256 of the contract this build ships (:/hotkernel/contract/_hotkernel_contract.py); empty if unreadable.
 QString shippedContractSha256();
 

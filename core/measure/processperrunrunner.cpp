@@ -3,6 +3,7 @@
 
 #include "base/usererror.h"
 #include "process/processrunner.h"
+#include "remote/sshhost.h"
 #include "session/job.h"
 
 #include <QFileInfo>
@@ -40,6 +41,8 @@ QCoro::Task<ProcessPerRunRunner::Finished> ProcessPerRunRunner::execute(ScriptRu
     spec.workingDirectory = options.workingDirectory;
     spec.timeout = options.timeout;
     spec.extraEnvironment = environment;
+    if (options.remote) // a fresh run reads no stdin: only a lost connection ends it early
+        options.remote->wrap(spec, true);
     const QString name = options.displayName;
     const ProcessResult r = co_await ProcessRunner::run(spec, job);
 
@@ -73,6 +76,11 @@ QCoro::Task<ProcessPerRunRunner::Finished> ProcessPerRunRunner::execute(ScriptRu
     case ProcessResult::Status::Finished:
         break;
     }
+    if (options.remote && SshHost::isSshFailure(r.exitCode))
+        throw UserError(QStringLiteral("%1 run %2: %3")
+                            .arg(name)
+                            .arg(runIndex)
+                            .arg(options.remote->describeFailure(r.standardError)));
     if (r.exitCode != 0)
         throw UserError(QStringLiteral("%1 run %2: exited with code %3%4.%5")
                             .arg(name)

@@ -13,11 +13,13 @@
 #include <QStringList>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 
 namespace hotkernel {
 
 class Job;
+class SshHost;
 
 struct ScriptRunnerOptions
 {
@@ -28,6 +30,8 @@ struct ScriptRunnerOptions
     std::chrono::milliseconds timeout{std::chrono::seconds(300)}; // per run (and for a worker's start)
     // hotkernel's CUPTI tracer, injected in witness mode (issue 19); empty: runs are not witnessed.
     QString witnessTracer;
+    // Set: the script runs on this SSH host (issue 24), through ssh under the remote supervisor.
+    std::shared_ptr<const SshHost> remote;
 };
 
 struct RunOutcome

@@ -5,6 +5,8 @@
 #include "base/targetname.h"
 #include "base/usererror.h"
 #include "process/processrunner.h"
+#include "remote/remotehost.h"
+#include "remote/syncset.h"
 
 #include <QDir>
 #include <QFile>
@@ -499,7 +501,7 @@ TargetScaffold::Prepared TargetScaffold::prepare(const TargetRequest &request, c
 }
 
 QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir workDir, QString python,
-                                                  Job *job)
+                                                  Job *job, RemoteHost *remote)
 {
     const Prepared prepared = prepare(request, workDir);
     const QString outDir = prepared.outDir;
@@ -541,7 +543,29 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_CHECK_DIR"), outDir);
     spec.extraEnvironment.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
     spec.timeout = std::chrono::seconds(180);
+    QPointer<RemoteHost> host(remote);
+    QString remoteStaging;
+    if (host) {
+        // On the session's host (issue 24): the staged scripts and what they use go there first,
+        // and the check runs with the host's interpreter; its own PYTHONPATH applies, not ours.
+        spec.extraEnvironment.insert(QStringLiteral("PYTHONPATH"), outDir);
+        const QStringList staged{staging->filePath(baselineFileName(request.name))};
+        QStringList outside;
+        // The staged baseline's ./file.py paths resolve against the out dir, where it will live.
+        const QStringList files = SyncSet::collect(workDir.root(), staged, &outside, outDir);
+        if (!co_await host->sync(files, job) || !host)
+            throw UserError(QStringLiteral("cancelled; nothing was written."));
+        remoteStaging = host->ssh()->remotePath(staging->path());
+        host->ssh()->wrap(spec, true);
+    }
+    const auto removeRemoteStaging = qScopeGuard([&host, &remoteStaging] {
+        if (host && !remoteStaging.isEmpty() && !host->sharesDirectory())
+            host->removeLater(remoteStaging);
+    });
     const ProcessResult check = co_await ProcessRunner::run(spec, job);
+    if (host && check.status == ProcessResult::Status::Finished && SshHost::isSshFailure(check.exitCode))
+        throw UserError(host->ssh()->describeFailure(check.standardError) +
+                        QStringLiteral(" Nothing was written."));
     if (!check.succeeded()) {
         if (check.status == ProcessResult::Status::Cancelled)
             throw UserError(QStringLiteral("cancelled; nothing was written."));

@@ -17,6 +17,8 @@
 
 namespace hotkernel {
 
+class RemoteHost;
+
 class Job;
 
 struct TargetInputSpec
@@ -97,8 +99,10 @@ public:
     // Validates (prepare), writes into a temporary folder inside the out dir, runs `python NAME_baseline.py
     // --check-import` there with python, and only then moves the files into place. Throws UserError
     // (and leaves nothing behind) when anything fails.
+    // remote: the session's SSH host (issue 24): the staged scripts are copied there and checked
+    // with its interpreter (python is then the host's).
     static QCoro::Task<ScaffoldResult> write(TargetRequest request, WorkDir workDir, QString python,
-                                             Job *job = nullptr);
+                                             Job *job = nullptr, RemoteHost *remote = nullptr);
 };
 
 } // namespace hotkernel

@@ -10,6 +10,7 @@
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
 #include "process/runtimedir.h"
+#include "remote/remotehost.h"
 #include "session/job.h"
 #include "session/session.h"
 
@@ -123,6 +124,18 @@ struct PerVerifySettings
     }
 };
 
+// The remote judge directory goes with the verify, however it ends.
+struct RemoteDirRemoval
+{
+    QPointer<RemoteHost> remote;
+    QString path;
+    ~RemoteDirRemoval()
+    {
+        if (remote && !path.isEmpty()) // a verify that failed or was cancelled
+            remote->removeLater(path);
+    }
+};
+
 } // namespace
 
 QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
@@ -138,6 +151,20 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     const QString shippedContract = MeasureSetup::shippedContractSha256();
     QStringList warnings;
 
+    const QStringList hostFiles{b.file.path, c.file.path};
+    const bool hostReady = co_await MeasureSetup::prepareHost(session, hostFiles, job);
+    if (!job || !hostReady || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    // On a remote host the candidate writes its judged outputs there, the baseline judges them
+    // there, and a copy comes here for the checks made before that (docs/remote.md).
+    const QPointer<RemoteHost> remote(session.remote());
+    QString remoteJudgeDir;
+    if (remote) {
+        remoteJudgeDir = co_await remote->makePrivateDir(job);
+        if (!job || remoteJudgeDir.isEmpty() || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
+    RemoteDirRemoval removeRemoteJudgeDir{remote, remoteJudgeDir};
     PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -149,7 +176,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh, o.timeout, job);
     MeasureSetup::WorkerRelease release(session, {&b.prepared, &c.prepared});
     const std::unique_ptr<QTemporaryDir> judgeDir = makeJudgeDir();
-    c.prepared.runner->setJudgeDir(judgeDir->path());
+    c.prepared.runner->setJudgeDir(remote ? remoteJudgeDir : judgeDir->path());
     b.prepared.runner->setJudgeDir({});
     b.prepared.runner->setEventsTimer(false);
     c.prepared.runner->setEventsTimer(false);
@@ -185,7 +212,12 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     const bool needsLock =
         DeviceLock::needsLock(b.prepared.worker ? b.prepared.worker->readyLine() : Json()) ||
         DeviceLock::needsLock(c.prepared.worker ? c.prepared.worker->readyLine() : Json());
-    if (needsLock) {
+    std::shared_ptr<QProcess> remoteLock; // a remote host's lock is the host's (docs/remote.md)
+    if (needsLock && remote) {
+        remoteLock = co_await remote->holdGpuLock(job, onWait, o.timeout);
+        if (!job || !remoteLock || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    } else if (needsLock) {
         // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
         const bool locked =
             co_await deviceLock.acquire(device, job, onWait, std::chrono::milliseconds(200), o.timeout);
@@ -333,6 +365,14 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         // Protocol 4: the candidate's ok is its own process's word. Its judged outputs are judged
         // again by the baseline worker, which never imported the candidate; that answer decides.
         const QString judgedPath = QDir(judgeDir->path()).filePath(JudgedOutputsParser::fileName(pair));
+        QString judgedOn = judgedPath; // where the baseline reads it
+        if (remote) {
+            judgedOn = remoteJudgeDir + QLatin1Char('/') + JudgedOutputsParser::fileName(pair);
+            QFile::remove(judgedPath);
+            co_await remote->fetch(judgedOn, judgedPath, job); // when it is missing, read() says so
+            if (!job || job->isCancelled())
+                co_return ToolResult::cancelledResult();
+        }
         QString unusable;
         if (!JudgedOutputsParser::read(
                 judgedPath, JudgedExpectation{pair, judgeSeed, stringField(lb.json, "judge_inputs_sha256")},
@@ -347,7 +387,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             mismatches.append(reason);
             break;
         }
-        const JudgeOutcome judged = co_await b.prepared.runner->judge(pair, judgedPath);
+        const JudgeOutcome judged = co_await b.prepared.runner->judge(pair, judgedOn);
         if (!job || judged.cancelled || job->isCancelled())
             co_return ToolResult::cancelledResult();
         ++judgedRuns;
@@ -436,6 +476,13 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         GpuSharing::merge(sharedWith, GpuSharing::others(after));
     }
     deviceLock.release();
+    remoteLock.reset();
+    if (remote) { // waited for: a CLI process exits right after, before a removeLater() could run
+        co_await remote->remove(remoteJudgeDir, job);
+        removeRemoteJudgeDir.path.clear();
+        if (!job || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
     // A script, or the contract next to it, rewritten while it ran: the runs measured something
     // else than the files the result names.
     for (const auto &[path, sha] : watched) {
@@ -543,6 +590,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["versions"] = b.haveFirst ? MeasureSetup::versionsJson(b.first) : Json::object();
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;
+    if (Json host = MeasureSetup::hostJson(session); !host.is_null())
+        r["host"] = std::move(host);
     r["commands"] = toJson(QStringList{b.prepared.runner->commandLine(), c.prepared.runner->commandLine()});
     r["warnings"] = toJson(warnings);
     r["started_at"] = toStd(startedAt);

@@ -8,6 +8,7 @@
 #include "process/processgroup.h"
 #include "process/processspec.h"
 #include "process/supervisor.h"
+#include "remote/sshhost.h"
 #include "session/job.h"
 
 #include <QCoroFuture>
@@ -53,6 +54,10 @@ WorkerScriptRunner::~WorkerScriptRunner()
 
 QString WorkerScriptRunner::commandLine() const
 {
+    if (m_options.remote)
+        return m_options.remote->display() + QStringLiteral(": ") + shellQuote(m_options.python) +
+               QLatin1Char(' ') + shellQuote(m_options.remote->remotePath(m_options.script)) +
+               QStringLiteral(" --worker");
     return shellQuote(m_options.python) + QLatin1Char(' ') + shellQuote(m_options.script) +
            QStringLiteral(" --worker");
 }
@@ -98,6 +103,8 @@ void WorkerScriptRunner::start()
             m_witness.reset();
         }
     }
+    if (m_options.remote) // ssh runs it there, under the remote supervisor (docs/remote.md)
+        m_options.remote->wrap(*m_process, QProcessEnvironment());
     Supervisor::wrap(*m_process);
     connect(m_process.get(), &QProcess::readyReadStandardOutput, this,
             &WorkerScriptRunner::readStandardOutput);
@@ -194,6 +201,8 @@ QString WorkerScriptRunner::exitDescription() const
         return QStringLiteral("never started");
     if (m_process->exitStatus() == QProcess::CrashExit)
         return QStringLiteral("the worker crashed (killed by a signal)");
+    if (m_options.remote && SshHost::isSshFailure(m_process->exitCode()))
+        return m_options.remote->describeFailure(m_stderrTail);
     return QStringLiteral("the worker exited with code %1").arg(m_process->exitCode());
 }
 
@@ -219,7 +228,14 @@ void WorkerScriptRunner::recordSources(const Json &line)
         return;
     }
     for (auto it = sources.begin(); it != sources.end(); ++it) {
-        const QString path = toQt(it.key());
+        QString path = toQt(it.key());
+        if (m_options.remote) {
+            // A remote worker names the host's files: those that mirror ours are checked here, the
+            // host's own (outside the mirrored directory) cannot be.
+            path = m_options.remote->localPath(path);
+            if (path.isEmpty())
+                continue;
+        }
         if (!it.value().is_null() && !it.value().is_string()) {
             m_sourcesBroken = path + QStringLiteral(" has a hash that is neither a string nor null");
             continue;

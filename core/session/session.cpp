@@ -4,6 +4,7 @@
 #include "base/logging.h"
 #include "base/usererror.h"
 #include "measure/workerpool.h"
+#include "remote/remotehost.h"
 #include "session/argumentaliases.h"
 #include "session/schemavalidator.h"
 
@@ -47,7 +48,11 @@ Session::Session(SessionOptions options, QObject *parent)
       m_workDir(m_options.workDir.isEmpty() ? QDir::currentPath() : m_options.workDir),
       m_tools(ToolRegistry::builtin()), m_python(m_options.python),
       m_workers(std::make_unique<WorkerPool>(this))
-{}
+{
+    const QString host = m_options.host.isEmpty() ? qEnvironmentVariable("HOTKERNEL_HOST") : m_options.host;
+    if (const std::optional<HostUrl> url = HostUrl::parse(host, &m_hostError); url && !url->isLocal())
+        m_remote = new RemoteHost(*url, m_workDir.root(), this);
+}
 
 Session::~Session()
 {

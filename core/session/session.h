@@ -19,12 +19,15 @@
 
 namespace hotkernel {
 
+class RemoteHost;
 class WorkerPool;
 
 struct SessionOptions
 {
     QString workDir; // default: the current directory
     QString python;  // explicit interpreter; default HOTKERNEL_PYTHON, then PATH
+    // Where workers run (issue 24, docs/remote.md): local, or ssh://...; default HOTKERNEL_HOST.
+    QString host;
     int keepFinishedJobs = 500;
 };
 
@@ -42,6 +45,10 @@ public:
     PythonLocator &python() { return m_python; }
     GpuLock &gpuLock() { return m_gpuLock; }
     WorkerPool &workers();
+    // The session's remote host; null when it runs locally. hostError() says why the host it was
+    // given cannot be used (a bad URL): measuring then fails with that message.
+    RemoteHost *remote() const { return m_remote; }
+    const QString &hostError() const { return m_hostError; }
 
     // Starts a tool call and returns its job at once; the job finishes later (Job::finished,
     // Session::jobFinished). Unknown tools and invalid arguments finish the job with an error.
@@ -86,6 +93,8 @@ private:
     PythonLocator m_python;
     GpuLock m_gpuLock;
     std::unique_ptr<WorkerPool> m_workers;
+    RemoteHost *m_remote = nullptr; // a child: ends (ssh -O exit) with the session
+    QString m_hostError;
     quint64 m_nextJobId = 1;
     std::map<quint64, QPointer<Job>> m_jobs;
     std::set<QByteArray> m_verifyVouchers;

@@ -2,9 +2,11 @@
 #include "tools/builtintools.h"
 
 #include "base/usererror.h"
+#include "measure/measuresetup.h"
 #include "measure/targetscaffold.h"
 #include "measure/tracetarget.h"
 #include "process/processspec.h"
+#include "remote/remotehost.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
@@ -198,14 +200,24 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
     }
     TargetScaffold::prepare(request, session.workDir()); // bad input fails before any interpreter starts
     job.setProgress(0, 2, QStringLiteral("finding the Python with torch"));
-    const PythonInfo python = co_await session.python().locate(guard);
+    // On a remote host (issue 24) the files are written here and checked there, with its interpreter.
+    const QStringList noScripts;
+    const bool hostReady = co_await MeasureSetup::prepareHost(session, noScripts, guard);
+    if (!guard || !hostReady || guard->isCancelled())
+        co_return ToolResult::cancelledResult();
+    PythonInfo python;
+    if (session.remote())
+        python = session.remote()->python();
+    else
+        python = co_await session.python().locate(guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     job.setProgress(1, 2, QStringLiteral("checking that the baseline imports in %1").arg(python.path));
     ScaffoldResult written;
     QString failure;
     try {
-        written = co_await TargetScaffold::write(request, session.workDir(), python.path, guard);
+        written =
+            co_await TargetScaffold::write(request, session.workDir(), python.path, guard, session.remote());
     } catch (const UserError &e) {
         failure = e.message();
     }

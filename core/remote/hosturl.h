@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where a session runs its workers: `local`, or `ssh://[user@]host[:port][/workdir][?python=PATH]`
+// (issue 24). A plain value; parse() is pure. Any thread.
+#pragma once
+
+#include <QString>
+
+#include <optional>
+
+namespace hotkernel {
+
+struct HostUrl
+{
+    enum class Kind { Local, Ssh };
+    Kind kind = Kind::Local;
+    QString user;    // empty: ssh's own choice (~/.ssh/config, then the local user name)
+    QString host;    // a name ~/.ssh/config may alias, or an address
+    int port = 0;    // 0: ssh's own choice
+    QString workdir; // absolute, or relative to the remote home; empty: hotkernel picks one
+    QString python;  // the remote interpreter; empty: python3 on the remote PATH
+
+    bool isLocal() const { return kind == Kind::Local; }
+    // The URL as the user would write it (for messages and records).
+    QString toString() const;
+
+    // "local", "" and "ssh://..." ; nullopt with *error saying what is wrong and how to write it.
+    static std::optional<HostUrl> parse(const QString &text, QString *error);
+};
+
+} // namespace hotkernel

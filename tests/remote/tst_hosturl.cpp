@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// HostUrl::parse: the host forms --host accepts, and the messages for those it refuses; SshHost's
+// path mirroring and the wrapping of a fresh run.
+#include "process/processspec.h"
+#include "remote/hosturl.h"
+#include "remote/sshhost.h"
+
+#include <QTest>
+
+using namespace hotkernel;
+
+class TestHostUrl : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void parse_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<int>("port");
+        QTest::addColumn<QString>("workdir");
+        QTest::addColumn<QString>("python");
+        QTest::addColumn<QString>("error"); // a word the message must carry
+        QTest::newRow("local") << "local" << true << ""
+                               << "" << 0 << ""
+                               << ""
+                               << "";
+        QTest::newRow("empty") << "" << true << ""
+                               << "" << 0 << ""
+                               << ""
+                               << "";
+        QTest::newRow("host") << "ssh://gpubox" << true << ""
+                              << "gpubox" << 0 << ""
+                              << ""
+                              << "";
+        QTest::newRow("full") << "ssh://ann@gpu-1.lab:2222/scratch/ann/k?python=/opt/py/bin/python3" << true
+                              << "ann"
+                              << "gpu-1.lab" << 2222 << "/scratch/ann/k"
+                              << "/opt/py/bin/python3"
+                              << "";
+        QTest::newRow("home-relative") << "ssh://box/~/work/k/" << true << ""
+                                       << "box" << 0 << "work/k"
+                                       << ""
+                                       << "";
+        QTest::newRow("scheme") << "sftp://box" << false << ""
+                                << "" << 0 << ""
+                                << ""
+                                << "sftp";
+        QTest::newRow("not a url") << "box" << false << ""
+                                   << "" << 0 << ""
+                                   << ""
+                                   << "not a URL";
+        QTest::newRow("no host") << "ssh:///tmp" << false << ""
+                                 << "" << 0 << ""
+                                 << ""
+                                 << "no host";
+        QTest::newRow("option host") << "ssh://-oProxyCommand=x" << false << ""
+                                     << "" << 0 << ""
+                                     << ""
+                                     << "host";
+        QTest::newRow("password") << "ssh://ann:secret@box" << false << ""
+                                  << "" << 0 << ""
+                                  << ""
+                                  << "password";
+        QTest::newRow("port") << "ssh://box:99999" << false << ""
+                              << "" << 0 << ""
+                              << ""
+                              << "ssh://";
+        QTest::newRow("query") << "ssh://box?gpu=1" << false << ""
+                               << "" << 0 << ""
+                               << ""
+                               << "gpu";
+        QTest::newRow("root dir") << "ssh://box/" << false << ""
+                                  << "" << 0 << ""
+                                  << ""
+                                  << "working directory";
+    }
+    void parse()
+    {
+        QFETCH(QString, text);
+        QFETCH(bool, ok);
+        QString problem;
+        const auto url = HostUrl::parse(text, &problem);
+        QVERIFY2(bool(url) == ok, qPrintable(problem));
+        if (!ok) {
+            QFETCH(QString, error);
+            QString message;
+            HostUrl::parse(text, &message);
+            QVERIFY2(message.contains(error) && message.contains(QLatin1String("ssh://[user@]host")),
+                     qPrintable(message));
+            return;
+        }
+        QFETCH(QString, user);
+        QFETCH(QString, host);
+        QFETCH(int, port);
+        QFETCH(QString, workdir);
+        QFETCH(QString, python);
+        QCOMPARE(url->user, user);
+        QCOMPARE(url->host, host);
+        QCOMPARE(url->port, port);
+        QCOMPARE(url->workdir, workdir);
+        QCOMPARE(url->python, python);
+        QCOMPARE(url->isLocal(), host.isEmpty());
+        // What toString() writes parses back to the same host.
+        const auto again = HostUrl::parse(url->toString(), &problem);
+        QVERIFY2(again, qPrintable(problem));
+        QCOMPARE(again->toString(), url->toString());
+    }
+
+    void paths()
+    {
+        SshHost ssh(*HostUrl::parse(QStringLiteral("ssh://box"), nullptr), QStringLiteral("/run/ctl"),
+                    QStringLiteral("/home/ann/proj"));
+        ssh.setRemoteWorkdir(QStringLiteral("/scratch/proj"));
+        QCOMPARE(ssh.remotePath(QStringLiteral("/home/ann/proj/t/x.py")),
+                 QStringLiteral("/scratch/proj/t/x.py"));
+        QCOMPARE(ssh.remotePath(QStringLiteral("/home/ann/project/x.py")),
+                 QStringLiteral("/home/ann/project/x.py"));
+        QCOMPARE(ssh.localPath(QStringLiteral("/scratch/proj/t/x.py")),
+                 QStringLiteral("/home/ann/proj/t/x.py"));
+        QCOMPARE(ssh.localPath(QStringLiteral("/usr/lib/python3/x.py")), QString());
+
+        ProcessSpec spec;
+        spec.program = QStringLiteral("python3");
+        spec.arguments = {QStringLiteral("/home/ann/proj/t/x.py"), QStringLiteral("--run"),
+                          QStringLiteral("0")};
+        spec.workingDirectory = QStringLiteral("/home/ann/proj/t");
+        ssh.wrap(spec, true);
+        QCOMPARE(spec.program, SshHost::sshProgram());
+        QVERIFY(spec.arguments.contains(QStringLiteral("BatchMode=yes")));
+        QVERIFY(spec.arguments.contains(QStringLiteral("ControlPath=/run/ctl")));
+        QVERIFY(spec.arguments.contains(QStringLiteral("ControlMaster=no")));
+        const QString command = spec.arguments.last();
+        QVERIFY2(command.startsWith(QStringLiteral("cd /scratch/proj/t && exec python3 "
+                                                   "/scratch/proj/.hotkernel/hotkernel-remote-supervise.py "
+                                                   "--keep-on-eof -- python3 /scratch/proj/t/x.py --run 0")),
+                 qPrintable(command));
+    }
+
+    void failures()
+    {
+        SshHost ssh(*HostUrl::parse(QStringLiteral("ssh://ann@box:2222"), nullptr),
+                    QStringLiteral("/run/ctl"), QStringLiteral("/p"));
+        const QString key = ssh.describeFailure("Host key verification failed.\r\n");
+        QVERIFY2(key.contains(QLatin1String("ssh://ann@box:2222")) &&
+                     key.contains(QLatin1String("ssh -p 2222 ann@box")),
+                 qPrintable(key));
+        const QString auth = ssh.describeFailure("ann@box: Permission denied (publickey).\n");
+        QVERIFY2(auth.contains(QLatin1String("refused the login")) &&
+                     auth.contains(QLatin1String("ssh-copy-id")),
+                 qPrintable(auth));
+        const QString lost = ssh.describeFailure("Connection to box closed by remote host.\n");
+        QVERIFY2(lost.contains(QLatin1String("lost")) && lost.contains(QLatin1String("ssh://ann@box:2222")),
+                 qPrintable(lost));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHostUrl)
+#include "tst_hosturl.moc"

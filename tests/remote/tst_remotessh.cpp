@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench, verify and record over SSH against a real OpenSSH server (issue 24): the test starts
+// Debian's sshd on a free localhost port with its own host key, authorized key and known_hosts,
+// makes a CPU target with `hotkernel new`, and runs the hotkernel binary with --host
+// ssh://root@127.0.0.1:PORT/DIR. Then the fault: sshd killed mid-verify must end in an error
+// naming the host, with no worker left on either side. Needs root, sshd, rsync and CPU torch.
+#include "measure/measuretesthelpers.h"
+#include "session/session.h"
+#include "testlimits.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+#include <unistd.h>
+
+class TestRemoteSsh : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    QString m_python;
+    QString m_url;
+    QString m_remoteDir; // the host's working directory: its path marks every remote process
+    QProcess m_sshd;
+    int m_port = 0;
+
+    QString path(const QString &relative) const { return m_tmp.filePath(relative); }
+    QString project() const { return path(QStringLiteral("project")); }
+
+    static bool writeFile(const QString &file, const QByteArray &bytes)
+    {
+        QFile f(file);
+        return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+    }
+    static QByteArray readFile(const QString &file)
+    {
+        QFile f(file);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }
+
+    QProcessEnvironment environment() const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("HOTKERNEL_SSH_CONFIG"), path(QStringLiteral("ssh_config")));
+        env.insert(QStringLiteral("HOTKERNEL_PYTHON"), m_python);
+        env.insert(QStringLiteral("HOTKERNEL_LOCK_DIR"), m_tmp.path());
+        env.remove(QStringLiteral("HOTKERNEL_HOST"));
+        env.remove(QStringLiteral("SSH_AUTH_SOCK")); // only the keys the config names
+        return env;
+    }
+
+    // Runs the hotkernel binary in the project; returns its exit code (-1: it did not end).
+    int hotkernel(const QStringList &arguments, QByteArray *out, QByteArray *err)
+    {
+        QProcess p;
+        p.setWorkingDirectory(project());
+        p.setProcessEnvironment(environment());
+        p.start(QStringLiteral(HOTKERNEL_BINARY), arguments);
+        if (!p.waitForFinished(hotkernel::test::kEventLimitMs)) {
+            p.kill();
+            p.waitForFinished();
+            return -1;
+        }
+        *out = p.readAllStandardOutput();
+        *err = p.readAllStandardError();
+        return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    }
+
+    static int freePort()
+    {
+        QTcpServer server;
+        return server.listen(QHostAddress::LocalHost, 0) ? server.serverPort() : 0;
+    }
+
+    // Every process whose command line mentions marker (the remote working directory).
+    static QStringList processesWith(const QString &marker)
+    {
+        QStringList found;
+        const QByteArray needle = marker.toUtf8();
+        const QString self = QString::number(::getpid());
+        for (QDirIterator it(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot); it.hasNext();) {
+            const QString pid = QFileInfo(it.next()).fileName();
+            bool number = false;
+            pid.toLongLong(&number);
+            if (!number || pid == self)
+                continue;
+            QByteArray cmdline = readFile(QStringLiteral("/proc/%1/cmdline").arg(pid));
+            if (cmdline.contains(needle))
+                found << pid + QLatin1Char(' ') + QString::fromUtf8(cmdline.replace('\0', ' ')).left(160);
+        }
+        return found;
+    }
+
+    // The sshd listener and every process below it (the connection's privilege-separated children).
+    QList<qint64> sshdTree() const
+    {
+        QList<qint64> tree{m_sshd.processId()};
+        bool grew = true;
+        while (grew) {
+            grew = false;
+            for (QDirIterator it(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot); it.hasNext();) {
+                bool number = false;
+                const qint64 pid = QFileInfo(it.next()).fileName().toLongLong(&number);
+                if (!number || tree.contains(pid))
+                    continue;
+                const QByteArray stat = readFile(QStringLiteral("/proc/%1/stat").arg(pid));
+                const qsizetype close = stat.lastIndexOf(')');
+                const QList<QByteArray> fields = stat.mid(close + 2).split(' ');
+                if (fields.size() > 1 && tree.contains(fields.at(1).toLongLong())) {
+                    // Only sshd itself: the remote shell and the supervisor must end on their own.
+                    if (readFile(QStringLiteral("/proc/%1/comm").arg(pid)).trimmed() == "sshd") {
+                        tree.append(pid);
+                        grew = true;
+                    }
+                }
+            }
+        }
+        return tree;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (::geteuid() != 0)
+            QSKIP("needs root: sshd runs as root with its own host key (CI runs as root)");
+        if (!QFileInfo::exists(QStringLiteral("/usr/sbin/sshd")))
+            QSKIP("no /usr/sbin/sshd (Debian: apt install openssh-server; packaging/setup-deps.sh does)");
+        for (const char *tool : {"ssh", "ssh-keygen", "rsync"}) {
+            if (QStandardPaths::findExecutable(QString::fromLatin1(tool)).isEmpty())
+                QSKIP(qPrintable(QStringLiteral("no %1 (Debian: apt install openssh-client rsync)")
+                                     .arg(QString::fromLatin1(tool))));
+        }
+        m_python = qEnvironmentVariable("HOTKERNEL_TORCH_PYTHON", QStringLiteral("/usr/bin/python3"));
+        if (QProcess::execute(m_python, {QStringLiteral("-c"), QStringLiteral("import torch")}) != 0)
+            QSKIP("no Python with torch (HOTKERNEL_TORCH_PYTHON; Debian: apt install python3-torch)");
+        QVERIFY(m_tmp.isValid());
+        QVERIFY(QDir().mkpath(project()));
+        m_remoteDir = path(QStringLiteral("remote"));
+
+        // Keys: the server's host key, the client's key, which is the only authorized one.
+        for (const char *key : {"host_key", "client_key", "stranger_key"})
+            QCOMPARE(QProcess::execute(QStringLiteral("ssh-keygen"),
+                                       {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                                        QStringLiteral("-N"), QString(), QStringLiteral("-f"),
+                                        path(QString::fromLatin1(key))}),
+                     0);
+        QVERIFY(QFile::copy(path(QStringLiteral("client_key.pub")), path(QStringLiteral("authorized_keys"))));
+        m_port = freePort();
+        QVERIFY(m_port > 0);
+        const QByteArray config =
+            QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\n"
+                           "AuthorizedKeysFile %3\nPidFile %4\nStrictModes no\nUsePAM no\n"
+                           "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                           "PermitRootLogin prohibit-password\n")
+                .arg(m_port)
+                .arg(path(QStringLiteral("host_key")), path(QStringLiteral("authorized_keys")),
+                     path(QStringLiteral("sshd.pid")))
+                .toUtf8();
+        QVERIFY(writeFile(path(QStringLiteral("sshd_config")), config));
+        QVERIFY(writeFile(path(QStringLiteral("known_hosts")),
+                          QStringLiteral("[127.0.0.1]:%1 ").arg(m_port).toUtf8() +
+                              readFile(path(QStringLiteral("host_key.pub")))));
+        QVERIFY(writeFile(
+            path(QStringLiteral("ssh_config")),
+            // "stranger": an alias, as in ~/.ssh/config, whose key is not authorized there.
+            QStringLiteral("Host stranger\n  HostName 127.0.0.1\n  IdentityFile %3\n  IdentitiesOnly yes\n"
+                           "Host * !stranger\n  IdentityFile %1\n  IdentitiesOnly yes\n"
+                           "Host *\n  UserKnownHostsFile %2\n  StrictHostKeyChecking yes\n")
+                .arg(path(QStringLiteral("client_key")), path(QStringLiteral("known_hosts")),
+                     path(QStringLiteral("stranger_key")))
+                .toUtf8()));
+        QDir().mkpath(QStringLiteral("/run/sshd")); // sshd's privilege separation directory
+        m_sshd.setProcessChannelMode(QProcess::MergedChannels);
+        m_sshd.start(QStringLiteral("/usr/sbin/sshd"),
+                     {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
+                      path(QStringLiteral("sshd_config"))});
+        QVERIFY2(m_sshd.waitForStarted(), qPrintable(m_sshd.errorString()));
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            [this] {
+                QTcpSocket s;
+                s.connectToHost(QHostAddress::LocalHost, quint16(m_port));
+                return s.waitForConnected(200);
+            }() ||
+                m_sshd.state() == QProcess::NotRunning,
+            "sshd does not listen", 10000);
+        QVERIFY2(m_sshd.state() == QProcess::Running, m_sshd.readAll().constData());
+        m_url = QStringLiteral("ssh://root@127.0.0.1:%1%2?python=%3").arg(m_port).arg(m_remoteDir, m_python);
+
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("new"),
+                            QStringLiteral("gelu"), QStringLiteral("--from"),
+                            QStringLiteral("torch.nn.functional:gelu"), QStringLiteral("--shape"),
+                            QStringLiteral("256x512"), QStringLiteral("--dtype"), QStringLiteral("fp32"),
+                            QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iters"),
+                            QStringLiteral("10"), QStringLiteral("--out-dir"), QStringLiteral("targets")},
+                           &out, &err),
+                 0);
+        QVERIFY(QFileInfo::exists(project() + QStringLiteral("/targets/gelu_candidate.py")));
+        // The import check ran on the host, with its interpreter.
+        const QJsonObject made = QJsonDocument::fromJson(out).object();
+        QCOMPARE(made[QStringLiteral("python")].toObject()[QStringLiteral("source")].toString(), m_url);
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_sshd.state() != QProcess::NotRunning) {
+            m_sshd.terminate();
+            m_sshd.waitForFinished(5000);
+        }
+    }
+
+    void badHostKey()
+    {
+        // A host key ssh does not know: refused without a prompt, with the fix in the message.
+        const QString url =
+            QStringLiteral("ssh://root@localhost:%1%2?python=%3").arg(m_port).arg(m_remoteDir, m_python);
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--host"), url, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains("host key") && err.contains(url.toUtf8()), err.constData());
+    }
+
+    void loginRefused()
+    {
+        const QString url =
+            QStringLiteral("ssh://root@stranger:%1%2?python=%3").arg(m_port).arg(m_remoteDir, m_python);
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--host"), url, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(url.toUtf8()) && err.contains("refused the login") &&
+                     err.contains("ssh-copy-id"),
+                 err.constData());
+    }
+
+    void noTorchThere()
+    {
+        // An interpreter the host does not have: the message names the host and ?python=.
+        const QString url = QStringLiteral("ssh://root@127.0.0.1:%1%2?python=/nonexistent/python3")
+                                .arg(m_port)
+                                .arg(m_remoteDir);
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--host"), url, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(url.toUtf8()) && err.contains("no Python interpreter") &&
+                     err.contains("?python="),
+                 err.constData());
+    }
+
+    void bench()
+    {
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
+                            QStringLiteral("bench"), QStringLiteral("targets/gelu_baseline.py"),
+                            QStringLiteral("--n"), QStringLiteral("3")},
+                           &out, &err),
+                 0);
+        const QJsonObject r = QJsonDocument::fromJson(out).object();
+        QVERIFY2(!r.isEmpty(), err.constData());
+        QCOMPARE(r[QStringLiteral("n")].toInt(), 3);
+        QVERIFY(r[QStringLiteral("stats")].toObject()[QStringLiteral("mean_ms")].toDouble() > 0);
+        const QJsonObject host = r[QStringLiteral("host")].toObject();
+        QCOMPARE(host[QStringLiteral("kind")].toString(), QStringLiteral("ssh"));
+        QCOMPARE(host[QStringLiteral("url")].toString(), m_url);
+        QCOMPARE(host[QStringLiteral("workdir")].toString(), m_remoteDir);
+        QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
+        // Not a shared directory: the files were copied there.
+        QCOMPARE(host[QStringLiteral("shared_directory")].toBool(), false);
+        QCOMPARE(readFile(m_remoteDir + QStringLiteral("/targets/gelu_baseline.py")),
+                 readFile(project() + QStringLiteral("/targets/gelu_baseline.py")));
+        QVERIFY(QFileInfo::exists(m_remoteDir + QStringLiteral("/targets/_hotkernel_contract.py")));
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
+    }
+
+    void verifyAndRecord()
+    {
+        QByteArray out, err;
+        QCOMPARE(
+            hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("verify"),
+                       QStringLiteral("targets/gelu_baseline.py"),
+                       QStringLiteral("targets/gelu_candidate.py"), QStringLiteral("--n"),
+                       QStringLiteral("3"), QStringLiteral("--record"), QStringLiteral("--note"),
+                       QStringLiteral("over ssh"), QStringLiteral("--who"), QStringLiteral("tst_remotessh")},
+                      &out, &err),
+            0);
+        const QJsonObject r = QJsonDocument::fromJson(out).object();
+        const QString verdict = r[QStringLiteral("verdict")].toString();
+        QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
+                     verdict == QLatin1String("inconclusive"),
+                 out.constData());
+        // The baseline judged the candidate's outputs on the host.
+        QVERIFY2(r[QStringLiteral("outside_judge")].toObject()[QStringLiteral("runs_judged")].toInt() >= 3,
+                 out.constData());
+        const QString log = r[QStringLiteral("record")].toObject()[QStringLiteral("log")].toString();
+        QVERIFY2(!log.isEmpty(), out.constData());
+        const QJsonObject recorded =
+            QJsonDocument::fromJson(readFile(QDir(project()).filePath(log))).object();
+        const QJsonObject host =
+            recorded[QStringLiteral("verify")].toObject()[QStringLiteral("host")].toObject();
+        QCOMPARE(host[QStringLiteral("url")].toString(), m_url);
+        QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
+        QVERIFY(host.contains(QStringLiteral("card")) && host.contains(QStringLiteral("driver")));
+        // The judge's directory on the host went with the verify.
+        QCOMPARE(QDir(m_remoteDir + QStringLiteral("/.hotkernel"))
+                     .entryList({QStringLiteral("judge-*")}, QDir::Dirs),
+                 QStringList());
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
+    }
+
+    void oneSessionKeepsItsWorkers()
+    {
+        // In one session (the window's, an agent's) the connection and the warm worker stay: a
+        // verify after a bench reuses the baseline's remote worker, whose reported sources (the
+        // host's paths) map back to the files here and are unchanged.
+        qputenv("HOTKERNEL_SSH_CONFIG", path(QStringLiteral("ssh_config")).toUtf8());
+        hotkernel::SessionOptions options;
+        options.workDir = project();
+        options.host = m_url;
+        auto session = std::make_unique<hotkernel::Session>(options);
+        const auto call = [&session](const QString &tool, const hotkernel::Json &args) {
+            auto r = hotkernel::test::capture(session->call(tool, args, QStringLiteral("test")));
+            (void)QTest::qWaitFor([&] { return r->done; }, hotkernel::test::kEventLimitMs);
+            return r->value ? *r->value
+                            : hotkernel::ToolResult::error(QStringLiteral("did not finish: ") + r->error);
+        };
+        const hotkernel::ToolResult bench =
+            call(QStringLiteral("bench"), hotkernel::Json{{"script", "targets/gelu_baseline.py"}, {"n", 2}});
+        QVERIFY2(!bench.isError, qPrintable(bench.text));
+        const hotkernel::ToolResult verify =
+            call(QStringLiteral("verify"), hotkernel::Json{{"baseline", "targets/gelu_baseline.py"},
+                                                           {"candidate", "targets/gelu_candidate.py"},
+                                                           {"n", 2}});
+        QVERIFY2(!verify.isError, qPrintable(verify.text));
+        QCOMPARE(verify.structured["workers_reused"]["baseline"].get<bool>(), true);
+        session.reset(); // ends the workers and the connection
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 15000);
+    }
+
+    void sharedDirectory()
+    {
+        // The host's working directory is this very directory (as on a shared file system): found
+        // by the probe's token, so nothing is copied.
+        const QString url =
+            QStringLiteral("ssh://root@127.0.0.1:%1%2?python=%3").arg(m_port).arg(project(), m_python);
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), url, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 0);
+        const QJsonObject host = QJsonDocument::fromJson(out).object()[QStringLiteral("host")].toObject();
+        QCOMPARE(host[QStringLiteral("shared_directory")].toBool(), true);
+        QVERIFY2(!err.contains("copying"), err.constData());
+        // The probe's token is gone again.
+        for (const QString &name : QDir(project()).entryList(QDir::Files | QDir::Hidden))
+            QVERIFY2(!name.startsWith(QLatin1String(".hotkernel-probe-")), qPrintable(name));
+    }
+
+    void sshdKilledMidVerify()
+    {
+        QProcess verify;
+        verify.setWorkingDirectory(project());
+        verify.setProcessEnvironment(environment());
+        verify.start(QStringLiteral(HOTKERNEL_BINARY),
+                     {QStringLiteral("--host"), m_url, QStringLiteral("verify"),
+                      QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("targets/gelu_candidate.py"),
+                      QStringLiteral("--n"), QStringLiteral("200")});
+        QVERIFY(verify.waitForStarted());
+        QByteArray err;
+        // Mid-verify: the workers answered runs on the host.
+        QTRY_VERIFY2_WITH_TIMEOUT((err += verify.readAllStandardError()).contains("run 2"), err.constData(),
+                                  120000);
+        QVERIFY(!processesWith(m_remoteDir + QStringLiteral("/targets/gelu_baseline.py")).isEmpty());
+        for (const qint64 pid : sshdTree())
+            ::kill(pid_t(pid), SIGKILL);
+        QVERIFY(verify.waitForFinished(60000));
+        err += verify.readAllStandardError();
+        QCOMPARE(verify.exitCode(), 1);
+        QVERIFY2(err.contains(m_url.toUtf8()) && err.contains("connection"), err.constData());
+        // Neither the local ssh clients and supervisors nor the remote workers are left.
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 15000);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteSsh)
+#include "tst_remotessh.moc"
