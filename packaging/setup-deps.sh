@@ -26,6 +26,7 @@ packages=(
     qcoro-qt6-dev nlohmann-json3-dev extra-cmake-modules
     xvfb xauth fonts-dejavu-core
     python3 python3-venv python3-torch
+    slurm-wlm munge   # tests/slurm starts a one-node Slurm of its own (issue 24)
 )
 missing=()
 for p in "${packages[@]}"; do
