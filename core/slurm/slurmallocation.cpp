@@ -466,14 +466,15 @@ QCoro::Task<> SlurmAllocation::release()
                 killProcessGroup(*m_keeper);
         }
     }
-    // Slurm's side: nothing of ours may stay queued or running. COMPLETING ends by itself.
-    for (int attempt = 0; hadJob && attempt < 20; ++attempt) {
+    // Slurm's side: nothing of ours may stay queued, running or completing (a job completes once
+    // its steps' processes are gone, within the cluster's KillWait).
+    for (int attempt = 0; hadJob && attempt < 120; ++attempt) {
         const std::optional<SlurmJobStatus> status = co_await queryStatus();
         if (!self)
             co_return;
-        if (!status || !status->isActive() || status->state == QLatin1String("COMPLETING"))
+        if (!status || !status->isActive())
             break;
-        if (attempt == 0 || attempt == 10)
+        if (status->state != QLatin1String("COMPLETING") && (attempt == 0 || attempt == 20))
             co_await scancel();
         else
             co_await QCoro::sleepFor(std::chrono::milliseconds(500));
