@@ -167,6 +167,20 @@ private Q_SLOTS:
         QCOMPARE(jobState(allocation.jobId()), QStringLiteral("COMPLETED"));
     }
 
+    void destroyedWithoutReleaseLeavesNoJob()
+    {
+        // A session torn down without release() (the window closed, an exception): the destructor
+        // gives the allocation back without waiting.
+        auto allocation =
+            std::make_unique<SlurmAllocation>(SlurmHost::parse(QStringLiteral("slurm://debug?time=10")));
+        QVERIFY(acquire(*allocation));
+        const QString jobId = allocation->jobId();
+        const long long keeper = allocation->keeperProcessId();
+        allocation.reset();
+        QTRY_VERIFY_WITH_TIMEOUT(!isActive(jobState(jobId)), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!processAlive(keeper), 10000);
+    }
+
     void wrappedCommandRunsInside()
     {
         SlurmAllocation allocation(SlurmHost::parse(QStringLiteral("slurm://debug?time=10")));
