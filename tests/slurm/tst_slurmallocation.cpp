@@ -181,6 +181,25 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!processAlive(keeper), 10000);
     }
 
+    void killedHolderLeavesNoJob()
+    {
+        // hotkernel killed with SIGKILL while it holds an allocation: salloc's supervisor sees its
+        // lifeline close, and the keeper its stdin; Slurm must end the job either way.
+        QProcess holder;
+        holder.start(QStringLiteral(SLURM_HOLDER), {QStringLiteral("slurm://debug?time=10")});
+        QTRY_VERIFY_WITH_TIMEOUT(holder.canReadLine() || holder.state() == QProcess::NotRunning, AllocateMs);
+        const QStringList fields = QString::fromUtf8(holder.readLine()).trimmed().split(QLatin1Char(' '));
+        QVERIFY2(fields.size() == 2, holder.readAllStandardError().constData());
+        const QString jobId = fields[0];
+        const long long keeper = fields[1].toLongLong();
+        QCOMPARE(jobState(jobId), QStringLiteral("RUNNING"));
+        QVERIFY(processAlive(keeper));
+        holder.kill();
+        QVERIFY(holder.waitForFinished(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(!isActive(jobState(jobId)), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!processAlive(keeper), 10000);
+    }
+
     void wrappedCommandRunsInside()
     {
         SlurmAllocation allocation(SlurmHost::parse(QStringLiteral("slurm://debug?time=10")));
