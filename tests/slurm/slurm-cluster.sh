@@ -84,23 +84,21 @@ for _ in $(seq 50); do [ -S "$socket" ] && [ -s "$dir/munge/munged.pid" ] && bre
 cp "$dir/munge/munged.pid" "$dir/pids/munged"
 
 # --- slurm.conf --------------------------------------------------------------------------------
-read -r ctld_port node_port srun_low < <(python3 - <<'PY'
+read -r ctld_port node_port < <(python3 - <<'PY'
 import socket
-socks = []
-for _ in range(2):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
-ports = [s.getsockname()[1] for s in socks]
-# srun listens on a small range of its own; take one above the first free port found.
-s = socket.socket(); s.bind(("127.0.0.1", 0)); ports.append(s.getsockname()[1]); socks.append(s)
-print(*ports)
+socks = [socket.socket() for _ in range(2)]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])
 PY
 )
 host=$(hostname -s)
 cpus=$(nproc)
 cat >"$dir/slurm.conf" <<CONF
 # Written by tests/slurm/slurm-cluster.sh: a one-node cluster for hotkernel's tests.
+# Addresses given, so that the host name need not resolve.
 ClusterName=hotkernel-test
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$node_port
 SlurmUser=root
@@ -127,12 +125,9 @@ OverTimeLimit=0
 KillWait=5
 InactiveLimit=0
 MinJobAge=300
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
-if [ -n "${srun_low:-}" ]; then
-    echo "SrunPortRange=$srun_low-$((srun_low + 20))" >>"$dir/slurm.conf"
-fi
 export SLURM_CONF="$dir/slurm.conf"
 
 # --- the daemons, in the foreground of a background shell so that their pids are exact ---------
