@@ -127,6 +127,11 @@ InactiveLimit=0
 MinJobAge=300
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+# A job in 'urgent' preempts (cancels) jobs in 'preemptible': the tests' preemption.
+PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
+PartitionName=preemptible Nodes=$host MaxTime=INFINITE State=UP PriorityTier=1
+PartitionName=urgent Nodes=$host MaxTime=INFINITE State=UP PriorityTier=2
 CONF
 export SLURM_CONF="$dir/slurm.conf"
 

@@ -339,6 +339,37 @@ private Q_SLOTS:
         QVERIFY(!isActive(jobState(allocation.jobId())));
     }
 
+    void preemptedMidRun()
+    {
+        // slurm-cluster.sh's 'urgent' partition preempts (cancels) jobs of 'preemptible'.
+        const int allCpus = QThread::idealThreadCount();
+        SlurmHost low = SlurmHost::parse(QStringLiteral("slurm://preemptible?time=10"));
+        low.cpus = allCpus;
+        SlurmAllocation allocation(low);
+        QVERIFY(acquire(allocation));
+        QSignalSpy ended(&allocation, &SlurmAllocation::ended);
+        const QByteArray marker = newMarker();
+        auto ran = capture(ProcessRunner::run(
+            allocation.wrap(python(QStringLiteral("import time\ntime.sleep(300)\n"), marker))));
+        QTRY_VERIFY_WITH_TIMEOUT(anyMarkedProcess(marker, "python3"), 30000);
+
+        SlurmHost high = SlurmHost::parse(QStringLiteral("slurm://urgent?time=10"));
+        high.cpus = allCpus;
+        SlurmAllocation urgent(high);
+        QVERIFY(acquire(urgent));
+        QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, EndMs);
+        const QString message = ended.first().at(0).toString();
+        for (const QString &part : QStringList{QStringLiteral("job ") + allocation.jobId(),
+                                               QStringLiteral("partition 'preemptible'"),
+                                               QStringLiteral("preempted"), QStringLiteral("?qos=")})
+            QVERIFY2(message.contains(part), qPrintable(message));
+        QTRY_VERIFY_WITH_TIMEOUT(ran->done, EndMs);
+        QVERIFY(!ran->value->succeeded());
+        QTRY_VERIFY_WITH_TIMEOUT(markedProcesses(marker).isEmpty(), 30000);
+        QVERIFY(release(urgent));
+        QVERIFY(release(allocation));
+    }
+
     void timeLimitExceeded()
     {
         // time=1 is Slurm's smallest limit, one minute; the cluster ends the job right at it.
