@@ -8,6 +8,7 @@
 #include "../process/markedprocesses.h"
 #include "process/processrunner.h"
 #include "process/supervisor.h"
+#include "session/job.h"
 #include "slurm/slurmallocation.h"
 
 #include <QFileInfo>
@@ -286,18 +287,19 @@ private Q_SLOTS:
 
         SlurmAllocation waiting(SlurmHost::parse(QStringLiteral("slurm://debug?time=10")));
         waiting.setPollInterval(std::chrono::milliseconds(200));
-        QSignalSpy progress(&waiting, &SlurmAllocation::progressChanged);
-        auto taken = capture(waiting.acquire());
-        QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toString().contains(
-                                                            QLatin1String("waits in the queue")),
-                                 30000);
+        // Through a Job, as a tool call would: its progress shows the queue, its cancel withdraws.
+        Job job(1, QStringLiteral("verify"), Json::object(), QStringLiteral("test"));
+        auto taken = capture(waiting.acquire(&job));
+        QTRY_VERIFY_WITH_TIMEOUT(job.progressMessage().contains(QLatin1String("waits in the queue")), 30000);
+        QVERIFY2(job.progressMessage().contains(QLatin1String("(Resources)")),
+                 qPrintable(job.progressMessage()));
         QCOMPARE(waiting.state(), SlurmAllocation::State::Pending);
         const QString jobId = waiting.jobId();
         QVERIFY(!jobId.isEmpty());
         QCOMPARE(jobState(jobId), QStringLiteral("PENDING"));
         const long long keeper = waiting.keeperProcessId();
 
-        waiting.cancel();
+        job.cancel();
         QTRY_VERIFY_WITH_TIMEOUT(taken->done, 30000);
         QVERIFY2(taken->error.isEmpty(), qPrintable(taken->error));
         QCOMPARE(taken->value, std::optional<bool>(false));
