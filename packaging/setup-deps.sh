@@ -27,6 +27,7 @@ packages=(
     xvfb xauth fonts-dejavu-core
     python3 python3-venv python3-torch
     openssh-server openssh-client rsync  # tests/remote: a real sshd on localhost (issue 24)
+    slurm-wlm munge   # tests/slurm starts a one-node Slurm of its own (issue 24)
 )
 missing=()
 for p in "${packages[@]}"; do
