@@ -69,7 +69,7 @@ ToolSpec testTool(const char *name, ToolSpec::Handler handler)
 struct Harness
 {
     explicit Harness(const QString &workDir = {}, bool withTestTools = true)
-        : session(SessionOptions{workDir, {}, 500})
+        : session(SessionOptions{.workDir = workDir})
     {
         if (withTestTools) {
             // The registry is read-only for front-ends; a test may add its own tools before any

@@ -71,7 +71,7 @@ ToolSpec listenerTool(const char *name, ToolSpec::Handler handler)
 // answer that uses them can only come from here.
 struct Workbench
 {
-    explicit Workbench(const QString &dir) : session(SessionOptions{dir, {}, 500})
+    explicit Workbench(const QString &dir) : session(SessionOptions{.workDir = dir})
     {
         session.mutableTools().add(listenerTool("test_echo", echoHandler));
         session.mutableTools().add(listenerTool("test_sleep", sleepHandler));

@@ -46,7 +46,7 @@ private Q_SLOTS:
     void recordsAndLinksTheLog()
     {
         QTemporaryDir root;
-        Session session(SessionOptions{root.path(), {}, 500});
+        Session session(SessionOptions{.workDir = root.path()});
         const ToolSpec *spec = session.tools().find(QStringLiteral("record"));
         QVERIFY(spec);
         QCOMPARE(spec->cliPositionals,
@@ -125,7 +125,7 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QTemporaryDir root;
         QVERIFY(writeAll(root.filePath(QStringLiteral("garbage.txt")), "hello"));
-        Session session(SessionOptions{root.path(), {}, 500});
+        Session session(SessionOptions{.workDir = root.path()});
         Json parsed = *parseJson(args);
         // Vouched for, so that each row reaches the problem it is about.
         if (parsed["verify_result"].is_object())
@@ -151,14 +151,14 @@ private Q_SLOTS:
     {
         QFETCH(QString, kind);
         QTemporaryDir root;
-        Session session(SessionOptions{root.path(), {}, 500});
+        Session session(SessionOptions{.workDir = root.path()});
         Json verify = verifyResult(QStringLiteral("rmsnorm-faster"), root.path());
         Json given = verify;
         if (kind == QLatin1String("altered")) {
             session.vouchForVerify(verify);
             given["speedup"] = given["speedup"].get<double>() * 2;
         } else if (kind == QLatin1String("other session")) {
-            Session other(SessionOptions{root.path(), {}, 500});
+            Session other(SessionOptions{.workDir = root.path()});
             other.vouchForVerify(verify);
         } else if (kind == QLatin1String("file")) {
             QVERIFY(
@@ -187,7 +187,7 @@ private Q_SLOTS:
     void recordsEachVerifyOnce()
     {
         QTemporaryDir root;
-        Session session(SessionOptions{root.path(), {}, 500});
+        Session session(SessionOptions{.workDir = root.path()});
         const Json verify = vouched(session, verifyResult(QStringLiteral("rmsnorm-faster"), root.path()));
         // A failed record (wrong target) writes nothing and keeps the result recordable.
         Json wrongTarget = arguments(verify);
