@@ -144,6 +144,7 @@ int main(int argc, char **argv)
         AppTheme::apply(shotThemes.first());
     SessionOptions sessionOptions;
     sessionOptions.host = options.host; // the window's workers run there too (docs/remote.md)
+    sessionOptions.spares = 1;          // the next edit's worker is warm (issue 23)
     if (windowOptions.demo) {
         QString error;
         sessionOptions.workDir = DemoSession::extract(&error);
@@ -184,6 +185,8 @@ int main(int argc, char **argv)
     SignalShutdown shutdown(app, [&session] { return &session; });
     shutdown.setAnnouncer([&listener](int signal) { listener.announceExit(signal); });
     window.show();
+    if (!windowOptions.demo && windowOptions.screenshotDir.isEmpty())
+        session.warmSpares(); // the first verify finds a warm worker (issue 23); nothing to await
     if (!windowOptions.screenshotDir.isEmpty()) {
         QObject::connect(&window, &MainWindow::workspaceLoaded, &app, [&] {
             QTimer::singleShot(300, &app, [&] {

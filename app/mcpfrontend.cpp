@@ -94,7 +94,10 @@ struct McpProcess
 
     void runHeadless()
     {
-        session = std::make_unique<Session>();
+        SessionOptions options;
+        options.spares = 1; // an agent's next edit finds a warm worker (issue 23)
+        session = std::make_unique<Session>(options);
+        session->warmSpares(); // in the background; the agent's first verify finds a warm worker
         stdio = makeStdio();
         server = std::make_unique<McpServer>(*session, stdio.get());
         QObject::connect(server.get(), &McpServer::finished, &app, [this] { exitWith(0); });

@@ -3,6 +3,7 @@
 
 #include "agentfeedmodel.h"
 #include "agentfeedview.h"
+#include "hostselector.h"
 #include "kernelfilterproxy.h"
 #include "kernelrowrequests.h"
 #include "kerneltablemodel.h"
@@ -45,6 +46,7 @@ namespace hotkernel {
 namespace {
 
 constexpr int kRecentCount = 8;
+constexpr int kStatusMessageMs = 15000;
 constexpr int kDefaultLeftWidth = 880; // of the default 1600: the kernel table's columns
 
 // The markdown files Help shows, bundled as resources (ui/CMakeLists.txt).
@@ -99,6 +101,13 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
     addDock(m_feedView, tr("Agent feed"), QStringLiteral("feed"), Qt::BottomDockWidgetArea);
     applyDefaultLayout();
 
+    m_hostSelector = new HostSelector(this);
+    m_hostSelector->showHost(session->hostDisplay(), session->hostError());
+    connect(m_hostSelector, &HostSelector::hostRequested, this, &MainWindow::changeHost);
+    // Also when another front-end of the session moves it.
+    connect(session, &Session::hostChanged, this,
+            [this] { m_hostSelector->showHost(m_session->hostDisplay(), m_session->hostError()); });
+    statusBar()->addWidget(m_hostSelector);
     statusBar()->addWidget(m_cardLabel);
     statusBar()->addWidget(m_pythonLabel);
     statusBar()->addWidget(m_recordButton);
@@ -742,8 +751,28 @@ void MainWindow::updateStatus()
     QStringList names;
     for (Job *j : running)
         names.append(QStringLiteral("%1 (%2)").arg(j->tool(), j->client()));
+    m_hostSelector->setEnabled(running.isEmpty()); // a job's workers stay on the host it started on
     m_jobsLabel->setText(running.isEmpty() ? tr("No jobs running")
                                            : tr("Running: %1").arg(names.join(QStringLiteral(", "))));
+}
+
+bool MainWindow::changeHost(const QString &host)
+{
+    const QString before = m_session->hostDisplay();
+    QString error;
+    if (!m_session->setHost(host, &error)) {
+        m_hostSelector->showHost(before, m_session->hostError());
+        statusBar()->showMessage(error, kStatusMessageMs);
+        return false;
+    }
+    m_hostSelector->remember(m_session->hostDisplay());
+    m_hostSelector->showHost(m_session->hostDisplay(), m_session->hostError());
+    m_feedModel->addEvent(QStringLiteral("window"), tr("host"),
+                          tr("workers now run on %1 (were on %2)").arg(m_session->hostDisplay(), before));
+    statusBar()->showMessage(
+        tr("Host: %1. The next bench or verify connects there.").arg(m_session->hostDisplay()),
+        kStatusMessageMs);
+    return true;
 }
 
 void MainWindow::agentAttached(const QString &name)

@@ -21,6 +21,7 @@ namespace hotkernel {
 
 class AgentFeedModel;
 class AgentFeedView;
+class HostSelector;
 class Job;
 class KernelTableView;
 class RooflineChartView;
@@ -90,6 +91,9 @@ public:
     TargetsView *targetsView() const { return m_targetsView; }
     TargetsModel *targetsModel() const { return m_targetsModel; }
     QLabel *jobsLabel() const { return m_jobsLabel; }
+    HostSelector *hostSelector() const { return m_hostSelector; }
+    // The host selector's request: moves the session there, or says in the status bar why not.
+    bool changeHost(const QString &host);
 
 Q_SIGNALS:
     void workspaceLoaded();
@@ -128,6 +132,7 @@ private:
     QString m_explicitCard;               // named by gpu_info or a roofline call: its ceilings show
     QMenu *m_recentMenu = nullptr;
     QPushButton *m_recordButton = nullptr; // in the status bar after a verify nobody recorded
+    HostSelector *m_hostSelector = nullptr;
     QFutureWatcher<Workspace> m_loader;
 
     TargetsModel *m_targetsModel;

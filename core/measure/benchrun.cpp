@@ -160,6 +160,7 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     r["warmup"] = warmup;
     r["mode"] = fresh ? "fresh" : "warm";
     r["worker_reused"] = prepared.reused;
+    r["worker_from_spare"] = prepared.fromSpare;
     r["stats"] =
         Json{{"n", s.n}, {"mean_ms", s.mean}, {"std_ms", s.std}, {"min_ms", s.min}, {"samples_ms", samples}};
     r["runs"] = runs;

@@ -158,6 +158,7 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
         prepared.worker = lease.runner;
         prepared.runner = lease.runner;
         prepared.reused = lease.reused;
+        prepared.fromSpare = lease.fromSpare;
     }
     prepared.runner->setJob(job);
     prepared.runner->start();
@@ -170,13 +171,20 @@ WorkerRelease::WorkerRelease(Session &session, std::vector<PreparedRunner *> run
 
 WorkerRelease::~WorkerRelease()
 {
+    std::optional<SpareRecipe> recipe;
     for (PreparedRunner *p : m_runners) {
         if (!p || !p->worker)
             continue;
         p->worker->setJob({});
         if (m_session && (m_dropAll || !p->worker->isAlive()))
             m_session->workers().discard(p->worker);
+        if (!p->worker->options().remote)
+            recipe = SpareRecipe{p->worker->options().python, p->worker->options().witnessTracer};
     }
+    // The next edit's worker should not pay for Python, torch and CUDA again (issue 23). Started
+    // after the measurements, so that their start-up never competes with a timed run.
+    if (m_session && recipe && !m_dropAll)
+        m_session->workers().refillSpares(*recipe);
 }
 
 QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job,

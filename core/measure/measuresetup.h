@@ -34,6 +34,7 @@ struct PreparedRunner
     std::shared_ptr<ScriptRunner> runner;
     std::shared_ptr<WorkerScriptRunner> worker; // set in warm mode (the pool's worker)
     bool reused = false;
+    bool fromSpare = false; // a new worker in a spare's process (issue 23)
 };
 
 namespace MeasureSetup {

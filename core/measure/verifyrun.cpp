@@ -560,6 +560,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                                 {"max_seconds", o.adaptive.maxSeconds}};
     r["mode"] = toStd(mode);
     r["workers_reused"] = Json{{"baseline", b.prepared.reused}, {"candidate", c.prepared.reused}};
+    r["workers_from_spare"] = Json{{"baseline", b.prepared.fromSpare}, {"candidate", c.prepared.fromSpare}};
     r["baseline_stats"] = statsJson(comparison.baseline, b.ms);
     r["candidate_stats"] = statsJson(comparison.candidate, c.ms);
     r["welch"] = comparison.baseline.n >= 2 && comparison.candidate.n >= 2

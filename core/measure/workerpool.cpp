@@ -106,11 +106,89 @@ WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &
         m_entries.erase(oldest);
     }
     auto runner = std::make_shared<WorkerScriptRunner>(options);
-    runner->start();
+    bool fromSpare = false;
+    if (std::unique_ptr<SpareWorker> spare = takeSpare(options)) {
+        runner->adopt(spare->handOff());
+        fromSpare = true;
+    } else {
+        runner->start();
+    }
     m_entries.push_back(Entry{role, script, key, runner, QDateTime::currentDateTimeUtc()});
     if (!m_idleTimer.isActive())
         m_idleTimer.start();
-    return WorkerLease{runner, false};
+    return WorkerLease{runner, false, fromSpare};
+}
+
+void WorkerPool::setSpareCount(int count)
+{
+    m_spareCount = std::clamp(count, 0, kMaxSpares);
+    while (int(m_spares.size()) > m_spareCount)
+        m_spares.erase(m_spares.begin());
+}
+
+int WorkerPool::sparesAlive() const
+{
+    return int(
+        std::count_if(m_spares.begin(), m_spares.end(), [](const Spare &s) { return s.worker->isAlive(); }));
+}
+
+int WorkerPool::sparesReady() const
+{
+    return int(
+        std::count_if(m_spares.begin(), m_spares.end(), [](const Spare &s) { return s.worker->isReady(); }));
+}
+
+QString WorkerPool::spareScript()
+{
+    if (!m_spareDir) {
+        auto dir = std::make_unique<QTemporaryDir>();
+        const QString path = dir->filePath(QStringLiteral("spare_worker.py"));
+        if (!dir->isValid() || !QFile::copy(QStringLiteral(":/hotkernel/scripts/spare_worker.py"), path)) {
+            qCWarning(lcMeasure) << "no spare workers: cannot write spare_worker.py to" << dir->path();
+            return {};
+        }
+        m_spareDir = std::move(dir);
+    }
+    return m_spareDir->filePath(QStringLiteral("spare_worker.py"));
+}
+
+void WorkerPool::refillSpares(const SpareRecipe &recipe)
+{
+    std::erase_if(m_spares,
+                  [&](const Spare &s) { return !s.worker->isAlive() || !(s.worker->recipe() == recipe); });
+    if (recipe.python.isEmpty() || int(m_spares.size()) >= m_spareCount)
+        return;
+    const QString script = spareScript();
+    if (script.isEmpty())
+        return;
+    while (int(m_spares.size()) < m_spareCount) {
+        auto spare = std::make_unique<SpareWorker>(recipe, script);
+        spare->start();
+        qCDebug(lcMeasure) << "started a spare worker for" << recipe.python;
+        m_spares.push_back(Spare{std::move(spare), QDateTime::currentDateTimeUtc()});
+    }
+    if (!m_idleTimer.isActive())
+        m_idleTimer.start();
+}
+
+std::unique_ptr<SpareWorker> WorkerPool::takeSpare(const ScriptRunnerOptions &options)
+{
+    if (options.remote)
+        return nullptr;
+    const SpareRecipe wanted{options.python, options.witnessTracer};
+    for (auto it = m_spares.begin(); it != m_spares.end(); ++it) {
+        if (!(it->worker->recipe() == wanted) || !it->worker->isReady())
+            continue;
+        if (const QString stale = it->worker->staleImport(); !stale.isEmpty()) {
+            qCDebug(lcMeasure).noquote() << "not using a spare worker because" << stale;
+            m_spares.erase(it);
+            return nullptr;
+        }
+        std::unique_ptr<SpareWorker> spare = std::move(it->worker);
+        m_spares.erase(it);
+        return spare;
+    }
+    return nullptr;
 }
 
 void WorkerPool::discard(const std::shared_ptr<WorkerScriptRunner> &runner)
@@ -126,6 +204,7 @@ void WorkerPool::clear()
     for (Entry &e : m_entries)
         e.runner->stop();
     m_entries.clear();
+    m_spares.clear();
 }
 
 QList<long long> WorkerPool::processGroups() const
@@ -134,6 +213,10 @@ QList<long long> WorkerPool::processGroups() const
     for (const Entry &e : m_entries) {
         if (e.runner->processGroup() > 0)
             groups.append(e.runner->processGroup());
+    }
+    for (const Spare &s : m_spares) {
+        if (s.worker->processGroup() > 0)
+            groups.append(s.worker->processGroup());
     }
     return groups;
 }
@@ -151,7 +234,9 @@ void WorkerPool::evictIdle()
             ++it;
         }
     }
-    if (m_entries.empty())
+    // A spare holds a CUDA context (GPU memory) for a verify that may not come.
+    std::erase_if(m_spares, [&](const Spare &s) { return s.started < limit || !s.worker->isAlive(); });
+    if (m_entries.empty() && m_spares.empty())
         m_idleTimer.stop();
 }
 

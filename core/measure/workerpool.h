@@ -4,10 +4,12 @@
 #pragma once
 
 #include "measure/scriptrunner.h"
+#include "measure/spareworker.h"
 
 #include <QByteArray>
 #include <QDateTime>
 #include <QObject>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <memory>
@@ -20,7 +22,8 @@ class WorkerScriptRunner;
 struct WorkerLease
 {
     std::shared_ptr<WorkerScriptRunner> runner;
-    bool reused = false; // a live worker of an earlier call, not started for this one
+    bool reused = false;    // a live worker of an earlier call, not started for this one
+    bool fromSpare = false; // a new worker in a spare's process (issue 23)
 };
 
 class WorkerPool : public QObject
@@ -35,6 +38,16 @@ public:
     // (WorkerScriptRunner::staleSource), else a new one (started, not yet ready). Baseline and
     // candidate never share a process, even for the same file.
     WorkerLease acquire(const QString &role, const ScriptRunnerOptions &options, const QByteArray &key);
+    // Spares (issue 23, docs/processes.md): interpreters with torch imported and a CUDA context,
+    // waiting to become a new worker of acquire(). At most kMaxSpares; 0 (the default) keeps none.
+    void setSpareCount(int count);
+    int spareCount() const { return m_spareCount; }
+    // Starts spares for recipe up to the count (after a bench or verify, when the session opens);
+    // spares of another interpreter or tracer end. Never for a remote host.
+    void refillSpares(const SpareRecipe &recipe);
+    int sparesAlive() const;
+    int sparesReady() const;
+
     // Kills a worker and forgets it (it failed, or the call that used it was cancelled).
     void discard(const std::shared_ptr<WorkerScriptRunner> &runner);
     void clear();
@@ -49,6 +62,7 @@ public:
     static QByteArray contentKey(const QString &script, const QString &python, const QString &pythonIdentity);
 
     static constexpr int kMaxWorkers = 4;
+    static constexpr int kMaxSpares = 2;
     static constexpr std::chrono::minutes kIdleLimit{15};
 
 private:
@@ -61,6 +75,19 @@ private:
         QDateTime lastUsed;
     };
     void evictIdle();
+    // A ready spare for options (same interpreter and tracer, nothing it imported changed), taken
+    // out of the pool; nullptr when there is none.
+    std::unique_ptr<SpareWorker> takeSpare(const ScriptRunnerOptions &options);
+    QString spareScript();
+
+    struct Spare
+    {
+        std::unique_ptr<SpareWorker> worker;
+        QDateTime started;
+    };
+    std::vector<Spare> m_spares;
+    int m_spareCount = 0;
+    std::unique_ptr<QTemporaryDir> m_spareDir; // spare_worker.py, written from the resources
 
     std::vector<Entry> m_entries;
     QTimer m_idleTimer;

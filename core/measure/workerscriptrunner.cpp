@@ -106,6 +106,41 @@ void WorkerScriptRunner::start()
     if (m_options.remote) // ssh runs it there, under the remote supervisor (docs/remote.md)
         m_options.remote->wrap(*m_process, QProcessEnvironment());
     Supervisor::wrap(*m_process);
+    connectProcess();
+    qCDebug(lcMeasure) << "starting worker" << commandLine();
+    m_process->start();
+    if (m_process->processId() > 0)
+        m_group = m_process->processId();
+}
+
+void WorkerScriptRunner::adopt(SpareHandOff spare)
+{
+    if (m_state != State::NotStarted || !spare.process)
+        return;
+    m_state = State::Starting;
+    m_fromSpare = true;
+    m_process = std::move(spare.process);
+    m_group = spare.group;
+    m_witness = std::move(spare.witness);
+    m_stdoutBuffer = std::move(spare.pendingStdout);
+    m_stderrTail = std::move(spare.stderrTail);
+    connectProcess();
+    // What `python SCRIPT --worker` in the working directory would run (resources/scripts/spare_worker.py).
+    const Json become{{"op", "become"},
+                      {"script", m_options.script.toStdString()},
+                      {"cwd", m_options.workingDirectory.toStdString()},
+                      {"argv", Json::array({"--worker"})}};
+    qCDebug(lcMeasure) << "a spare worker becomes" << commandLine();
+    m_process->write(QByteArray::fromStdString(become.dump()) + '\n');
+    readStandardOutput();
+    if (m_process->state() == QProcess::NotRunning) {
+        m_state = State::Dead;
+        m_deathReason = QStringLiteral("the spare worker had ended before it was handed the script");
+    }
+}
+
+void WorkerScriptRunner::connectProcess()
+{
     connect(m_process.get(), &QProcess::readyReadStandardOutput, this,
             &WorkerScriptRunner::readStandardOutput);
     connect(m_process.get(), &QProcess::readyReadStandardError, this, [this] {
@@ -135,10 +170,6 @@ void WorkerScriptRunner::start()
             wakeUp();
         }
     });
-    qCDebug(lcMeasure) << "starting worker" << commandLine();
-    m_process->start();
-    if (m_process->processId() > 0)
-        m_group = m_process->processId();
 }
 
 void WorkerScriptRunner::readStandardOutput()

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "measure/scriptrunner.h"
+#include "measure/spareworker.h"
 
 #include "base/json.h"
 
@@ -33,6 +34,11 @@ public:
 
     QString mode() const override { return QStringLiteral("warm"); }
     void start() override;
+    // Instead of start(): becomes the worker in a spare's process (issue 23), which is sent the
+    // script to run; the ready line and everything after are as after start().
+    void adopt(SpareHandOff spare);
+    // Its process was a spare's (adopt()).
+    bool fromSpare() const { return m_fromSpare; }
     QCoro::Task<bool> waitReady() override;
     QCoro::Task<RunOutcome> run(int runIndex) override;
     QCoro::Task<JudgeOutcome> judge(int runIndex, QString file) override;
@@ -61,6 +67,7 @@ private:
     enum class State { NotStarted, Starting, Ready, Dead };
     enum class WaitEnd { Line, Exited, TimedOut, Cancelled };
 
+    void connectProcess();
     QCoro::Task<WaitEnd> nextLine(QByteArray *line);
     // Writes one request and waits for its answer line; what (e.g. "run 3") names it in messages.
     // Returns false when the job was cancelled; throws UserError on a dead, hung or busy worker.
@@ -94,6 +101,7 @@ private:
     bool m_cancelled = false;
     bool m_timedOut = false;
     bool m_busy = false;
+    bool m_fromSpare = false;
     int m_runsServed = 0;
     std::map<QString, QByteArray> m_sources;
     QString m_sourcesBroken; // a "sources" field that is not a map of path to hash: never reused

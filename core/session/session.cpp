@@ -3,6 +3,7 @@
 
 #include "base/logging.h"
 #include "base/usererror.h"
+#include "inspect/cudatools.h"
 #include "measure/workerpool.h"
 #include "remote/remotehost.h"
 #include "session/argumentaliases.h"
@@ -11,8 +12,10 @@
 #include <QCoroSignal>
 #include <QCoroTimer>
 #include <QCryptographicHash>
+#include <QDir>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 
 namespace hotkernel {
@@ -49,9 +52,84 @@ Session::Session(SessionOptions options, QObject *parent)
       m_tools(ToolRegistry::builtin()), m_python(m_options.python),
       m_workers(std::make_unique<WorkerPool>(this))
 {
-    const QString host = m_options.host.isEmpty() ? qEnvironmentVariable("HOTKERNEL_HOST") : m_options.host;
-    if (const std::optional<HostUrl> url = HostUrl::parse(host, &m_hostError); url && !url->isLocal())
+    useHost(m_options.host.isEmpty() ? qEnvironmentVariable("HOTKERNEL_HOST") : m_options.host);
+    bool given = false;
+    const int spares = qEnvironmentVariableIntValue("HOTKERNEL_SPARES", &given);
+    m_workers->setSpareCount(given ? spares : m_options.spares);
+}
+
+void Session::useHost(const QString &host)
+{
+    m_hostText = host.trimmed();
+    m_hostError.clear();
+    if (const std::optional<HostUrl> url = HostUrl::parse(m_hostText, &m_hostError); url && !url->isLocal())
         m_remote = new RemoteHost(*url, m_workDir.root(), this);
+}
+
+QString Session::hostDisplay() const
+{
+    if (m_remote)
+        return m_remote->display();
+    return m_hostText.isEmpty() ? QStringLiteral("local") : m_hostText;
+}
+
+namespace {
+bool holdsTargets(const QString &root)
+{
+    const QStringList pattern{QStringLiteral("*_baseline.py")};
+    if (!QDir(root).entryList(pattern, QDir::Files).isEmpty())
+        return true;
+    const QStringList folders = QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    return std::any_of(folders.begin(), folders.end(), [&](const QString &folder) {
+        return !folder.startsWith(QLatin1Char('.')) &&
+               !QDir(root + QLatin1Char('/') + folder).entryList(pattern, QDir::Files).isEmpty();
+    });
+}
+} // namespace
+
+QCoro::Task<void> Session::warmSpares()
+{
+    if (m_remote || m_workers->spareCount() == 0 || !holdsTargets(m_workDir.root()))
+        co_return;
+    const QPointer<Session> self(this);
+    PythonInfo python;
+    try {
+        python = co_await m_python.locate();
+    } catch (const std::exception &e) {
+        qCDebug(lcSession) << "no spare workers at the session's start:" << e.what();
+        co_return;
+    }
+    // A job that started meanwhile refills the spares when it ends; starting them now would compete.
+    if (!self || m_remote || !runningJobs().isEmpty())
+        co_return;
+    m_workers->refillSpares(SpareRecipe{python.path, CudaTools::tracerLibrary()});
+}
+
+bool Session::setHost(const QString &host, QString *error)
+{
+    QString problem;
+    if (!HostUrl::parse(host, &problem)) {
+        *error = problem;
+        return false;
+    }
+    if (const QList<Job *> running = runningJobs(); !running.isEmpty()) {
+        QStringList names;
+        for (const Job *j : running)
+            names.append(QStringLiteral("%1 (%2)").arg(j->tool(), j->client()));
+        *error = QStringLiteral("The host stays %1 while %2 runs there: wait for it or cancel it, then "
+                                "change the host.")
+                     .arg(hostDisplay(), names.join(QStringLiteral(", ")));
+        return false;
+    }
+    m_workers->clear();
+    if (m_remote) {
+        m_remote->disconnect();
+        m_remote->deleteLater();
+        m_remote = nullptr;
+    }
+    useHost(host);
+    Q_EMIT hostChanged();
+    return true;
 }
 
 Session::~Session()

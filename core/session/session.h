@@ -29,6 +29,9 @@ struct SessionOptions
     // Where workers run (issue 24, docs/remote.md): local, or ssh://...; default HOTKERNEL_HOST.
     QString host;
     int keepFinishedJobs = 500;
+    // Spare workers kept warm for the next edit (issue 23, docs/processes.md): the window and
+    // `hotkernel mcp` keep one, the CLI (one call per process) none. HOTKERNEL_SPARES overrides.
+    int spares = 0;
 };
 
 class Session : public QObject
@@ -49,6 +52,16 @@ public:
     // given cannot be used (a bad URL): measuring then fails with that message.
     RemoteHost *remote() const { return m_remote; }
     const QString &hostError() const { return m_hostError; }
+    // The host as the user wrote it ("local" when the workers run here).
+    QString hostDisplay() const;
+    // Moves where workers run (the window's host selector; docs/remote.md). Refused, with *error
+    // saying why and what to do, for a URL hostkernel cannot use and while any job runs: its workers
+    // and its connection belong to the host it started on. Kept workers of the old host end.
+    bool setHost(const QString &host, QString *error);
+    // Starts the session's spare workers (issue 23) when its directory holds targets
+    // (*_baseline.py, also one folder down) and the workers run here: the window and `hotkernel
+    // mcp` call it as they open, so that even the first verify finds one. Never throws.
+    QCoro::Task<void> warmSpares();
 
     // Starts a tool call and returns its job at once; the job finishes later (Job::finished,
     // Session::jobFinished). Unknown tools and invalid arguments finish the job with an error.
@@ -81,11 +94,13 @@ public:
 Q_SIGNALS:
     void jobStarted(hotkernel::Job *job);
     void jobFinished(hotkernel::Job *job);
+    void hostChanged();
 
 private:
     // Plain pointer parameters (docs/hacking.md, "Compiler rules"), guarded inside ("Coroutines").
     QCoro::Task<void> runJob(Job *job, const ToolSpec *spec);
     void pruneFinished();
+    void useHost(const QString &host);
 
     SessionOptions m_options;
     WorkDir m_workDir;
@@ -95,6 +110,7 @@ private:
     std::unique_ptr<WorkerPool> m_workers;
     RemoteHost *m_remote = nullptr; // a child: ends (ssh -O exit) with the session
     QString m_hostError;
+    QString m_hostText; // as given; empty: local
     quint64 m_nextJobId = 1;
     std::map<quint64, QPointer<Job>> m_jobs;
     std::set<QByteArray> m_verifyVouchers;

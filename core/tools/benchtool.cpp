@@ -110,6 +110,7 @@ void registerBenchTool(ToolRegistry &registry)
             {"description", "warm: one worker process; fresh: a process per run"}}},
           {"worker_reused",
            {{"type", "boolean"}, {"description", "the warm worker was kept from an earlier call"}}},
+          {"worker_from_spare", {{"type", "boolean"}, {"description", "a new worker in a spare"}}},
           {"stats", statsSchema()},
           {"runs",
            {{"type", "array"},

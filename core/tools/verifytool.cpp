@@ -178,6 +178,7 @@ void registerVerifyTool(ToolRegistry &registry)
                           {"properties",
                            {{"baseline", {{"type", "boolean"}}}, {"candidate", {{"type", "boolean"}}}}}},
                      "which warm workers were kept from an earlier call")},
+          {"workers_from_spare", described(Json{{"type", "object"}}, "which new workers were spares")},
           {"baseline_stats", sideStatsSchema("baseline's measured runs")},
           {"candidate_stats", sideStatsSchema("candidate's measured runs")},
           {"welch", described(Json{{"type", Json::array({"object", "null"})}},

@@ -6,10 +6,12 @@
 #include "agentfeedview.h"
 #include "apptheme.h"
 #include "faketools.h"
+#include "hostselector.h"
 #include "inspect/kernelreportparser.h"
 #include "inspect/sassparser.h"
 #include "kerneltableview.h"
 #include "mainwindow.h"
+#include "remote/remotehost.h"
 #include "resultdetailsdialog.h"
 #include "rooflinechartview.h"
 #include "sassmodel.h"
@@ -23,12 +25,14 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
@@ -36,6 +40,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -468,6 +473,58 @@ private Q_SLOTS:
         QVERIFY2(last.contains(QLatin1String("claude-code disconnected")) &&
                      last.contains(QLatin1String("2 job")),
                  qPrintable(last));
+    }
+
+    void hostSelectorMovesTheSession()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        test::installFakeVerify(session);
+        MainWindow window(&session);
+        window.show();
+        QComboBox *combo = window.hostSelector()->combo();
+        QCOMPARE(combo->currentText(), QStringLiteral("local"));
+        QVERIFY(!session.remote());
+
+        // A URL hostkernel cannot use: refused with the form to write, the session stays local.
+        QVERIFY(!window.changeHost(QStringLiteral("ftp://gpu-box")));
+        QVERIFY2(window.statusBar()->currentMessage().contains(QLatin1String("ssh://")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QCOMPARE(session.hostDisplay(), QStringLiteral("local"));
+        QCOMPARE(combo->currentText(), QStringLiteral("local"));
+
+        // Typed and Enter: the session's workers move there (connecting waits for the next run),
+        // the feed says so, and the host is offered next time.
+        const QString url = QStringLiteral("ssh://tuner@gpu-box.invalid:2222/scratch/w");
+        const int feedRows = window.feedModel()->rowCount();
+        combo->lineEdit()->clear();
+        QTest::keyClicks(combo->lineEdit(), url);
+        QTest::keyClick(combo->lineEdit(), Qt::Key_Return);
+        QTRY_VERIFY(session.remote());
+        QCOMPARE(session.remote()->url().host, QStringLiteral("gpu-box.invalid"));
+        QCOMPARE(session.hostDisplay(), url);
+        QCOMPARE(combo->currentText(), url);
+        QCOMPARE(window.feedModel()->rowCount(), feedRows + 1);
+        QVERIFY(QSettings().value(QStringLiteral("recent/hosts")).toStringList().contains(url));
+
+        // While a job runs the host stays (the selector is disabled, and the session refuses).
+        Job *job = session.start(QStringLiteral("verify"), Json{{"n", 100}, {"pause_ms", 50}},
+                                 QStringLiteral("agent"));
+        QTRY_VERIFY(!combo->isEnabled());
+        QVERIFY(!window.changeHost(QStringLiteral("local")));
+        QVERIFY2(window.statusBar()->currentMessage().contains(QLatin1String("verify (agent)")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QCOMPARE(session.hostDisplay(), url);
+        session.cancel(job->id());
+        QTRY_VERIFY_WITH_TIMEOUT(combo->isEnabled(), hotkernel::test::kEventLimitMs);
+
+        // Back to local, picked from the list.
+        const int localIndex = combo->findText(QStringLiteral("local"));
+        QVERIFY(localIndex >= 0);
+        combo->setCurrentIndex(localIndex);
+        Q_EMIT combo->textActivated(QStringLiteral("local"));
+        QVERIFY(!session.remote());
+        QCOMPARE(session.hostDisplay(), QStringLiteral("local"));
     }
 
     void savedSessionComesBack()

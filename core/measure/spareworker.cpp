@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "measure/spareworker.h"
+
+#include "base/logging.h"
+#include "measure/measuresetup.h"
+#include "measure/witnesstrace.h"
+#include "process/processgroup.h"
+#include "process/supervisor.h"
+
+#include <QFileInfo>
+#include <QProcess>
+
+namespace hotkernel {
+
+namespace {
+constexpr qsizetype kStderrKeep = 16 * 1024;
+constexpr qsizetype kMaxReadyLine = 1024 * 1024;
+} // namespace
+
+SpareWorker::SpareWorker(SpareRecipe recipe, QString script, QObject *parent)
+    : QObject(parent), m_recipe(std::move(recipe)), m_script(std::move(script))
+{}
+
+SpareWorker::~SpareWorker()
+{
+    if (!m_process)
+        return;
+    m_process->disconnect(this);
+    killProcessGroup(m_group);
+    if (m_process->state() != QProcess::NotRunning) {
+        QProcess *process = m_process.release(); // reaped later: never wait on the Session's thread
+        QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
+    }
+}
+
+void SpareWorker::start()
+{
+    if (m_process)
+        return;
+    m_process = std::make_unique<QProcess>();
+    m_process->setProgram(m_recipe.python);
+    m_process->setArguments({m_script});
+    // Its own directory: nothing of the user's is importable before the hand-off.
+    m_process->setWorkingDirectory(QFileInfo(m_script).absolutePath());
+    if (!m_recipe.witnessTracer.isEmpty()) {
+        m_witness = std::make_unique<WitnessTrace>();
+        if (m_witness->isValid()) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            const QProcessEnvironment witness = m_witness->environment(m_recipe.witnessTracer);
+            for (const QString &key : witness.keys())
+                env.insert(key, witness.value(key));
+            m_process->setProcessEnvironment(env);
+        } else {
+            m_witness.reset();
+        }
+    }
+    Supervisor::wrap(*m_process);
+    connect(m_process.get(), &QProcess::readyReadStandardOutput, this, &SpareWorker::readStandardOutput);
+    connect(m_process.get(), &QProcess::readyReadStandardError, this, [this] {
+        m_stderrTail += m_process->readAllStandardError();
+        if (m_stderrTail.size() > kStderrKeep)
+            m_stderrTail = m_stderrTail.right(kStderrKeep);
+    });
+    connect(m_process.get(), &QProcess::finished, this, [this] {
+        killProcessGroup(m_group);
+        qCDebug(lcMeasure).noquote() << "spare worker ended:" << QString::fromUtf8(m_stderrTail.right(400));
+        Q_EMIT readyChanged();
+    });
+    m_process->start();
+    m_group = m_process->processId();
+}
+
+void SpareWorker::readStandardOutput()
+{
+    if (!m_ready.is_null() || m_badReady) {
+        // After its one line the spare says nothing until it is handed over; keep it for the runner.
+        m_stdout += m_process->readAllStandardOutput();
+        return;
+    }
+    m_stdout += m_process->readAllStandardOutput();
+    const qsizetype newline = m_stdout.indexOf('\n');
+    if (newline < 0) {
+        if (m_stdout.size() > kMaxReadyLine) {
+            m_badReady = true;
+            killProcessGroup(m_group);
+        }
+        return;
+    }
+    const QByteArray line = m_stdout.left(newline);
+    m_stdout.remove(0, newline + 1);
+    Json ready = Json::parse(line.toStdString(), nullptr, false);
+    if (!ready.is_object() || ready.value("event", std::string()) != "spare-ready") {
+        m_badReady = true;
+        killProcessGroup(m_group);
+        return;
+    }
+    if (const Json &imported = ready["imported"]; imported.is_object()) {
+        for (auto it = imported.begin(); it != imported.end(); ++it)
+            m_imported.emplace(toQt(it.key()), it.value().is_string()
+                                                   ? QByteArray::fromStdString(it.value().get<std::string>())
+                                                   : QByteArray());
+    } else {
+        m_imported.emplace(QStringLiteral("(the spare's ready line)"), QByteArray());
+    }
+    m_ready = std::move(ready);
+    Q_EMIT readyChanged();
+}
+
+bool SpareWorker::isAlive() const
+{
+    return m_process && m_process->state() != QProcess::NotRunning && !m_badReady;
+}
+
+bool SpareWorker::isReady() const
+{
+    return isAlive() && !m_ready.is_null();
+}
+
+QString SpareWorker::staleImport() const
+{
+    for (const auto &[path, reported] : m_imported) {
+        if (reported.isEmpty())
+            return path + QStringLiteral(" changed while the spare started");
+        if (MeasureSetup::sha256OfFile(path).toLatin1() != reported)
+            return path + QStringLiteral(" changed since the spare imported it");
+    }
+    return {};
+}
+
+SpareHandOff SpareWorker::handOff()
+{
+    SpareHandOff h;
+    if (m_process)
+        m_process->disconnect(this);
+    h.process = std::move(m_process);
+    h.group = m_group;
+    h.witness = std::move(m_witness);
+    h.pendingStdout = std::exchange(m_stdout, {});
+    h.stderrTail = std::exchange(m_stderrTail, {});
+    return h;
+}
+
+} // namespace hotkernel

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A spare worker (issue 23, docs/processes.md "Spare workers"): an interpreter that has paid for
+`import torch` and, where there is a GPU, for its CUDA context, and waits to become a target's
+worker. The core sends one line, {"op": "become", "script": PATH, "cwd": DIR, "argv": [...]}, and
+this process then runs PATH as __main__ with that argv, exactly as `python PATH ARGV...` would from
+DIR: the contract's worker loop goes on reading the same stdin.
+
+It imports nothing of the user's on purpose, so no user code can be stale in it. Should anything
+outside the interpreter's own directories have been imported anyway (a sitecustomize, a .pth file),
+the ready line names each such file with the sha256 of its bytes ("imported"), null when the file
+changed after this process started (it cannot vouch for what it loaded); the core hands a spare over
+only while every named file still has that hash.
+
+Its one line: {"event": "spare-ready", "pid": N, "cuda": bool, "torch": VERSION, "imported": {...}}
+once warm, on stdout, before anything of the target's runs (whose contract then owns stdout)."""
+import hashlib
+import json
+import os
+import runpy
+import sys
+import sysconfig
+import time
+
+
+
+def _coarse_now_ns():
+    """The coarse real-time clock Linux file systems stamp mtimes with (5: CLOCK_REALTIME_COARSE,
+    which Python names only on some builds), as the contract reads it."""
+    try:
+        return time.clock_gettime_ns(getattr(time, "CLOCK_REALTIME_COARSE", 5))
+    except (AttributeError, OSError):
+        return time.time_ns()
+
+
+# Before any import of ours: a file modified at or after this moment may differ from what was loaded.
+_STARTED_NS = _coarse_now_ns()
+
+
+def _interpreter_dirs():
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.add(os.path.realpath(path))
+    for path in sys.path:
+        if "site-packages" in path or "dist-packages" in path:
+            dirs.add(os.path.realpath(path))
+    dirs.add(os.path.realpath(sys.prefix))
+    dirs.add(os.path.realpath(sys.base_prefix))
+    return sorted(dirs)
+
+
+def _foreign_modules():
+    """{path: sha256} of imported module files outside the interpreter's directories."""
+    dirs = _interpreter_dirs()
+    found = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not path or not path.endswith(".py"):
+            continue
+        real = os.path.realpath(path)
+        if real == os.path.realpath(__file__) or any(real == d or real.startswith(d + os.sep) for d in dirs):
+            continue
+        found[real] = _sha256(real)
+    return found
+
+
+def _sha256(path):
+    try:
+        if os.stat(path).st_mtime_ns >= _STARTED_NS:
+            return None
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _say(obj):
+    os.write(1, (json.dumps(obj) + "\n").encode("utf-8"))
+
+
+def main():
+    import torch
+    cuda = bool(torch.cuda.is_available())
+    if cuda:
+        torch.cuda.init()
+        torch.empty(1, device="cuda")  # the context, and the caching allocator's first segment
+    _say({"event": "spare-ready", "pid": os.getpid(), "cuda": cuda, "torch": torch.__version__,
+          "imported": _foreign_modules()})
+    raw = sys.stdin.readline()
+    if not raw:
+        return 0
+    request = json.loads(raw)
+    if request.get("op") != "become":
+        _say({"event": "spare-refused", "error": "the first line must be {\"op\": \"become\", ...}"})
+        return 1
+    script = os.path.abspath(request["script"])
+    os.chdir(request.get("cwd") or os.path.dirname(script))
+    sys.argv = [script] + [str(a) for a in request.get("argv", [])]
+    # `python SCRIPT` puts the script's directory first on sys.path; this process was started on
+    # this file, so its own directory is replaced.
+    sys.path[0] = os.path.dirname(script)
+    runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
