@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Issue 24 on the GPU machine: verify a target directly and through SSH to localhost, taking turns,
+# and print both verdicts, speedups and wall times (what the remote path adds). The GPU machine has
+# no OpenSSH: Debian's packages travel as .deb files and are unpacked with dpkg -x into a private
+# prefix; sshd runs there on a free localhost port with its own host key and authorized key.
+#
+# Here (Debian 12), into a folder that travels (e.g. .carry/debs):
+#   apt-get download openssh-server openssh-client libwrap0 libssl3 libgssapi-krb5-2 libkrb5-3 \
+#       libk5crypto3 libkrb5support0 libkeyutils1 libcom-err2 libcrypt1 libpam0g libaudit1 \
+#       libcap-ng0 libselinux1 libpcre2-8-0 libsystemd0 libzstd1 liblz4-1 liblzma5 libgcrypt20 \
+#       libgpg-error0 libcap2 zlib1g libnsl2 libtirpc3 libtirpc-common
+# There (root; hotkernel on PATH, e.g. from packaging/gpu-bundle.sh):
+#   bash bench/ssh_localhost.sh .carry/debs [TARGET] [REPEAT] [N]
+# The remote working directory is the local one (a shared directory, detected by hotkernel), so
+# nothing is copied and the host needs no rsync.
+set -euo pipefail
+debs=$(cd "${1:?a folder of .deb files}" && pwd)
+target=${2:-rmsnorm}
+repeat=${3:-3}
+n=${4:-7}
+root=$(cd "$(dirname "$0")/.." && pwd)
+python=${HOTKERNEL_PYTHON:-$(command -v python3)}
+prefix=$(mktemp -d)
+work=$(mktemp -d)
+keys=$(mktemp -d)
+trap 'kill "$(cat "$keys/sshd.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$prefix" "$work" "$keys"' EXIT
+for deb in "$debs"/*.deb; do dpkg -x "$deb" "$prefix"; done
+libs=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu
+# Wrappers: only ssh and ssh-keygen see the unpacked libraries, never hotkernel or torch.
+for tool in ssh ssh-keygen; do
+    printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$libs" "$prefix/usr/bin/$tool" >"$prefix/$tool"
+    chmod +x "$prefix/$tool"
+done
+# sshd's privilege separation user and directory; a locked root ('!' in shadow) would refuse keys too.
+id sshd >/dev/null 2>&1 || useradd -r -M -d /run/sshd -s /usr/sbin/nologin sshd
+mkdir -p /run/sshd && chmod 755 /run/sshd
+case "$(getent shadow root | cut -d: -f2)" in '!'*) usermod -p '*' root ;; esac
+"$prefix/ssh-keygen" -q -t ed25519 -N '' -f "$keys/host_key"
+"$prefix/ssh-keygen" -q -t ed25519 -N '' -f "$keys/client_key"
+cp "$keys/client_key.pub" "$keys/authorized_keys"
+port=$("$python" -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+cat >"$keys/sshd_config" <<CONFIG
+Port $port
+ListenAddress 127.0.0.1
+HostKey $keys/host_key
+AuthorizedKeysFile $keys/authorized_keys
+PidFile $keys/sshd.pid
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+CONFIG
+echo "[127.0.0.1]:$port $(cat "$keys/host_key.pub")" >"$keys/known_hosts"
+printf 'Host *\n  IdentityFile %s\n  IdentitiesOnly yes\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n' \
+    "$keys/client_key" "$keys/known_hosts" >"$keys/ssh_config"
+LD_LIBRARY_PATH=$libs "$prefix/usr/sbin/sshd" -e -f "$keys/sshd_config"
+sleep 1
+export HOTKERNEL_SSH=$prefix/ssh HOTKERNEL_SSH_CONFIG=$keys/ssh_config HOTKERNEL_PYTHON=$python
+# HOTKERNEL_SSH_BENCH_DIR: another folder of targets (a CPU one to try this without a GPU).
+cp -r "${HOTKERNEL_SSH_BENCH_DIR:-$root/examples}/." "$work/"
+cd "$work"
+url="ssh://root@127.0.0.1:$port$work?python=$python"
+echo "host: $url"
+summary() {
+    "$python" -c 'import json, sys
+d = json.load(sys.stdin)
+print("| %s | %s | %s | %.2f | %s |" % (sys.argv[1], d.get("verdict"), d.get("speedup") and "%.3fx" % d["speedup"],
+      d.get("wall_s") or 0, (d.get("host") or {}).get("hostname", "local")))' "$1"
+}
+echo "| path | verdict | speedup | wall s | host |"
+echo "|---|---|---|---|---|"
+for _ in $(seq "$repeat"); do
+    hotkernel verify "${target}_baseline.py" "${target}_candidate.py" --n "$n" --json 2>>"$keys/progress.log" |
+        summary direct
+    hotkernel --host "$url" verify "${target}_baseline.py" "${target}_candidate.py" --n "$n" --json \
+        2>>"$keys/progress.log" | summary ssh
+done
+# The remote supervisors end when their ssh session closes: give them the seconds that takes.
+for _ in $(seq 30); do
+    left=$(ps -eo args | grep -F "$work" | grep -v grep || true)
+    [ -z "$left" ] && break
+    sleep 0.5
+done
+echo "processes left under $work after 15 s: ${left:-none}"
