@@ -293,15 +293,11 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
     }
     if (guard.stopped())
         co_return Json{{"available", false}, {"reason", "cancelled"}};
-    const std::vector<Json> gpus = NvidiaSmiParser::parseGpus(result.standardOutput, fields);
-    if (gpus.empty()) {
-        co_return Json{{"available", false},
-                       {"reason", toStd(QStringLiteral("nvidia-smi lists no GPU (%1)").arg(nvmlReason))}};
+    Json j = GpuProbe::fromNvidiaSmi(result.standardOutput, fields, QStringLiteral("nvidia-smi"));
+    if (!j.value("available", false)) {
+        j["reason"] = toStd(QStringLiteral("nvidia-smi lists no GPU (%1)").arg(nvmlReason));
+        co_return j;
     }
-    Json j{{"available", true}, {"source", "nvidia-smi"}};
-    j.update(gpus.front());
-    j["l2_bytes"] = nullptr;
-    j["sm_count"] = nullptr;
 
     ProcessSpec apps = spec;
     apps.arguments = QStringList{QStringLiteral("--query-compute-apps=") +
@@ -319,6 +315,19 @@ QCoro::Task<Json> probeNvidiaSmi(QString nvmlReason, Job *job)
 }
 
 } // namespace
+
+Json GpuProbe::fromNvidiaSmi(const QByteArray &csv, const QStringList &fields, const QString &source)
+{
+    const std::vector<Json> gpus = NvidiaSmiParser::parseGpus(csv, fields);
+    if (gpus.empty())
+        return Json{{"available", false}, {"reason", toStd(source + QStringLiteral(" lists no GPU"))}};
+    Json j{{"available", true}, {"source", toStd(source)}};
+    j.update(gpus.front());
+    j["l2_bytes"] = nullptr;
+    j["sm_count"] = nullptr;
+    addCardFigures(j);
+    return j;
+}
 
 QCoro::Task<Json> GpuProbe::snapshot(Job *job)
 {

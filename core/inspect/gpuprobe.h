@@ -22,6 +22,10 @@ public:
     //   temperature_c, throttle_reasons (list of strings), l2_bytes, sm_count (where known),
     //   source ("nvml" or "nvidia-smi"), busy_processes (other compute processes on the device)
     static QCoro::Task<Json> snapshot(Job *job = nullptr);
+    // The same object from nvidia-smi's `--query-gpu=FIELDS --format=csv,noheader,nounits` output
+    // (device 0; busy_processes not filled): what snapshot() gives without NVML, and what a remote
+    // host's probe gives (issue 24). "available" false, with the reason, when it lists no GPU.
+    static Json fromNvidiaSmi(const QByteArray &csv, const QStringList &fields, const QString &source);
 };
 
 } // namespace hotkernel

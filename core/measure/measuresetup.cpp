@@ -202,7 +202,8 @@ QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
 {
     const QPointer<Session> alive(&session);
     if (RemoteHost *remote = session.remote())
-        co_return remote->gpu(); // the host's card, from its probe; its other users are not seen from here
+        // The host's card and its clocks now; its other users are not looked for from here.
+        co_return co_await remote->gpuSnapshot(job);
     Json gpu = co_await GpuProbe::snapshot(job);
     if (!alive || !gpu.is_object())
         co_return Json::object();

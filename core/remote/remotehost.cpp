@@ -3,6 +3,8 @@
 
 #include "base/logging.h"
 #include "base/usererror.h"
+#include "inspect/gpuprobe.h"
+#include "inspect/nvidiasmiparser.h"
 #include "process/processgroup.h"
 #include "process/processrunner.h"
 #include "process/runtimedir.h"
@@ -461,6 +463,51 @@ PythonInfo RemoteHost::python() const
     p.source = display();
     p.torchVersion = m_torch;
     return p;
+}
+
+namespace {
+// Older drivers name the throttle reasons clocks_throttle_reasons.
+QStringList gpuFields(bool throttleName)
+{
+    QStringList fields = NvidiaSmiParser::queryFields();
+    if (throttleName)
+        fields.replaceInStrings(QStringLiteral("clocks_event_reasons.active"),
+                                QStringLiteral("clocks_throttle_reasons.active"));
+    return fields;
+}
+} // namespace
+
+QCoro::Task<Json> RemoteHost::gpuSnapshot(Job *job)
+{
+    const auto query = [](bool throttleName) {
+        return QStringLiteral("nvidia-smi --query-gpu=%1 --format=csv,noheader,nounits 2>/dev/null")
+            .arg(gpuFields(throttleName).join(QLatin1Char(',')));
+    };
+    // The marker line says which field names the driver took.
+    const QString command = QStringLiteral("if ! command -v nvidia-smi >/dev/null 2>&1; then echo '#no-smi'; "
+                                           "elif %1; then echo '#events'; elif %2; then echo '#throttle'; "
+                                           "else echo '#failed'; fi")
+                                .arg(query(false), query(true));
+    const QString host = display();
+    const ProcessResult r = co_await run(command, {}, job, std::chrono::seconds(30));
+    co_return parseGpuSnapshot(r.standardOutput, host);
+}
+
+Json RemoteHost::parseGpuSnapshot(const QByteArray &output, const QString &host)
+{
+    QList<QByteArray> lines = output.trimmed().split('\n');
+    const QByteArray marker = lines.isEmpty() ? QByteArray() : lines.takeLast().trimmed();
+    const QString source = QStringLiteral("nvidia-smi on %1").arg(host);
+    if (marker == "#no-smi")
+        return Json{{"available", false},
+                    {"reason", toStd(QStringLiteral("host %1 has no nvidia-smi on its PATH: no NVIDIA driver "
+                                                    "there, or a PATH that a non-interactive ssh does not set")
+                                         .arg(host))}};
+    if (marker != "#events" && marker != "#throttle")
+        return Json{{"available", false},
+                    {"reason", toStd(QStringLiteral("nvidia-smi on host %1 failed: no usable NVIDIA GPU there")
+                                         .arg(host))}};
+    return GpuProbe::fromNvidiaSmi(lines.join('\n'), gpuFields(marker == "#throttle"), source);
 }
 
 Json RemoteHost::gpu() const

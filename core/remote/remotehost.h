@@ -67,6 +67,13 @@ public:
     PythonInfo python() const;
     // nvidia-smi's first card there ({name, driver_version, uuid}), or {} (a CPU host).
     Json gpu() const;
+    // The host's card now, as GpuProbe::snapshot() gives it here (clocks, temperature, throttle
+    // reasons; from nvidia-smi there): verify and bench record it (issue 24, "Records say where").
+    // "available" false, with the reason, on a host without nvidia-smi or a GPU. Throws UserError on
+    // an ssh failure.
+    QCoro::Task<Json> gpuSnapshot(Job *job);
+    // gpuSnapshot()'s reading of the remote command's output (pure; tests feed real captures).
+    static Json parseGpuSnapshot(const QByteArray &output, const QString &host);
     // What a result records about where it ran.
     Json hostJson() const;
 

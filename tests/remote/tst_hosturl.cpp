@@ -3,8 +3,10 @@
 // path mirroring and the wrapping of a fresh run.
 #include "process/processspec.h"
 #include "remote/hosturl.h"
+#include "remote/remotehost.h"
 #include "remote/sshhost.h"
 
+#include <QFile>
 #include <QTest>
 
 using namespace hotkernel;
@@ -154,6 +156,29 @@ private Q_SLOTS:
         const QString lost = ssh.describeFailure("Connection to box closed by remote host.\n");
         QVERIFY2(lost.contains(QLatin1String("lost")) && lost.contains(QLatin1String("ssh://ann@box:2222")),
                  qPrintable(lost));
+    }
+
+    void gpuSnapshotOfTheHost()
+    {
+        // nvidia-smi's real answer on the H200 (tests/data/inspect), as the host's shell prints it
+        // with the marker line: the same snapshot a local verify records, clocks included.
+        QFile capture(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/nvidia-smi-query-noheader.csv"));
+        QVERIFY(capture.open(QIODevice::ReadOnly));
+        const QString host = QStringLiteral("ssh://ann@gpubox");
+        const Json gpu = RemoteHost::parseGpuSnapshot(capture.readAll() + "#events\n", host);
+        QVERIFY(gpu.value("available", false));
+        QCOMPARE(toQt(gpu.value("name", std::string())), QStringLiteral("NVIDIA H200"));
+        QCOMPARE(toQt(gpu.value("source", std::string())), QStringLiteral("nvidia-smi on ssh://ann@gpubox"));
+        QCOMPARE(gpu.value("max_sm_clock_mhz", 0.0), 1980.0);
+        QCOMPARE(gpu.value("sm_clock_mhz", 0.0), 345.0);
+        QCOMPARE(gpu.value("l2_bytes", 0LL), 62914560LL); // from the card table, as locally
+
+        const Json none = RemoteHost::parseGpuSnapshot("#no-smi\n", host);
+        QVERIFY(!none.value("available", true));
+        QVERIFY(toQt(none.value("reason", std::string())).contains(host));
+        const Json failed = RemoteHost::parseGpuSnapshot("NVIDIA-SMI has failed\n#failed\n", host);
+        QVERIFY(!failed.value("available", true));
+        QVERIFY(toQt(failed.value("reason", std::string())).contains(QLatin1String("no usable NVIDIA GPU")));
     }
 };
 

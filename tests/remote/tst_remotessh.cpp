@@ -319,6 +319,11 @@ private Q_SLOTS:
         QCOMPARE(host[QStringLiteral("url")].toString(), m_url);
         QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
         QVERIFY(host.contains(QStringLiteral("card")) && host.contains(QStringLiteral("driver")));
+        // The card snapshot (clocks, on a GPU host) comes from the host: this one has no nvidia-smi.
+        const QJsonObject gpu = recorded[QStringLiteral("verify")].toObject()[QStringLiteral("gpu")].toObject();
+        QVERIFY2(!gpu[QStringLiteral("available")].toBool(true) &&
+                     gpu[QStringLiteral("reason")].toString().contains(m_url),
+                 QJsonDocument(gpu).toJson().constData());
         // The judge's directory on the host went with the verify.
         QCOMPARE(QDir(m_remoteDir + QStringLiteral("/.hotkernel"))
                      .entryList({QStringLiteral("judge-*")}, QDir::Dirs),
