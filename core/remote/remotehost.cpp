@@ -499,14 +499,16 @@ Json RemoteHost::parseGpuSnapshot(const QByteArray &output, const QString &host)
     const QByteArray marker = lines.isEmpty() ? QByteArray() : lines.takeLast().trimmed();
     const QString source = QStringLiteral("nvidia-smi on %1").arg(host);
     if (marker == "#no-smi")
-        return Json{{"available", false},
-                    {"reason", toStd(QStringLiteral("host %1 has no nvidia-smi on its PATH: no NVIDIA driver "
-                                                    "there, or a PATH that a non-interactive ssh does not set")
-                                         .arg(host))}};
+        return Json{
+            {"available", false},
+            {"reason", toStd(QStringLiteral("host %1 has no nvidia-smi on its PATH: no NVIDIA driver "
+                                            "there, or a PATH that a non-interactive ssh does not set")
+                                 .arg(host))}};
     if (marker != "#events" && marker != "#throttle")
-        return Json{{"available", false},
-                    {"reason", toStd(QStringLiteral("nvidia-smi on host %1 failed: no usable NVIDIA GPU there")
-                                         .arg(host))}};
+        return Json{
+            {"available", false},
+            {"reason",
+             toStd(QStringLiteral("nvidia-smi on host %1 failed: no usable NVIDIA GPU there").arg(host))}};
     return GpuProbe::fromNvidiaSmi(lines.join('\n'), gpuFields(marker == "#throttle"), source);
 }
 

@@ -162,7 +162,8 @@ private Q_SLOTS:
     {
         // nvidia-smi's real answer on the H200 (tests/data/inspect), as the host's shell prints it
         // with the marker line: the same snapshot a local verify records, clocks included.
-        QFile capture(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/nvidia-smi-query-noheader.csv"));
+        QFile capture(
+            QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/nvidia-smi-query-noheader.csv"));
         QVERIFY(capture.open(QIODevice::ReadOnly));
         const QString host = QStringLiteral("ssh://ann@gpubox");
         const Json gpu = RemoteHost::parseGpuSnapshot(capture.readAll() + "#events\n", host);

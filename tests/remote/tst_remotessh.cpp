@@ -320,7 +320,8 @@ private Q_SLOTS:
         QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
         QVERIFY(host.contains(QStringLiteral("card")) && host.contains(QStringLiteral("driver")));
         // The card snapshot (clocks, on a GPU host) comes from the host: this one has no nvidia-smi.
-        const QJsonObject gpu = recorded[QStringLiteral("verify")].toObject()[QStringLiteral("gpu")].toObject();
+        const QJsonObject gpu =
+            recorded[QStringLiteral("verify")].toObject()[QStringLiteral("gpu")].toObject();
         QVERIFY2(!gpu[QStringLiteral("available")].toBool(true) &&
                      gpu[QStringLiteral("reason")].toString().contains(m_url),
                  QJsonDocument(gpu).toJson().constData());
