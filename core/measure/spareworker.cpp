@@ -42,18 +42,8 @@ void SpareWorker::start()
     m_process->setArguments({m_script});
     // Its own directory: nothing of the user's is importable before the hand-off.
     m_process->setWorkingDirectory(QFileInfo(m_script).absolutePath());
-    if (!m_recipe.witnessTracer.isEmpty()) {
-        m_witness = std::make_unique<WitnessTrace>();
-        if (m_witness->isValid()) {
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            const QProcessEnvironment witness = m_witness->environment(m_recipe.witnessTracer);
-            for (const QString &key : witness.keys())
-                env.insert(key, witness.value(key));
-            m_process->setProcessEnvironment(env);
-        } else {
-            m_witness.reset();
-        }
-    }
+    if (!m_recipe.witnessTracer.isEmpty())
+        m_witness = WitnessTrace::inject(*m_process, m_recipe.witnessTracer);
     Supervisor::wrap(*m_process);
     connect(m_process.get(), &QProcess::readyReadStandardOutput, this, &SpareWorker::readStandardOutput);
     connect(m_process.get(), &QProcess::readyReadStandardError, this, [this] {

@@ -2,6 +2,7 @@
 #include "measure/witnesstrace.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -69,6 +70,19 @@ QProcessEnvironment WitnessTrace::environment(const QString &tracer) const
     env.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), path());
     env.insert(QStringLiteral("HOTKERNEL_TRACE_WITNESS"), QStringLiteral("1"));
     return env;
+}
+
+std::unique_ptr<WitnessTrace> WitnessTrace::inject(QProcess &process, const QString &tracer)
+{
+    auto trace = std::make_unique<WitnessTrace>();
+    if (!trace->isValid())
+        return nullptr;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QProcessEnvironment witness = trace->environment(tracer);
+    for (const QString &key : witness.keys())
+        env.insert(key, witness.value(key));
+    process.setProcessEnvironment(env);
+    return trace;
 }
 
 std::vector<WitnessWindow> WitnessTrace::takeNew()

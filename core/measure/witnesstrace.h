@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+class QProcess;
 class QTemporaryDir;
 
 namespace hotkernel {
@@ -64,6 +65,10 @@ public:
     static QString violation(const std::vector<WitnessWindow> &windows, const Json &line);
     // The variables that inject `tracer` in witness mode, writing to path().
     QProcessEnvironment environment(const QString &tracer) const;
+    // A new trace whose tracer a process about to start will load: its environment becomes the
+    // system's plus environment(tracer). Null, and the process left as it was, when no private
+    // directory could be made (its runs then go unwitnessed).
+    static std::unique_ptr<WitnessTrace> inject(QProcess &process, const QString &tracer);
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;

@@ -91,18 +91,8 @@ void WorkerScriptRunner::start()
     m_process->setProgram(m_options.python);
     m_process->setArguments(QStringList{m_options.script, QStringLiteral("--worker")});
     m_process->setWorkingDirectory(m_options.workingDirectory);
-    if (!m_options.witnessTracer.isEmpty()) {
-        m_witness = std::make_unique<WitnessTrace>();
-        if (m_witness->isValid()) {
-            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-            const QProcessEnvironment witness = m_witness->environment(m_options.witnessTracer);
-            for (const QString &key : witness.keys())
-                env.insert(key, witness.value(key));
-            m_process->setProcessEnvironment(env);
-        } else {
-            m_witness.reset();
-        }
-    }
+    if (!m_options.witnessTracer.isEmpty())
+        m_witness = WitnessTrace::inject(*m_process, m_options.witnessTracer);
     if (m_options.remote) // ssh runs it there, under the remote supervisor (docs/remote.md)
         m_options.remote->wrap(*m_process, QProcessEnvironment());
     Supervisor::wrap(*m_process);
