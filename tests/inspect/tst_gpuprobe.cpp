@@ -7,6 +7,7 @@
 #include "session/job.h"
 #include "session/schemavalidator.h"
 #include "session/session.h"
+#include "sessionoptions.h"
 #include "testlimits.h"
 
 #include <QCoroTask>
@@ -80,7 +81,7 @@ void TestGpuProbe::snapshotWithoutDriver()
 
 void TestGpuProbe::gpuInfoWithoutGpu()
 {
-    Session session(SessionOptions{.workDir = m_dir.path()});
+    Session session(test::optionsFor(m_dir.path()));
     const ToolResult r = callTool(session, QStringLiteral("gpu_info"), Json::object());
     QVERIFY2(!r.isError, qPrintable(r.text));
     QCOMPARE(r.structured["available"].get<bool>(), false);
@@ -93,7 +94,7 @@ void TestGpuProbe::gpuInfoWithoutGpu()
 
 void TestGpuProbe::rooflineWithoutGpuNeedsACard()
 {
-    Session session(SessionOptions{.workDir = m_dir.path()});
+    Session session(test::optionsFor(m_dir.path()));
     const ToolResult r = callTool(session, QStringLiteral("roofline"), Json{{"flops", 1e9}, {"bytes", 1e8}});
     QVERIFY(r.isError);
     QVERIFY2(r.text.contains(QLatin1String("no GPU here")) && r.text.contains(QLatin1String("h200-sxm")),
@@ -102,7 +103,7 @@ void TestGpuProbe::rooflineWithoutGpuNeedsACard()
 
 void TestGpuProbe::rooflineWithCardUsesSpecThenRecordedCalibration()
 {
-    Session session(SessionOptions{.workDir = m_dir.path()});
+    Session session(test::optionsFor(m_dir.path()));
     const Json args{{"card", "NVIDIA H200"},
                     {"dtype", "bf16"},
                     {"flops", 4.0 * 4096 * 8192},
@@ -139,7 +140,7 @@ void TestGpuProbe::rooflineWithCardUsesSpecThenRecordedCalibration()
 
 void TestGpuProbe::rooflineUnknownCardListsKnownOnes()
 {
-    Session session(SessionOptions{.workDir = m_dir.path()});
+    Session session(test::optionsFor(m_dir.path()));
     ToolResult r =
         callTool(session, QStringLiteral("roofline"), Json{{"card", "Voodoo 2"}, {"flops", 1}, {"bytes", 1}});
     QVERIFY(r.isError);

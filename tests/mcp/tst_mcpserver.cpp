@@ -7,6 +7,7 @@
 #include "mcp/mcpserver.h"
 #include "session/job.h"
 #include "session/session.h"
+#include "sessionoptions.h"
 #include "testlimits.h"
 
 #include <QCoroTimer>
@@ -69,7 +70,7 @@ ToolSpec testTool(const char *name, ToolSpec::Handler handler)
 struct Harness
 {
     explicit Harness(const QString &workDir = {}, bool withTestTools = true)
-        : session(SessionOptions{.workDir = workDir})
+        : session(test::optionsFor(workDir))
     {
         if (withTestTools) {
             // The registry is read-only for front-ends; a test may add its own tools before any

@@ -10,6 +10,7 @@
 #include "process/runtimedir.h"
 #include "session/job.h"
 #include "session/session.h"
+#include "sessionoptions.h"
 #include "testlimits.h"
 
 #include <QCoroTimer>
@@ -71,7 +72,7 @@ ToolSpec listenerTool(const char *name, ToolSpec::Handler handler)
 // answer that uses them can only come from here.
 struct Workbench
 {
-    explicit Workbench(const QString &dir) : session(SessionOptions{.workDir = dir})
+    explicit Workbench(const QString &dir) : session(test::optionsFor(dir))
     {
         session.mutableTools().add(listenerTool("test_echo", echoHandler));
         session.mutableTools().add(listenerTool("test_sleep", sleepHandler));

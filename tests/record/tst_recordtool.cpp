@@ -2,6 +2,7 @@
 #include "recordtestdata.h"
 #include "session/schemavalidator.h"
 #include "session/session.h"
+#include "sessionoptions.h"
 #include "testlimits.h"
 
 #include <QProcess>
@@ -46,7 +47,7 @@ private Q_SLOTS:
     void recordsAndLinksTheLog()
     {
         QTemporaryDir root;
-        Session session(SessionOptions{.workDir = root.path()});
+        Session session(test::optionsFor(root.path()));
         const ToolSpec *spec = session.tools().find(QStringLiteral("record"));
         QVERIFY(spec);
         QCOMPARE(spec->cliPositionals,
@@ -125,7 +126,7 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QTemporaryDir root;
         QVERIFY(writeAll(root.filePath(QStringLiteral("garbage.txt")), "hello"));
-        Session session(SessionOptions{.workDir = root.path()});
+        Session session(test::optionsFor(root.path()));
         Json parsed = *parseJson(args);
         // Vouched for, so that each row reaches the problem it is about.
         if (parsed["verify_result"].is_object())
@@ -151,14 +152,14 @@ private Q_SLOTS:
     {
         QFETCH(QString, kind);
         QTemporaryDir root;
-        Session session(SessionOptions{.workDir = root.path()});
+        Session session(test::optionsFor(root.path()));
         Json verify = verifyResult(QStringLiteral("rmsnorm-faster"), root.path());
         Json given = verify;
         if (kind == QLatin1String("altered")) {
             session.vouchForVerify(verify);
             given["speedup"] = given["speedup"].get<double>() * 2;
         } else if (kind == QLatin1String("other session")) {
-            Session other(SessionOptions{.workDir = root.path()});
+            Session other(test::optionsFor(root.path()));
             other.vouchForVerify(verify);
         } else if (kind == QLatin1String("file")) {
             QVERIFY(
@@ -187,7 +188,7 @@ private Q_SLOTS:
     void recordsEachVerifyOnce()
     {
         QTemporaryDir root;
-        Session session(SessionOptions{.workDir = root.path()});
+        Session session(test::optionsFor(root.path()));
         const Json verify = vouched(session, verifyResult(QStringLiteral("rmsnorm-faster"), root.path()));
         // A failed record (wrong target) writes nothing and keeps the result recordable.
         Json wrongTarget = arguments(verify);

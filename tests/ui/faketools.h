@@ -4,6 +4,7 @@
 // are test values, not measurements.
 #pragma once
 
+#include "../sessionoptions.h" // relative: bench/ includes this header too
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
@@ -11,13 +12,6 @@
 #include <QCoroTimer>
 
 namespace hotkernel::test {
-
-inline SessionOptions optionsFor(const QString &workDir)
-{
-    SessionOptions options;
-    options.workDir = workDir;
-    return options;
-}
 
 inline QCoro::Task<ToolResult> fakeVerify(Session &, Json arguments, Job &job)
 {
