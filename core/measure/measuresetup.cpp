@@ -67,6 +67,21 @@ QString sha256OfFile(const QString &path)
     return QString::fromLatin1(hash.result().toHex());
 }
 
+QString changedSource(const std::map<QString, QByteArray> &sources, const QString &unvouched)
+{
+    for (const auto &[path, reported] : sources) {
+        if (reported.isEmpty())
+            return path + unvouched;
+        const QString now = sha256OfFile(path);
+        if (now.isEmpty())
+            return path + (QFileInfo::exists(path) ? QStringLiteral(" cannot be read")
+                                                   : QStringLiteral(" vanished"));
+        if (now.toLatin1() != reported)
+            return path + QStringLiteral(" changed");
+    }
+    return {};
+}
+
 QString shippedContractSha256()
 {
     return sha256OfFile(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py"));

@@ -13,6 +13,7 @@
 #include <QCoroTask>
 #include <QPointer>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -44,6 +45,11 @@ namespace MeasureSetup {
 ScriptFile script(Session &session, const Json &arguments, const char *key);
 
 QString sha256OfFile(const QString &path);
+// The first of sources (path -> the sha256 hex a process reported for what it loaded; empty: it
+// could not vouch, said as `unvouched`) whose bytes on disk differ now, with why ("PATH changed",
+// "PATH vanished", ...); empty when none did. Reads and hashes every file. Kept workers and spares
+// are both judged by it.
+QString changedSource(const std::map<QString, QByteArray> &sources, const QString &unvouched);
 
 // On a remote host (issue 24): connects when needed and copies the scripts, their contract and the
 // local modules they use there (docs/remote.md). False when the job was cancelled; nothing to do

@@ -54,7 +54,6 @@ void SpareWorker::start()
     connect(m_process.get(), &QProcess::finished, this, [this] {
         killProcessGroup(m_group);
         qCDebug(lcMeasure).noquote() << "spare worker ended:" << QString::fromUtf8(m_stderrTail.right(400));
-        Q_EMIT readyChanged();
     });
     m_process->start();
     m_group = m_process->processId();
@@ -62,12 +61,10 @@ void SpareWorker::start()
 
 void SpareWorker::readStandardOutput()
 {
-    if (!m_ready.is_null() || m_badReady) {
-        // After its one line the spare says nothing until it is handed over; keep it for the runner.
-        m_stdout += m_process->readAllStandardOutput();
-        return;
-    }
     m_stdout += m_process->readAllStandardOutput();
+    // After its one line the spare says nothing until it is handed over; anything is the runner's.
+    if (!m_ready.is_null() || m_badReady)
+        return;
     const qsizetype newline = m_stdout.indexOf('\n');
     if (newline < 0) {
         if (m_stdout.size() > kMaxReadyLine) {
@@ -93,7 +90,6 @@ void SpareWorker::readStandardOutput()
         m_imported.emplace(QStringLiteral("(the spare's ready line)"), QByteArray());
     }
     m_ready = std::move(ready);
-    Q_EMIT readyChanged();
 }
 
 bool SpareWorker::isAlive() const
@@ -108,13 +104,7 @@ bool SpareWorker::isReady() const
 
 QString SpareWorker::staleImport() const
 {
-    for (const auto &[path, reported] : m_imported) {
-        if (reported.isEmpty())
-            return path + QStringLiteral(" changed while the spare started");
-        if (MeasureSetup::sha256OfFile(path).toLatin1() != reported)
-            return path + QStringLiteral(" changed since the spare imported it");
-    }
-    return {};
+    return MeasureSetup::changedSource(m_imported, QStringLiteral(" changed while the spare started"));
 }
 
 SpareHandOff SpareWorker::handOff()

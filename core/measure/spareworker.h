@@ -53,15 +53,11 @@ public:
     // It said spare-ready (torch imported, CUDA context made) and is still running.
     bool isReady() const;
     long long processGroup() const { return m_group; }
-    const Json &readyLine() const { return m_ready; }
     // Why it must not be handed over: a file it imported outside the interpreter changed since
     // (or could not be vouched for). Empty when it may; reads and hashes those files.
     QString staleImport() const;
     // Gives the process to a runner; this object is spent afterwards.
     SpareHandOff handOff();
-
-Q_SIGNALS:
-    void readyChanged();
 
 private:
     void readStandardOutput();

@@ -272,18 +272,9 @@ QString WorkerScriptRunner::staleSource() const
 {
     if (!m_sourcesBroken.isEmpty())
         return m_sourcesBroken;
-    for (const auto &[path, reported] : m_sources) {
-        if (reported.isEmpty())
-            return path + QStringLiteral(" changed after the worker started (its hash could not vouch "
-                                         "for what it imported)");
-        const QString now = MeasureSetup::sha256OfFile(path);
-        if (now.isEmpty())
-            return path + (QFileInfo::exists(path) ? QStringLiteral(" cannot be read")
-                                                   : QStringLiteral(" vanished"));
-        if (now.toLatin1() != reported)
-            return path + QStringLiteral(" changed");
-    }
-    return {};
+    return MeasureSetup::changedSource(m_sources,
+                                       QStringLiteral(" changed after the worker started (its hash "
+                                                      "could not vouch for what it imported)"));
 }
 
 QCoro::Task<WorkerScriptRunner::WaitEnd> WorkerScriptRunner::nextLine(QByteArray *line)
