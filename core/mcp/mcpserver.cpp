@@ -6,6 +6,7 @@
 #include "mcp/mcperror.h"
 #include "mcp/mcpguide.h"
 #include "mcp/mcptransport.h"
+#include "mcp/sessionidentity.h"
 #include "mcp/wireschema.h"
 #include "session/session.h"
 
@@ -219,7 +220,7 @@ Json McpServer::initialize(const Json &params)
     // Queued: listeners hear of the client after its initialize is answered.
     QTimer::singleShot(0, this, [this] { Q_EMIT clientIdentified(m_clientName); });
     watchResources();
-    return Json{
+    Json result{
         {"protocolVersion", toStd(m_protocolVersion)},
         {"capabilities",
          {{"tools", {{"listChanged", false}}},
@@ -227,6 +228,9 @@ Json McpServer::initialize(const Json &params)
           {"prompts", {{"listChanged", false}}}}},
         {"serverInfo", {{"name", "hotkernel"}, {"title", "hotkernel"}, {"version", HOTKERNEL_VERSION}}},
         {"instructions", toStd(McpGuide::instructions(m_session.tools()))}};
+    if (!m_servedBy.isEmpty())
+        result["_meta"] = Json{{SessionIdentity::MetaKey, SessionIdentity::of(m_session, m_servedBy)}};
+    return result;
 }
 
 void McpServer::callTool(const Json &id, const Json &params)

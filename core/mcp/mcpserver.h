@@ -39,6 +39,10 @@ public:
     int requestsInFlight() const { return int(m_calls.size()); }
     // How many of this client's jobs were still running when its transport closed (and were ended).
     int jobsEndedOnClose() const { return m_jobsEndedOnClose; }
+    // A server of a session that others join (SessionListener): initialize then says which process
+    // serves the session and how it measures (SessionIdentity, in _meta), for the CLI to decide
+    // whether it may join (issue 23). servedBy: "the workbench window", "hotkernel serve".
+    void setServedBy(const QString &servedBy) { m_servedBy = servedBy; }
 
 Q_SIGNALS:
     // initialize named the client (clientInfo.name, or "mcp" when it gave none).
@@ -91,6 +95,7 @@ private:
     ResourceWatcher *m_resourceWatcher = nullptr; // child; started by initialize
     QString m_protocolVersion;
     QString m_clientName = QStringLiteral("mcp");
+    QString m_servedBy; // empty: a stdio server, no identity in initialize
     // tools/list bodies, built once: the registry does not change while the server runs.
     std::string m_toolsListModern;
     std::string m_toolsListLegacy;

@@ -25,8 +25,8 @@ namespace {
 constexpr int ProbeTimeoutMs = 1000;
 } // namespace
 
-SessionListener::SessionListener(Session &session, QObject *parent)
-    : QObject(parent), m_session(session), m_dir(session.workDir().root()),
+SessionListener::SessionListener(Session &session, QString servedBy, QObject *parent)
+    : QObject(parent), m_session(session), m_servedBy(std::move(servedBy)), m_dir(session.workDir().root()),
       m_name(socketName(m_dir, &m_nameError)), m_server(new QLocalServer(this))
 {
     // Only this user may connect: the socket hands out a session that runs code.
@@ -153,6 +153,7 @@ void SessionListener::acceptConnections()
     while (QLocalSocket *socket = m_server->nextPendingConnection()) {
         auto *transport = new LocalSocketTransport(socket);
         auto *server = new McpServer(m_session, transport);
+        server->setServedBy(m_servedBy);
         m_clients[server] = Client{transport, server, false};
         connect(server, &McpServer::clientIdentified, this, [this, server](const QString &name) {
             const auto it = m_clients.find(server);

@@ -23,7 +23,10 @@ class SessionListener : public QObject
 {
     Q_OBJECT
 public:
-    explicit SessionListener(Session &session, QObject *parent = nullptr);
+    // servedBy names this process to clients that join (SessionIdentity): "the workbench window",
+    // "hotkernel serve".
+    explicit SessionListener(Session &session, QString servedBy = QStringLiteral("the workbench window"),
+                             QObject *parent = nullptr);
     ~SessionListener() override;
 
     // The socket both sides use for a working directory (canonical path): per directory, in the
@@ -69,6 +72,7 @@ private:
     void clientFinished(McpServer *server);
 
     Session &m_session;
+    QString m_servedBy;
     QString m_dir;
     QString m_nameError; // why m_name is empty; before m_name, which fills it while initialised
     QString m_name;

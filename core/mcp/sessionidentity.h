@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a session that others join says of itself (issue 23): which process serves it, its host,
+// and the environment that decides what it measures. A CLI call joins only a session that would
+// measure what it would measure alone: never silently with another interpreter, host or card.
+#pragma once
+
+#include "base/json.h"
+
+#include <QString>
+
+namespace hotkernel {
+
+class Session;
+
+namespace SessionIdentity {
+
+// Where the identity travels: the _meta of the session's initialize reply.
+inline constexpr const char *MetaKey = "hotkernel/session";
+
+// {"served_by": servedBy, "pid": this process, "host": session.hostDisplay(), "executable": the
+// binary, "environment": {HOTKERNEL_PYTHON, CUDA_VISIBLE_DEVICES, PYTHONPATH}}.
+Json of(const Session &session, const QString &servedBy);
+// Empty when a call from this process that would run on host ("local", or the URL it was given)
+// may join the session that sent identity: the same binary, host and environment. Else why not,
+// naming both values and what to do.
+QString mismatch(const Json &identity, const QString &host);
+// "hotkernel serve (pid 4242)": for messages.
+QString describe(const Json &identity);
+
+} // namespace SessionIdentity
+
+} // namespace hotkernel
