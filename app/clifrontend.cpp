@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "clifrontend.h"
 
+#include "sessionclient.h"
+
 #include "base/usererror.h"
 #include "session/cliarguments.h"
 #include "session/session.h"
@@ -82,9 +84,30 @@ RecordAfterVerify takeRecordOptions(QStringList &arguments)
 }
 } // namespace
 
-CliFrontend::CliFrontend(Session &session, bool json, bool quiet)
-    : m_session(session), m_json(json), m_quiet(quiet)
+CliFrontend::CliFrontend(Session &session, Options options)
+    : m_session(session), m_options(std::move(options))
 {}
+
+CliFrontend::~CliFrontend() = default;
+
+QCoro::Task<void> CliFrontend::joinSession(const ToolSpec &spec)
+{
+    if (!m_options.joinSession)
+        co_return;
+    SessionClient::Joined joined = co_await SessionClient::join(
+        m_session.workDir().root(), m_session.hostDisplay(), m_options.hostArgument, true);
+    if (joined.client) {
+        m_joined = std::move(joined.client);
+        if (!m_options.quiet)
+            writeTo(
+                stderr,
+                QStringLiteral("hotkernel %1: in the session of %2").arg(spec.cliVerb, m_joined->servedBy()));
+    } else {
+        // Always said, also with --quiet: the call then pays its workers' start on its own.
+        writeTo(stderr, QStringLiteral("hotkernel %1: runs alone, not in the directory's session: %2")
+                            .arg(spec.cliVerb, joined.whyNot));
+    }
+}
 
 QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
 {
@@ -110,6 +133,7 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
         co_return 2;
     }
 
+    co_await joinSession(spec);
     const std::optional<ToolResult> result = co_await call(spec, std::move(toolArguments));
     if (!result)
         co_return 1;
@@ -118,13 +142,13 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
         co_return 130;
     }
     if (result->isError) {
-        if (m_json)
+        if (m_options.json)
             writeTo(stdout, toQt(result->structured.dump(2)));
         writeTo(stderr, QStringLiteral("hotkernel %1: %2").arg(spec.cliVerb, result->text));
         co_return 1;
     }
     if (!recordAfter.wanted) {
-        writeTo(stdout, m_json ? toQt(result->structured.dump(2)) : result->text);
+        writeTo(stdout, m_options.json ? toQt(result->structured.dump(2)) : result->text);
         co_return 0;
     }
 
@@ -155,7 +179,7 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
         if (recorded->isError || recorded->cancelled)
             problem = recorded->cancelled ? QStringLiteral("cancelled") : recorded->text;
     }
-    if (m_json) {
+    if (m_options.json) {
         Json both = verify;
         both["record"] = problem.isEmpty() ? recorded->structured : Json(nullptr);
         writeTo(stdout, toQt(both.dump(2)));
@@ -173,8 +197,17 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
 
 QCoro::Task<std::optional<ToolResult>> CliFrontend::call(const ToolSpec &spec, Json arguments)
 {
+    if (m_joined) {
+        std::function<void(const QString &)> progress;
+        if (!m_options.quiet) {
+            progress = [name = spec.cliVerb](const QString &message) {
+                writeTo(stderr, QStringLiteral("[%1] %2").arg(name, message));
+            };
+        }
+        co_return co_await m_joined->call(spec.name, std::move(arguments), std::move(progress));
+    }
     QPointer<Job> job = m_session.start(spec.name, std::move(arguments), QStringLiteral("cli"));
-    if (!m_quiet) {
+    if (!m_options.quiet) {
         QObject::connect(
             job.data(), &Job::progressChanged, job.data(),
             [name = spec.cliVerb](double done, std::optional<double> total, const QString &message) {
@@ -202,7 +235,10 @@ QString CliFrontend::help(const Session &session)
             "       hotkernel --demo           open the bundled demo session\n"
             "       hotkernel mcp              serve MCP over stdio for a coding agent (attaches to the\n"
             "                                  window open on this directory; --headless: never)\n"
-            "       hotkernel VERB [options]   run one tool from the command line\n\n"
+            "       hotkernel serve            serve this directory's session for CLI calls and agents\n"
+            "                                  (exits after 10 idle minutes; --idle-minutes M)\n"
+            "       hotkernel VERB [options]   run one tool from the command line, in the directory's\n"
+            "                                  session (the window's, or a `hotkernel serve` it starts)\n\n"
             "verbs:\n")
             .arg(QStringLiteral(HOTKERNEL_VERSION));
     for (const ToolSpec &spec : session.tools().all())
@@ -213,7 +249,8 @@ QString CliFrontend::help(const Session &session)
     text += QStringLiteral(
         "\nglobal options: --json (machine-readable output), --quiet (no progress on stderr), --version,\n"
         "                --host ssh://[user@]host[:port][/workdir][?python=PATH] (run the workers there;\n"
-        "                default HOTKERNEL_HOST, else local: docs/remote.md)\n"
+        "                default HOTKERNEL_HOST, else local: docs/remote.md),\n"
+        "                --no-session (run the verb in this process alone; also HOTKERNEL_NO_SESSION=1)\n"
         "`hotkernel VERB --help` lists a verb's options.\n");
     return text;
 }

@@ -9,6 +9,7 @@
 #include "mcpfrontend.h"
 #include "record/leaderboardcommand.h"
 #include "remote/hosturl.h"
+#include "servefrontend.h"
 #include "session/session.h"
 #include "session/sessionstore.h"
 #include "signalshutdown.h"
@@ -33,6 +34,7 @@ struct GlobalOptions
     bool quiet = false;
     QString host; // --host URL (issue 24); empty: HOTKERNEL_HOST, else local
     bool hostGiven = false;
+    bool noSession = false; // --no-session: a CLI verb runs in this process alone (issue 23)
     QStringList rest;
 };
 
@@ -54,6 +56,8 @@ GlobalOptions takeGlobalOptions(const QStringList &arguments)
             options.json = true;
         else if (a == QLatin1String("--quiet"))
             options.quiet = true;
+        else if (!afterDashDash && a == QLatin1String("--no-session"))
+            options.noSession = true;
         else
             options.rest.append(a);
     }
@@ -99,6 +103,8 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
+        if (verb == QLatin1String("serve"))
+            return ServeFrontend::run(app, options.rest.mid(1), options.host);
         SessionOptions cliOptions;
         cliOptions.host = options.host;
         Session session(cliOptions);
@@ -120,7 +126,13 @@ int main(int argc, char **argv)
                          CliFrontend::help(session).toUtf8().constData());
             return 2;
         }
-        CliFrontend cli(session, options.json, options.quiet);
+        CliFrontend::Options cliFrontendOptions;
+        cliFrontendOptions.json = options.json;
+        cliFrontendOptions.quiet = options.quiet;
+        cliFrontendOptions.joinSession =
+            !options.noSession && qEnvironmentVariable("HOTKERNEL_NO_SESSION") != QLatin1String("1");
+        cliFrontendOptions.hostArgument = options.hostGiven ? options.host : QString();
+        CliFrontend cli(session, cliFrontendOptions);
         return shutdown.exitCode(runCoroutine(app, [&] { return cli.run(*spec, options.rest.mid(1)); }));
     }
 
