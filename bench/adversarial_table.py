@@ -55,7 +55,7 @@ def main():
     if not os.path.isfile(args.hotkernel):
         sys.exit("no hotkernel binary at %s: build it (packaging/build.sh) or pass --hotkernel" % args.hotkernel)
     fixtures = os.path.join(root, "tests", "data", "adversarial", "gpu")
-    env = dict(os.environ)
+    env = dict(os.environ, HOTKERNEL_NO_SESSION="1")  # each verify a process of its own, as before sessions (issue 23)
     if args.python:
         env["HOTKERNEL_PYTHON"] = args.python
     rows, bad = [], 0

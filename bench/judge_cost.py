@@ -78,7 +78,7 @@ def main():
     args = p.parse_args()
     targets = [args.only] if args.only else TARGETS
     examples = os.path.join(root, "examples")
-    env = dict(os.environ)
+    env = dict(os.environ, HOTKERNEL_NO_SESSION="1")  # each verify a process of its own, as before sessions (issue 23)
     builds = []
     if args.before:
         if args.before_contract:

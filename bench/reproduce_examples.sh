@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p /tmp/hk && tar -C /tmp/hk -xJf .carry/hotkernel-bundle.tar.xz && . /tmp/hk/env.sh
-export HOTKERNEL_PYTHON=${HOTKERNEL_PYTHON:-$(command -v python3)} PYTHONUNBUFFERED=1
+# Each verify a process of its own (no `hotkernel serve`): what a fresh recording would do.
+export HOTKERNEL_PYTHON=${HOTKERNEL_PYTHON:-$(command -v python3)} PYTHONUNBUFFERED=1 HOTKERNEL_NO_SESSION=1
 export TRITON_CACHE_DIR=/tmp/triton-cache HOTKERNEL_CUBIN_CACHE=/tmp/cubin
 python3 bench/reproduce_examples.py "$@"
 if [ -n "${OUT:-}" ]; then

@@ -57,7 +57,8 @@ printf 'Host *\n  IdentityFile %s\n  IdentitiesOnly yes\n  UserKnownHostsFile %s
     "$keys/client_key" "$keys/known_hosts" >"$keys/ssh_config"
 LD_LIBRARY_PATH=$libs "$prefix/usr/sbin/sshd" -e -f "$keys/sshd_config"
 sleep 1
-export HOTKERNEL_SSH=$prefix/ssh HOTKERNEL_SSH_CONFIG=$keys/ssh_config HOTKERNEL_PYTHON=$python
+# Each verify a process of its own: the direct and the SSH path pay the same starts.
+export HOTKERNEL_NO_SESSION=1 HOTKERNEL_SSH=$prefix/ssh HOTKERNEL_SSH_CONFIG=$keys/ssh_config HOTKERNEL_PYTHON=$python
 # HOTKERNEL_SSH_BENCH_DIR: another folder of targets (a CPU one to try this without a GPU).
 cp -r "${HOTKERNEL_SSH_BENCH_DIR:-$root/examples}/." "$work/"
 cd "$work"

@@ -126,7 +126,8 @@ def main():
 
     hotkernel = find_hotkernel(args.hotkernel)
     workdir = tempfile.mkdtemp(prefix="verify_speed_")
-    env = dict(os.environ, VERIFY_SPEED_SLOW_FRACTION=str(args.slow_fraction))
+    # Each verify a process of its own (issue 23's sessions are measured by bench/session_speed.py).
+    env = dict(os.environ, VERIFY_SPEED_SLOW_FRACTION=str(args.slow_fraction), HOTKERNEL_NO_SESSION="1")
     run = Runner(hotkernel, workdir, env)
     t0 = time.monotonic()
     rows = []  # (section, what, wall_s, n, verdict, speedup, ci99, mode, reused)
