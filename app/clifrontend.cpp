@@ -92,7 +92,11 @@ CliFrontend::~CliFrontend() = default;
 
 QCoro::Task<void> CliFrontend::joinSession(const ToolSpec &spec)
 {
-    if (!m_options.joinSession)
+    // profile and torch-trace run the user's own program, which must see this shell's environment
+    // (a flag set for this one run), not the session's: they always run here.
+    const bool runsUserProgram =
+        spec.name == QLatin1String("profile") || spec.name == QLatin1String("torch_trace");
+    if (!m_options.joinSession || runsUserProgram)
         co_return;
     SessionClient::Joined joined = co_await SessionClient::join(
         m_session.workDir().root(), m_session.hostDisplay(), m_options.hostArgument, true);

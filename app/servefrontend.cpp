@@ -53,13 +53,15 @@ int ServeFrontend::run(QCoreApplication &app, const QStringList &arguments, cons
         else if (a.startsWith(QLatin1String("--idle-minutes=")))
             value = a.mid(15);
         else {
-            std::fprintf(stderr, "hotkernel serve: unknown option '%s'.\n\n%s", qPrintable(a), qPrintable(help()));
+            std::fprintf(stderr, "hotkernel serve: unknown option '%s'.\n\n%s", qPrintable(a),
+                         qPrintable(help()));
             return 2;
         }
         bool ok = false;
         idleMinutes = value.toDouble(&ok);
         if (!ok || idleMinutes < 0.01 || idleMinutes > 24 * 60) {
-            std::fprintf(stderr, "hotkernel serve: --idle-minutes takes minutes from 0.01 to 1440, not '%s'.\n",
+            std::fprintf(stderr,
+                         "hotkernel serve: --idle-minutes takes minutes from 0.01 to 1440, not '%s'.\n",
                          qPrintable(value));
             return 2;
         }
@@ -95,16 +97,19 @@ int ServeFrontend::run(QCoreApplication &app, const QStringList &arguments, cons
         session.warmSpares(); // the first verify finds a warm worker; nothing to await
     });
     QObject::connect(&listener, &SessionListener::listenFailed, &app, [&](const QString &reason) {
-        say(QStringLiteral("cannot serve %1: %2").arg(QDir::toNativeSeparators(session.workDir().root()), reason));
+        say(QStringLiteral("cannot serve %1: %2")
+                .arg(QDir::toNativeSeparators(session.workDir().root()), reason));
         app.exit(1);
     });
     QObject::connect(&listener, &SessionListener::clientAttached, &app,
                      [](const QString &name) { say(QStringLiteral("%1 joined").arg(name)); });
-    QObject::connect(&listener, &SessionListener::clientDetached, &app, [&](const QString &name, int jobsEnded) {
-        idleSince.restart();
-        say(jobsEnded > 0 ? QStringLiteral("%1 left; its %2 running job(s) were ended").arg(name).arg(jobsEnded)
-                          : QStringLiteral("%1 left").arg(name));
-    });
+    QObject::connect(
+        &listener, &SessionListener::clientDetached, &app, [&](const QString &name, int jobsEnded) {
+            idleSince.restart();
+            say(jobsEnded > 0
+                    ? QStringLiteral("%1 left; its %2 running job(s) were ended").arg(name).arg(jobsEnded)
+                    : QStringLiteral("%1 left").arg(name));
+        });
     // From inside the event loop: the listener may fail at once, and exit() before exec() is lost.
     QTimer::singleShot(0, &listener, &SessionListener::start);
     return shutdown.exitCode(app.exec());

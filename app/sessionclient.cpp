@@ -88,7 +88,7 @@ SessionClient::SessionClient(LocalSocketTransport *transport, QString dir)
 SessionClient::~SessionClient() = default;
 
 QCoro::Task<SessionClient::Joined> SessionClient::join(QString dir, QString host, QString hostArgument,
-                                                      bool startIfNone)
+                                                       bool startIfNone)
 {
     Joined joined;
     QString error;
@@ -109,9 +109,10 @@ QCoro::Task<SessionClient::Joined> SessionClient::join(QString dir, QString host
         if (!connected.socket)
             connected = co_await connectTo(name, 0, 0);
         if (!connected.socket) {
-            joined.whyNot = QStringLiteral("the `hotkernel serve` it started (pid %1) did not come up: %2 (log: %3.log)")
-                                .arg(pid)
-                                .arg(connected.error, name);
+            joined.whyNot =
+                QStringLiteral("the `hotkernel serve` it started (pid %1) did not come up: %2 (log: %3.log)")
+                    .arg(pid)
+                    .arg(connected.error, name);
             co_return joined;
         }
     }
@@ -121,11 +122,12 @@ QCoro::Task<SessionClient::Joined> SessionClient::join(QString dir, QString host
     }
 
     std::unique_ptr<SessionClient> client(new SessionClient(new LocalSocketTransport(connected.socket), dir));
-    Json initialize{{"protocolVersion", toStd(McpServer::supportedProtocolVersions().constLast())},
-                    {"capabilities", Json::object()},
-                    {"clientInfo",
-                     {{"name", toStd(QStringLiteral("hotkernel CLI (pid %1)").arg(QCoreApplication::applicationPid()))},
-                      {"version", HOTKERNEL_VERSION}}}};
+    Json initialize{
+        {"protocolVersion", toStd(McpServer::supportedProtocolVersions().constLast())},
+        {"capabilities", Json::object()},
+        {"clientInfo",
+         {{"name", toStd(QStringLiteral("hotkernel CLI (pid %1)").arg(QCoreApplication::applicationPid()))},
+          {"version", HOTKERNEL_VERSION}}}};
     QTimer deadline;
     deadline.setSingleShot(true);
     deadline.start(InitializeMs);
@@ -141,14 +143,18 @@ QCoro::Task<SessionClient::Joined> SessionClient::join(QString dir, QString host
     while (!client->m_replies.count(id) && !client->m_closed && !late)
         co_await qCoro(client.get(), &SessionClient::changed);
     if (!client->m_replies.count(id)) {
-        joined.whyNot = late ? QStringLiteral("the session on %1 did not answer within %2 s").arg(name).arg(InitializeMs / 1000)
-                             : QStringLiteral("the session on %1 closed the connection: %2").arg(name, client->m_goneReason);
+        joined.whyNot = late ? QStringLiteral("the session on %1 did not answer within %2 s")
+                                   .arg(name)
+                                   .arg(InitializeMs / 1000)
+                             : QStringLiteral("the session on %1 closed the connection: %2")
+                                   .arg(name, client->m_goneReason);
         co_return joined;
     }
     const Json reply = client->m_replies[id];
-    const Json identity = reply.contains("result") && reply["result"].is_object()
-                              ? reply["result"].value("_meta", Json::object()).value(SessionIdentity::MetaKey, Json())
-                              : Json();
+    const Json identity =
+        reply.contains("result") && reply["result"].is_object()
+            ? reply["result"].value("_meta", Json::object()).value(SessionIdentity::MetaKey, Json())
+            : Json();
     client->m_servedBy = SessionIdentity::describe(identity);
     if (const QString problem = SessionIdentity::mismatch(identity, host); !problem.isEmpty()) {
         joined.whyNot = problem;
@@ -170,10 +176,11 @@ void SessionClient::received(const QByteArray &line)
         if (method == "notifications/progress" && params.is_object() && params.contains("progressToken") &&
             params["progressToken"].is_number_integer()) {
             const auto it = m_progress.find(params["progressToken"].get<qint64>());
-            if (it != m_progress.end() && it->second && params.contains("message") && params["message"].is_string())
+            if (it != m_progress.end() && it->second && params.contains("message") &&
+                params["message"].is_string())
                 it->second(toQt(params["message"].get<std::string>()));
-        } else if (method == McpRelay::exitNoticeMethod() && params.is_object() && params.contains("reason") &&
-                   params["reason"].is_string()) {
+        } else if (method == McpRelay::exitNoticeMethod() && params.is_object() &&
+                   params.contains("reason") && params["reason"].is_string()) {
             m_goneReason = toQt(params["reason"].get<std::string>()); // the workbench is exiting
         }
         return;
@@ -189,8 +196,10 @@ QCoro::Task<ToolResult> SessionClient::call(QString tool, Json arguments,
 {
     const qint64 id = m_nextId++;
     m_progress[id] = std::move(progress);
-    Json params{{"name", toStd(tool)}, {"arguments", std::move(arguments)}, {"_meta", {{"progressToken", id}}}};
-    const Json message{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", std::move(params)}};
+    Json params{
+        {"name", toStd(tool)}, {"arguments", std::move(arguments)}, {"_meta", {{"progressToken", id}}}};
+    const Json message{
+        {"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", std::move(params)}};
     m_transport->send(QByteArray::fromStdString(message.dump()));
     while (!m_replies.count(id) && !m_closed)
         co_await qCoro(this, &SessionClient::changed);
@@ -206,7 +215,8 @@ QCoro::Task<ToolResult> SessionClient::call(QString tool, Json arguments,
     if (reply.contains("error")) {
         const Json error = reply["error"];
         co_return ToolResult::error(
-            toQt(error.is_object() ? error.value("message", std::string("the session refused the call")) : std::string()));
+            toQt(error.is_object() ? error.value("message", std::string("the session refused the call"))
+                                   : std::string()));
     }
     const Json result = reply.value("result", Json::object());
     QString text;
