@@ -55,8 +55,9 @@ QString mismatch(const Json &identity, const QString &host)
     }
     const std::string theirExecutable = identity.value("executable", std::string());
     if (theirExecutable != toStd(executable())) {
-        return QStringLiteral("the session serving this directory, %1, runs %2 and this call is %3 (a rebuilt or "
-                              "another hotkernel); end that session, or call with --no-session")
+        return QStringLiteral(
+                   "the session serving this directory, %1, runs %2 and this call is %3 (a rebuilt or "
+                   "another hotkernel); end that session, or call with --no-session")
             .arg(describe(identity), shown(theirExecutable), executable());
     }
     const std::string theirHost = identity.value("host", std::string());
@@ -70,8 +71,9 @@ QString mismatch(const Json &identity, const QString &host)
         const std::string mine = toStd(qEnvironmentVariable(name));
         const std::string its = theirs.value(name, std::string());
         if (mine != its) {
-            return QStringLiteral("the session serving this directory, %1, runs with %2=%3 and this call has %2=%4; "
-                                  "call with its environment, end that session, or call with --no-session")
+            return QStringLiteral(
+                       "the session serving this directory, %1, runs with %2=%3 and this call has %2=%4; "
+                       "call with its environment, end that session, or call with --no-session")
                 .arg(describe(identity), QString::fromLatin1(name), shown(its), shown(mine));
         }
     }
