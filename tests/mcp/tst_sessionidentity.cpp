@@ -42,15 +42,27 @@ private Q_SLOTS:
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("callHost");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("another host") << "host" << "local" << "ssh://gpu-box/work" << "runs its workers on local";
+        QTest::newRow("another host") << "host"
+                                      << "local"
+                                      << "ssh://gpu-box/work"
+                                      << "runs its workers on local";
         QTest::newRow("another interpreter")
-            << "environment/HOTKERNEL_PYTHON" << "/opt/other/python" << "local"
+            << "environment/HOTKERNEL_PYTHON"
+            << "/opt/other/python"
+            << "local"
             << "HOTKERNEL_PYTHON=/opt/other/python and this call has HOTKERNEL_PYTHON=/usr/bin/python3";
-        QTest::newRow("another card") << "environment/CUDA_VISIBLE_DEVICES" << "1" << "local"
-                                      << "CUDA_VISIBLE_DEVICES=1 and this call has CUDA_VISIBLE_DEVICES=(unset)";
-        QTest::newRow("another PYTHONPATH")
-            << "environment/PYTHONPATH" << "/tmp/shadow" << "local" << "PYTHONPATH=/tmp/shadow";
-        QTest::newRow("another binary") << "executable" << "/old/hotkernel (deleted)" << "local"
+        QTest::newRow("another card")
+            << "environment/CUDA_VISIBLE_DEVICES"
+            << "1"
+            << "local"
+            << "CUDA_VISIBLE_DEVICES=1 and this call has CUDA_VISIBLE_DEVICES=(unset)";
+        QTest::newRow("another PYTHONPATH") << "environment/PYTHONPATH"
+                                            << "/tmp/shadow"
+                                            << "local"
+                                            << "PYTHONPATH=/tmp/shadow";
+        QTest::newRow("another binary") << "executable"
+                                        << "/old/hotkernel (deleted)"
+                                        << "local"
                                         << "runs /old/hotkernel (deleted)";
     }
 
