@@ -10,6 +10,7 @@
 #include "measuretesthelpers.h"
 #include "process/processgroup.h"
 #include "testlimits.h"
+#include "workercall.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -52,15 +53,6 @@ class TestSpareWorkers : public QObject
 
     QString m_python;
 
-    struct Call
-    {
-        bool fromSpare = false;
-        bool reused = false;
-        long long group = 0;
-        bool ok = false;
-        QString mismatch;
-    };
-
     bool makeFolder(const QTemporaryDir &dir)
     {
         QFile contract(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/contract/_hotkernel_contract.py"));
@@ -72,32 +64,10 @@ class TestSpareWorkers : public QObject
                      targetScript("    return x * kernels.SCALE"));
     }
 
-    ScriptRunnerOptions options(const QString &script) const
+    // One call as verify makes it, then the release refills the spares.
+    void call(WorkerPool &pool, const QString &script, WorkerCall *out)
     {
-        ScriptRunnerOptions o;
-        o.python = m_python;
-        o.script = script;
-        o.timeout = std::chrono::minutes(10);
-        return o;
-    }
-
-    // One call as verify makes it (acquire, ready, run 1), then the release refills the spares.
-    void call(WorkerPool &pool, const QString &script, Call *out)
-    {
-        const ScriptRunnerOptions o = options(script);
-        WorkerLease lease =
-            pool.acquire(QStringLiteral("candidate"), o, WorkerPool::contentKey(script, m_python, {}));
-        out->fromSpare = lease.fromSpare;
-        out->reused = lease.reused;
-        auto ready = capture(lease.runner->waitReady());
-        QTRY_VERIFY_WITH_TIMEOUT(ready->done, kEventLimitMs);
-        QVERIFY2(ready->value && *ready->value, qPrintable(ready->error));
-        out->group = lease.runner->processGroup();
-        auto run = capture(lease.runner->run(1));
-        QTRY_VERIFY_WITH_TIMEOUT(run->done, kEventLimitMs);
-        QVERIFY2(run->value.has_value(), qPrintable(run->error));
-        out->ok = run->value->line.ok;
-        out->mismatch = run->value->line.mismatch;
+        callWorker(pool, m_python, script, out);
         pool.refillSpares(SpareRecipe{m_python, {}});
     }
 
@@ -145,7 +115,7 @@ private Q_SLOTS:
         QVERIFY(spare > 0);
 
         // The first worker is the spare's process, running the script as `python SCRIPT --worker` would.
-        Call first;
+        WorkerCall first;
         call(pool, script, &first);
         if (QTest::currentTestFailed())
             return;
@@ -156,7 +126,7 @@ private Q_SLOTS:
         // The shared module edited: the kept worker is replaced, by the next spare, which loads the edit.
         QVERIFY(readySpare(pool) > 0);
         QVERIFY(write(dir.filePath(QStringLiteral("kernels.py")), "SCALE = 3.0  # edited\n"));
-        Call second;
+        WorkerCall second;
         call(pool, script, &second);
         if (QTest::currentTestFailed())
             return;
@@ -168,7 +138,7 @@ private Q_SLOTS:
         QVERIFY(readySpare(pool) > 0);
         QVERIFY(write(dir.filePath(QStringLiteral("kernels.py")), "SCALE = 2.0\n"));
         QVERIFY(write(script, targetScript("    return x * kernels.SCALE * 1.5  # edited")));
-        Call third;
+        WorkerCall third;
         call(pool, script, &third);
         if (QTest::currentTestFailed())
             return;
@@ -204,7 +174,7 @@ private Q_SLOTS:
 
         QTest::qWait(1100); // a later mtime than the spare's start, on any file system's clock
         QVERIFY(write(site + QStringLiteral("/hk_spare_probe.py"), "VALUE = 2  # edited\n"));
-        Call next;
+        WorkerCall next;
         call(pool, dir.filePath(QStringLiteral("t_candidate.py")), &next);
         if (QTest::currentTestFailed())
             return;

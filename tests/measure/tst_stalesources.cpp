@@ -8,6 +8,7 @@
 #include "measuretesthelpers.h"
 #include "process/processgroup.h"
 #include "testlimits.h"
+#include "workercall.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -43,15 +44,6 @@ class TestStaleSources : public QObject
 
     QString m_python;
 
-    struct Call
-    {
-        bool reused = false;
-        long long group = 0;
-        bool ok = false;
-        QString mismatch;
-        std::shared_ptr<WorkerScriptRunner> runner;
-    };
-
     static bool write(const QString &path, const QByteArray &text)
     {
         QDir().mkpath(QFileInfo(path).absolutePath());
@@ -74,26 +66,9 @@ class TestStaleSources : public QObject
         return true;
     }
 
-    // One call as verify makes it: acquire (reusing when allowed), wait until ready, run 1.
-    void call(WorkerPool &pool, const QString &script, Call *out)
+    void call(WorkerPool &pool, const QString &script, WorkerCall *out)
     {
-        ScriptRunnerOptions o;
-        o.python = m_python;
-        o.script = script;
-        o.timeout = std::chrono::minutes(10); // far beyond a loaded machine's slowest start
-        WorkerLease lease =
-            pool.acquire(QStringLiteral("candidate"), o, WorkerPool::contentKey(script, m_python, {}));
-        out->reused = lease.reused;
-        out->runner = lease.runner;
-        auto ready = capture(lease.runner->waitReady());
-        QTRY_VERIFY_WITH_TIMEOUT(ready->done, kEventLimitMs);
-        QVERIFY2(ready->value && *ready->value, qPrintable(ready->error));
-        out->group = lease.runner->processGroup();
-        auto run = capture(lease.runner->run(1));
-        QTRY_VERIFY_WITH_TIMEOUT(run->done, kEventLimitMs);
-        QVERIFY2(run->value.has_value(), qPrintable(run->error));
-        out->ok = run->value->line.ok;
-        out->mismatch = run->value->line.mismatch;
+        callWorker(pool, m_python, script, out);
     }
 
     // Two calls on unchanged files share one worker and pass; after `edited` gets SCALE = 3.0
@@ -101,7 +76,7 @@ class TestStaleSources : public QObject
     void editIsSeen(const QString &script, const QString &edited)
     {
         WorkerPool pool;
-        Call first;
+        WorkerCall first;
         call(pool, script, &first);
         if (QTest::currentTestFailed())
             return;
@@ -111,7 +86,7 @@ class TestStaleSources : public QObject
                  qPrintable(QStringLiteral("the worker did not report ") + edited));
         first.runner.reset();
 
-        Call second;
+        WorkerCall second;
         call(pool, script, &second);
         if (QTest::currentTestFailed())
             return;
@@ -121,7 +96,7 @@ class TestStaleSources : public QObject
         second.runner.reset();
 
         QVERIFY(write(edited, "SCALE = 3.0  # edited between two calls\n"));
-        Call third;
+        WorkerCall third;
         call(pool, script, &third);
         if (QTest::currentTestFailed())
             return;
@@ -193,7 +168,7 @@ private Q_SLOTS:
         {
             // The ready line does not name it; the first run's answer does.
             WorkerPool pool;
-            Call once;
+            WorkerCall once;
             call(pool, dir.filePath(QStringLiteral("script.py")), &once);
             if (QTest::currentTestFailed())
                 return;
@@ -236,7 +211,7 @@ private Q_SLOTS:
                                   targetScript("import mypkg.mod", "    return x * mypkg.mod.SCALE")}}));
         const QString script = dir.filePath(QStringLiteral("script.py"));
         WorkerPool pool;
-        Call first;
+        WorkerCall first;
         call(pool, script, &first);
         if (QTest::currentTestFailed())
             return;

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// One call on a WorkerPool as verify makes it (acquire, wait until ready, run 1), for the tests of
+// kept and spare workers: what the lease was and what the run said. Fails the current test (QVERIFY)
+// when the worker does not come up or the run does not end.
+#pragma once
+
+#include "measure/workerpool.h"
+#include "measure/workerscriptrunner.h"
+#include "measuretesthelpers.h"
+#include "testlimits.h"
+
+#include <QTest>
+
+#include <memory>
+
+namespace hotkernel::test {
+
+struct WorkerCall
+{
+    bool reused = false;
+    bool fromSpare = false;
+    long long group = 0; // the worker's process group
+    bool ok = false;     // the run's correctness check
+    QString mismatch;
+    std::shared_ptr<WorkerScriptRunner> runner;
+};
+
+inline void callWorker(WorkerPool &pool, const QString &python, const QString &script, WorkerCall *out)
+{
+    ScriptRunnerOptions o;
+    o.python = python;
+    o.script = script;
+    o.timeout = std::chrono::minutes(10); // far beyond a loaded machine's slowest start
+    WorkerLease lease =
+        pool.acquire(QStringLiteral("candidate"), o, WorkerPool::contentKey(script, python, {}));
+    out->reused = lease.reused;
+    out->fromSpare = lease.fromSpare;
+    out->runner = lease.runner;
+    auto ready = capture(lease.runner->waitReady());
+    QTRY_VERIFY_WITH_TIMEOUT(ready->done, kEventLimitMs);
+    QVERIFY2(ready->value && *ready->value, qPrintable(ready->error));
+    out->group = lease.runner->processGroup();
+    auto run = capture(lease.runner->run(1));
+    QTRY_VERIFY_WITH_TIMEOUT(run->done, kEventLimitMs);
+    QVERIFY2(run->value.has_value(), qPrintable(run->error));
+    out->ok = run->value->line.ok;
+    out->mismatch = run->value->line.mismatch;
+}
+
+} // namespace hotkernel::test
