@@ -136,7 +136,7 @@ QCoro::Task<SessionClient::Joined> SessionClient::join(QString dir, QString host
         late = true;
         Q_EMIT c->changed();
     });
-    // The reply is awaited by hand: request() has no deadline.
+    // Awaited with a deadline: a session that hangs must not hang the CLI with it.
     const qint64 id = client->m_nextId++;
     initialize = Json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "initialize"}, {"params", initialize}};
     client->m_transport->send(QByteArray::fromStdString(initialize.dump()));
@@ -212,11 +212,21 @@ QCoro::Task<ToolResult> SessionClient::call(QString tool, Json arguments,
     }
     const Json reply = m_replies[id];
     m_replies.erase(id);
+    try {
+        co_return toolResult(reply);
+    } catch (const Json::exception &e) {
+        co_return ToolResult::error(QStringLiteral("%1 answered something that is not a tool result (%2); "
+                                                   "run the call again with --no-session")
+                                        .arg(m_servedBy, QString::fromUtf8(e.what())));
+    }
+}
+
+ToolResult SessionClient::toolResult(const Json &reply)
+{
     if (reply.contains("error")) {
         const Json error = reply["error"];
-        co_return ToolResult::error(
-            toQt(error.is_object() ? error.value("message", std::string("the session refused the call"))
-                                   : std::string()));
+        const std::string refused = "the session refused the call";
+        return ToolResult::error(toQt(error.is_object() ? error.value("message", refused) : refused));
     }
     const Json result = reply.value("result", Json::object());
     QString text;
@@ -231,9 +241,9 @@ QCoro::Task<ToolResult> SessionClient::call(QString tool, Json arguments,
     if (result.value("isError", false)) {
         ToolResult failed = ToolResult::error(text);
         failed.cancelled = text == QLatin1String("cancelled");
-        co_return failed;
+        return failed;
     }
-    co_return ToolResult::success(result.value("structuredContent", Json::object()), text);
+    return ToolResult::success(result.value("structuredContent", Json::object()), text);
 }
 
 } // namespace hotkernel

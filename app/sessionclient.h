@@ -49,6 +49,9 @@ Q_SIGNALS:
 private:
     explicit SessionClient(LocalSocketTransport *transport, QString dir);
     void received(const QByteArray &line);
+    // A tools/call reply as the ToolResult a call in this process would give; throws
+    // Json::exception on a reply of the wrong shape.
+    static ToolResult toolResult(const Json &reply);
 
     std::unique_ptr<LocalSocketTransport> m_transport;
     QString m_dir;
