@@ -113,6 +113,9 @@ def spare_gpu_memory():
 def row(rows, section, label, out, wall):
     rows.append((section, label, wall, out.get("n"), out.get("verdict"), out.get("speedup"),
                  out.get("workers_from_spare"), out.get("workers_reused")))
+    print("| %s | %s | %.2f s | %s | %s | spares %s | reused %s |" % (section, label, wall, out.get("verdict"),
+                                                                 out.get("speedup"), out.get("workers_from_spare"),
+                                                                 out.get("workers_reused")), file=sys.stderr, flush=True)
     if out.get("verdict") not in ("faster", "slower", "inconclusive"):
         print("%s, %s: %s: %s" % (section, label, out.get("verdict"), str(out.get("reason"))[:400]), file=sys.stderr)
 

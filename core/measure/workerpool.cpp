@@ -177,8 +177,17 @@ std::unique_ptr<SpareWorker> WorkerPool::takeSpare(const ScriptRunnerOptions &op
         return nullptr;
     const SpareRecipe wanted{options.python, options.witnessTracer};
     for (auto it = m_spares.begin(); it != m_spares.end(); ++it) {
-        if (!(it->worker->recipe() == wanted) || !it->worker->isReady())
+        // Said, because a spare that never serves costs a CUDA context for nothing.
+        if (!(it->worker->recipe() == wanted)) {
+            qCDebug(lcMeasure).noquote() << "spare worker of" << it->worker->recipe().python << "tracer"
+                                         << it->worker->recipe().witnessTracer << "does not serve" << wanted.python
+                                         << "tracer" << wanted.witnessTracer;
             continue;
+        }
+        if (!it->worker->isReady()) {
+            qCDebug(lcMeasure) << "spare worker not ready yet";
+            continue;
+        }
         if (const QString stale = it->worker->staleImport(); !stale.isEmpty()) {
             qCDebug(lcMeasure).noquote() << "not using a spare worker because" << stale;
             m_spares.erase(it);
