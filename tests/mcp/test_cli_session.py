@@ -14,11 +14,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from caserunner import run_cases  # noqa: E402
 from test_mcp_client import BINARY, alive, descendants  # noqa: E402
 
 JOINED = re.compile(r"in the session of (hotkernel serve|the workbench window) \(pid (\d+)\)")
@@ -210,21 +209,7 @@ CASES = [(name, fn) for name, fn in sorted(globals().items()) if name.startswith
 
 
 def main():
-    only = sys.argv[1:]
-    failed = []
-    selected = [c for c in CASES if not only or any(o in c[0] for o in only)]
-    for title, case in selected:
-        with tempfile.TemporaryDirectory(prefix="hk-cli-session-") as workdir:
-            start = time.monotonic()
-            try:
-                case(workdir)
-                print(f"PASSED  {title} ({time.monotonic() - start:.1f}s)", flush=True)
-            except BaseException as e:  # noqa: BLE001 - report every failure and go on
-                failed.append(title)
-                print(f"FAILED  {title} ({time.monotonic() - start:.1f}s): {type(e).__name__}: {e}", flush=True)
-                traceback.print_exception(e)
-    print(f"\n{len(selected) - len(failed)} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
+    run_cases(CASES, "hk-cli-session-")
 
 
 if __name__ == "__main__":

@@ -9,11 +9,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
-import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from caserunner import run_cases  # noqa: E402
 from test_mcp_client import BINARY, RawServer, server_env  # noqa: E402
 
 # 200 KB of "[" overflowed the stack before the limit; 100,000 levels is well past it.
@@ -145,21 +143,7 @@ CASES = [
 
 
 def main():
-    only = sys.argv[1:]
-    failed = []
-    selected = [c for c in CASES if not only or any(o in c[0] for o in only)]
-    for title, case in selected:
-        with tempfile.TemporaryDirectory(prefix="hk-limits-") as workdir:
-            start = time.monotonic()
-            try:
-                case(workdir)
-                print(f"PASSED  {title} ({time.monotonic() - start:.1f}s)", flush=True)
-            except BaseException as e:  # noqa: BLE001 - report every failure and go on
-                failed.append(title)
-                print(f"FAILED  {title} ({time.monotonic() - start:.1f}s): {type(e).__name__}: {e}", flush=True)
-                traceback.print_exception(e)
-    print(f"\n{len(selected) - len(failed)} passed, {len(failed)} failed")
-    sys.exit(1 if failed else 0)
+    run_cases(CASES, "hk-limits-")
 
 
 if __name__ == "__main__":
