@@ -151,10 +151,11 @@ QCoro::Task<SessionClient::Joined> SessionClient::join(QString dir, QString host
         co_return joined;
     }
     const Json reply = client->m_replies[id];
-    const Json identity =
-        reply.contains("result") && reply["result"].is_object()
-            ? reply["result"].value("_meta", Json::object()).value(SessionIdentity::MetaKey, Json())
-            : Json();
+    Json identity;
+    if (const auto result = reply.find("result"); result != reply.end() && result->is_object()) {
+        if (const auto meta = result->find("_meta"); meta != result->end() && meta->is_object())
+            identity = meta->value(SessionIdentity::MetaKey, Json());
+    }
     client->m_servedBy = SessionIdentity::describe(identity);
     if (const QString problem = SessionIdentity::mismatch(identity, host); !problem.isEmpty()) {
         joined.whyNot = problem;

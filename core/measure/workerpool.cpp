@@ -180,8 +180,8 @@ std::unique_ptr<SpareWorker> WorkerPool::takeSpare(const ScriptRunnerOptions &op
         // Said, because a spare that never serves costs a CUDA context for nothing.
         if (!(it->worker->recipe() == wanted)) {
             qCDebug(lcMeasure).noquote() << "spare worker of" << it->worker->recipe().python << "tracer"
-                                         << it->worker->recipe().witnessTracer << "does not serve" << wanted.python
-                                         << "tracer" << wanted.witnessTracer;
+                                         << it->worker->recipe().witnessTracer << "does not serve"
+                                         << wanted.python << "tracer" << wanted.witnessTracer;
             continue;
         }
         if (!it->worker->isReady()) {

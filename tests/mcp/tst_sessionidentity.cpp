@@ -83,6 +83,32 @@ private Q_SLOTS:
         QVERIFY2(why.contains(expected), qPrintable(why));
         QVERIFY2(why.contains(QLatin1String("--no-session")), qPrintable(why)); // says what to do
         QVERIFY2(why.contains(QStringLiteral("the workbench window (pid ")), qPrintable(why));
+        QVERIFY2(why.contains(QLatin1String("close that window")), qPrintable(why));
+    }
+
+    void sayHowToEndAServer()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        Json identity = SessionIdentity::of(session, QStringLiteral("hotkernel serve"));
+        identity["environment"]["HOTKERNEL_PYTHON"] = "/opt/other/python";
+        const QString why = SessionIdentity::mismatch(identity, QStringLiteral("local"));
+        QVERIFY2(why.contains(
+                     QStringLiteral("end that session (kill %1)").arg(QCoreApplication::applicationPid())),
+                 qPrintable(why));
+    }
+
+    void fieldsOfTheWrongTypeReadAsAbsent()
+    {
+        QTemporaryDir dir;
+        Session session(test::optionsFor(dir.path()));
+        Json identity = SessionIdentity::of(session, QStringLiteral("hotkernel serve"));
+        identity["pid"] = "many";
+        identity["executable"] = 42;
+        identity["environment"]["HOTKERNEL_PYTHON"] = Json::array();
+        QCOMPARE(SessionIdentity::describe(identity), QStringLiteral("hotkernel serve"));
+        const QString why = SessionIdentity::mismatch(identity, QStringLiteral("local"));
+        QVERIFY2(why.contains(QLatin1String("runs (unset)")), qPrintable(why));
     }
 
     void silentSessionIsRefused()
