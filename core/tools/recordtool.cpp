@@ -70,7 +70,8 @@ QString notVouchedMessage(bool alreadyRecorded)
         "edited result proves nothing (docs/verify-result.md, \"Who can record\"). Run verify in this "
         "session and record the object it returned (an agent: verify then record through the same "
         "`hotkernel mcp`; the window: Record this verify), or on the command line: `hotkernel verify "
-        "BASELINE CANDIDATE --record --note NOTE --who WHO`.");
+        "BASELINE CANDIDATE --record --note NOTE --who WHO`, or `hotkernel record` of a verify made in the "
+        "directory's session (not with --no-session).");
 }
 
 // Recording does blocking file I/O (and fsync), so it runs on the thread pool.
