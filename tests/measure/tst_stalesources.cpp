@@ -12,7 +12,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -114,10 +113,8 @@ class TestStaleSources : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        m_python = qEnvironmentVariable("HOTKERNEL_PYTHON", QStringLiteral("/usr/bin/python3"));
-        QProcess probe;
-        probe.start(m_python, {QStringLiteral("-c"), QStringLiteral("import torch")});
-        if (!probe.waitForFinished(kEventLimitMs) || probe.exitCode() != 0)
+        m_python = workerPython();
+        if (!importsTorch(m_python))
             QSKIP("no Python with torch (HOTKERNEL_PYTHON) on this machine");
     }
 

@@ -9,11 +9,26 @@
 #include "measuretesthelpers.h"
 #include "testlimits.h"
 
+#include <QProcess>
 #include <QTest>
 
 #include <memory>
 
 namespace hotkernel::test {
+
+// The interpreter the worker tests run (HOTKERNEL_PYTHON, else Debian's python3).
+inline QString workerPython()
+{
+    return qEnvironmentVariable("HOTKERNEL_PYTHON", QStringLiteral("/usr/bin/python3"));
+}
+
+// Whether python imports torch: the worker tests skip where it does not.
+inline bool importsTorch(const QString &python)
+{
+    QProcess probe;
+    probe.start(python, {QStringLiteral("-c"), QStringLiteral("import torch")});
+    return probe.waitForFinished(kEventLimitMs) && probe.exitCode() == 0;
+}
 
 struct WorkerCall
 {
