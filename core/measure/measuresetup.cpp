@@ -138,6 +138,11 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
     co_return co_await session.python().locate(job);
 }
 
+QString witnessTracer(const Session &session)
+{
+    return session.remote() ? QString() : CudaTools::tracerLibrary();
+}
+
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,
                        const PythonInfo &python, bool fresh, std::chrono::milliseconds timeout,
                        QPointer<Job> job)
@@ -147,14 +152,10 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     options.script = script.path;
     options.displayName = script.given;
     options.timeout = timeout;
-    // Issue 19: every measured process runs under the tracer in witness mode where it is built;
-    // it records nothing until the contract's untimed witness replays.
-    options.witnessTracer = CudaTools::tracerLibrary();
-    if (RemoteHost *remote = session.remote()) {
-        // The tracer built here is not on the host (docs/remote.md): remote runs are not witnessed.
-        options.witnessTracer.clear();
+    // It records nothing until the contract's untimed witness replays.
+    options.witnessTracer = witnessTracer(session);
+    if (RemoteHost *remote = session.remote())
         options.remote = remote->ssh();
-    }
     PreparedRunner prepared;
     if (fresh) {
         prepared.runner = std::make_shared<FreshScriptRunner>(options);

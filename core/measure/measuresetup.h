@@ -67,6 +67,11 @@ QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job);
 // Throws UserError when that interpreter cannot import torch.
 QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job);
 
+// The CUPTI tracer every measured process of this session runs under in witness mode (issue 19),
+// and so every spare (issue 23): empty where none is built, and on a remote host, where the tracer
+// built here is not (docs/remote.md).
+QString witnessTracer(const Session &session);
+
 // A fresh runner, or the pool's worker for (role, script) in warm mode; started, not yet ready.
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,
                        const PythonInfo &python, bool fresh, std::chrono::milliseconds timeout,

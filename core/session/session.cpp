@@ -3,7 +3,7 @@
 
 #include "base/logging.h"
 #include "base/usererror.h"
-#include "inspect/cudatools.h"
+#include "measure/measuresetup.h"
 #include "measure/workerpool.h"
 #include "remote/remotehost.h"
 #include "session/argumentaliases.h"
@@ -102,7 +102,7 @@ QCoro::Task<void> Session::warmSpares()
     // A job that started meanwhile refills the spares when it ends; starting them now would compete.
     if (!self || m_remote || !runningJobs().isEmpty())
         co_return;
-    m_workers->refillSpares(SpareRecipe{python.path, CudaTools::tracerLibrary()});
+    m_workers->refillSpares(SpareRecipe{python.path, MeasureSetup::witnessTracer(*this)});
 }
 
 bool Session::setHost(const QString &host, QString *error)
