@@ -56,7 +56,12 @@ def _foreign_modules():
     found = {}
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if not path or not path.endswith(".py"):
+        if not isinstance(path, str) or not path.endswith(".py"):
+            continue
+        # Module objects made in code carry a bare name (torch 2.11's torch.classes says
+        # "_classes.py"): no file was loaded, so there is nothing to go stale. A real import through
+        # a relative sys.path entry resolves from this directory, where it was made.
+        if not os.path.isabs(path) and not os.path.isfile(path):
             continue
         real = os.path.realpath(path)
         if real == os.path.realpath(__file__) or any(real == d or real.startswith(d + os.sep) for d in dirs):

@@ -180,6 +180,38 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(spare), kEventLimitMs);
         pool.clear();
     }
+
+    void moduleMadeInCodeDoesNotMakeASpareStale()
+    {
+        // torch 2.11 registers torch.classes as a module object whose __file__ is the bare name
+        // "_classes.py": no file behind it, so nothing can go stale. On the H200 this one name
+        // kept every spare from serving (docs/measurements/session-speed-2026-12-06-0358.txt).
+        QTemporaryDir dir;
+        QVERIFY(makeFolder(dir));
+        const QString site = dir.filePath(QStringLiteral("site"));
+        QVERIFY(write(site + QStringLiteral("/sitecustomize.py"),
+                      "import sys, types\n"
+                      "made = types.ModuleType(\"hk_made_in_code\")\n"
+                      "made.__file__ = \"_hk_made_in_code.py\"\n"
+                      "sys.modules[\"hk_made_in_code\"] = made\n"));
+        const QByteArray before = qgetenv("PYTHONPATH");
+        qputenv("PYTHONPATH", site.toUtf8());
+        WorkerPool pool;
+        pool.setSpareCount(1);
+        pool.refillSpares(SpareRecipe{m_python, {}});
+        const long long spare = readySpare(pool);
+        qputenv("PYTHONPATH", before);
+        QVERIFY(spare > 0);
+
+        WorkerCall next;
+        call(pool, dir.filePath(QStringLiteral("t_candidate.py")), &next);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(next.fromSpare, "a module object with a bare __file__ made the spare look stale");
+        QCOMPARE(next.group, spare);
+        QVERIFY2(next.ok, qPrintable(next.mismatch));
+        pool.clear();
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSpareWorkers)
