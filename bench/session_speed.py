@@ -116,6 +116,9 @@ def row(rows, section, label, out, wall):
     print("| %s | %s | %.2f s | %s | %s | spares %s | reused %s |" % (section, label, wall, out.get("verdict"),
                                                                  out.get("speedup"), out.get("workers_from_spare"),
                                                                  out.get("workers_reused")), file=sys.stderr, flush=True)
+    # Where the time went, to read while it runs (the table keeps only the totals).
+    print("    phases_s %s steps_s %s" % (json.dumps(out.get("phases_s")), json.dumps(out.get("steps_s"))),
+          file=sys.stderr, flush=True)
     if out.get("verdict") not in ("faster", "slower", "inconclusive"):
         print("%s, %s: %s: %s" % (section, label, out.get("verdict"), str(out.get("reason"))[:400]), file=sys.stderr)
 
