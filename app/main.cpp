@@ -156,7 +156,7 @@ int main(int argc, char **argv)
         AppTheme::apply(shotThemes.first());
     SessionOptions sessionOptions;
     sessionOptions.host = options.host; // the window's workers run there too (docs/remote.md)
-    sessionOptions.spares = 1;          // the next edit's worker is warm (issue 23)
+    sessionOptions.spares = 2;          // both of the first verify's workers are warm (issue 23)
     if (windowOptions.demo) {
         QString error;
         sessionOptions.workDir = DemoSession::extract(&error);

@@ -95,7 +95,7 @@ struct McpProcess
     void runHeadless()
     {
         SessionOptions options;
-        options.spares = 1; // an agent's next edit finds a warm worker (issue 23)
+        options.spares = 2; // the first verify finds both workers warm, the next edit one (issue 23)
         session = std::make_unique<Session>(options);
         session->warmSpares(); // in the background; the agent's first verify finds a warm worker
         stdio = makeStdio();

@@ -69,7 +69,7 @@ int ServeFrontend::run(QCoreApplication &app, const QStringList &arguments, cons
 
     SessionOptions options;
     options.host = host;
-    options.spares = 1; // the next edit's worker is warm (issue 23)
+    options.spares = 2; // the first verify finds both workers warm, the next edit one (issue 23)
     Session session(options);
     SessionListener listener(session, QStringLiteral("hotkernel serve"));
     SignalShutdown shutdown(app, [&session] { return &session; });

@@ -12,7 +12,11 @@ bf16, the eager baseline against a Triton candidate (bench/verify_speed.py's ker
     speedup spread the warm verdicts are compared with;
   the spares' GPU memory (nvidia-smi, the processes that run spare_worker.py).
 
-usage: bench/session_speed.py [--hotkernel PATH] [--aa 20] [--slow 10] [--open-wait 15]
+Between a verdict and the next verify of the table's rows the script waits --edit-wait seconds (10):
+the agent's turn, in which the session refills its spares. The A/A and slower rows follow each other
+without a wait.
+
+usage: bench/session_speed.py [--hotkernel PATH] [--aa 20] [--slow 10] [--open-wait 15] [--edit-wait 10]
 Needs HOTKERNEL_PYTHON (or python3 on PATH) with CUDA torch and Triton.
 """
 import argparse
@@ -105,7 +109,13 @@ def spare_gpu_memory():
                 cmdline = f.read()
         except OSError:
             continue
-        if b"spare_worker" in cmdline:
+        # A worker that came from a spare keeps the spare's command line; an idle spare still
+        # runs in its own directory, a worker in its target's.
+        try:
+            here = os.readlink("/proc/%s/cwd" % pid.strip())
+        except OSError:
+            continue
+        if b"spare_worker" in cmdline and os.path.isfile(os.path.join(here, "spare_worker.py")):
             spares.append(int(mib))
     return spares
 
@@ -131,6 +141,9 @@ def main():
     ap.add_argument("--slow-fraction", type=float, default=0.03)
     ap.add_argument("--open-wait", type=float, default=15.0, help="seconds between opening a session and its "
                                                                    "first verify")
+    ap.add_argument("--edit-wait", type=float, default=10.0,
+                    help="seconds between a verdict and the next verify of the same session: the agent reading the "
+                         "verdict and editing (the spares refill meanwhile)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--device", help="the targets' device (default: new's); cpu to try the script without a GPU")
     ap.add_argument("--rows", type=int, default=4096, help="rows of the rmsnorm input (8192 columns)")
@@ -171,11 +184,14 @@ def main():
         time.sleep(max(0.0, args.open_wait - (time.perf_counter() - server.started)))
         notes.append("spares' GPU memory, session open and idle (MiB each): %s" % spare_gpu_memory())
         for label, warps in [("first verify", 16), ("after an edit (num_warps 8)", 8), ("after editing it back", 16)]:
+            if warps != 16 or label != "first verify":
+                time.sleep(args.edit_wait)
             write_candidate(template, candidate, warps)
             out, wall = mcp_verify(server, "rmsnorm_baseline.py", "rmsnorm_candidate.py")
             row(rows, "agent (mcp)", label, out, wall)
         notes.append("spares' GPU memory after three verifies (MiB each): %s" % spare_gpu_memory())
         for i, name in enumerate(["half", "rmsnorm", "half", "rmsnorm"]):
+            time.sleep(args.edit_wait)
             out, wall = mcp_verify(server, name + "_baseline.py", name + "_candidate.py")
             row(rows, "agent (mcp)", "two targets alternating %d: %s" % (i + 1, name), out, wall)
         aa = {}
@@ -197,6 +213,8 @@ def main():
         else:
             for label, warps in [("first verify", 16), ("after an edit (num_warps 8)", 8),
                                  ("after editing it back", 16)]:
+                if label != "first verify":
+                    time.sleep(args.edit_wait)
                 write_candidate(template, candidate, warps)
                 out, wall = cli(hotkernel, workdir, env, "verify", "rmsnorm_baseline.py", "rmsnorm_candidate.py",
                                 "-n", "7")
@@ -236,6 +254,7 @@ def main():
         args.slow_fraction * 100, slow.get("slower", 0), args.slow, slow))
     for note in notes:
         print(note)
+    print("%.0f s between a verdict and the next edit's verify (the agent's turn; --edit-wait)" % args.edit_wait)
     print("goals: <= 3 s after an edit and for the first verify of a warmed session; A/A <= 1 of 20; slower >= 9 "
           "of 10. total %.0f s" % (time.monotonic() - t0))
 

@@ -78,6 +78,13 @@ std::optional<JudgedHeader> JudgedOutputsParser::parse(const QByteArray &start, 
                 .arg(h.inputsSha256.isEmpty() ? QStringLiteral("none") : h.inputsSha256.left(12))
                 .arg(expected.judgeSeed)
                 .arg(expected.inputsSha256.left(12)));
+    // "cuda_ipc": the outputs stay in the candidate's GPU memory and the header names them by IPC
+    // handle, for the baseline worker to open; nothing follows the header.
+    const QString transport = stringField(j, "transport");
+    const bool shared = transport == QLatin1String("cuda_ipc");
+    h.transport = shared ? transport : QStringLiteral("file");
+    if (!transport.isEmpty() && !shared && transport != QLatin1String("file"))
+        return fail(QStringLiteral("the header names transport %1, neither file nor cuda_ipc").arg(transport));
     const Json outputs = j.value("outputs", Json());
     if (!outputs.is_array() || outputs.empty())
         return fail(QStringLiteral("the header lists no outputs"));
@@ -115,7 +122,12 @@ std::optional<JudgedHeader> JudgedOutputsParser::parse(const QByteArray &start, 
                             .arg(out.bytes)
                             .arg(toQt(o["shape"].dump()), out.dtype)
                             .arg(elements * size->second));
-        payload += out.bytes;
+        if (shared && out.bytes > 0 && !o.value("ipc", Json()).is_object())
+            return fail(QStringLiteral("output %1 of set %2 is shared by CUDA IPC but names no handle")
+                            .arg(out.index)
+                            .arg(out.set));
+        if (!shared)
+            payload += out.bytes;
         h.outputs.push_back(std::move(out));
     }
     if (fileSize - h.headerBytes != payload)

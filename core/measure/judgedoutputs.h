@@ -30,6 +30,9 @@ struct JudgedHeader
     QString targetSha256;
     std::vector<JudgedOutput> outputs;
     qint64 headerBytes = 0; // the header line with its newline
+    // "file" (the outputs' bytes follow the header) or "cuda_ipc" (the header names each output's
+    // allocation in the candidate's GPU memory, which the judge opens)
+    QString transport;
 };
 
 struct JudgedExpectation

@@ -240,6 +240,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     QString witnessUnavailable;
     Json witness; // the last pair's witness, per side
     int judgedRuns = 0;
+    QString judgedTransport; // how the candidate's last judged outputs reached the judge
     double judgeSeconds = 0;
     // Where each side's runs spend their time (the contract's steps_ms, summed; "run_wall" is the
     // run as this process saw it, request to line): issue 19's cost, measured, not guessed.
@@ -374,9 +375,12 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                 co_return ToolResult::cancelledResult();
         }
         QString unusable;
-        if (!JudgedOutputsParser::read(
-                judgedPath, JudgedExpectation{pair, judgeSeed, stringField(lb.json, "judge_inputs_sha256")},
-                &unusable)) {
+        const std::optional<JudgedHeader> judgedHeader = JudgedOutputsParser::read(
+            judgedPath, JudgedExpectation{pair, judgeSeed, stringField(lb.json, "judge_inputs_sha256")},
+            &unusable);
+        if (judgedHeader)
+            judgedTransport = judgedHeader->transport;
+        if (!judgedHeader) {
             verdict = QStringLiteral("invalid");
             reason = QStringLiteral(
                          "the candidate's run %1 left no judged outputs that the judge outside its process "
@@ -583,7 +587,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     // The judge outside the candidate's process: runs it judged and the time it took (outside the
     // timed region: after both runs of a pair).
     r["outside_judge"] =
-        Json{{"judge", "baseline worker"}, {"runs_judged", judgedRuns}, {"wall_s", judgeSeconds}};
+        Json{{"judge", "baseline worker"},
+             {"runs_judged", judgedRuns},
+             {"wall_s", judgeSeconds},
+             {"transport", judgedTransport.isEmpty() ? Json() : Json(toStd(judgedTransport))}};
     r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())},
                                 {"bytes", r["contract"].value("bytes", Json())}};
     r["physical_floor"] = floor.json;

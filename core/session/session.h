@@ -30,7 +30,8 @@ struct SessionOptions
     QString host;
     int keepFinishedJobs = 500;
     // Spare workers kept warm for the next edit (issue 23, docs/processes.md): the window and
-    // `hotkernel mcp` keep one, the CLI (one call per process) none. HOTKERNEL_SPARES overrides.
+    // `hotkernel mcp` and `hotkernel serve` keep two (a first verify needs a baseline and a
+    // candidate worker), the CLI alone (one call per process) none. HOTKERNEL_SPARES overrides.
     int spares = 0;
 };
 

@@ -20,9 +20,9 @@ if __name__ == "__main__":
 '''
 
 
-def run(cwd, *args):
+def run(cwd, *args, env=None):
     proc = subprocess.run([sys.executable, "pair.py"] + list(args), cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env=env)
     lines = [l for l in proc.stdout.splitlines() if l.strip()]
     if proc.returncode != 0 or len(lines) != 1:
         raise AssertionError("pair.py %s: exit %d, stdout %r, stderr %s" % (" ".join(args), proc.returncode,
@@ -66,6 +66,12 @@ def main():
             outputs[i].update(changes)
             return with_header(outputs=outputs)
 
+        def shared(ipc, data=b""):
+            outputs = [dict(e, ipc=ipc) if ipc is not None else dict(e) for e in header["outputs"]]
+            return json.dumps(dict(header, transport="cuda_ipc", outputs=outputs)).encode() + b"\n" + data
+
+        beyond = {"device": 0, "handle": "00" * 64, "storage_bytes": 512, "storage_offset": 0, "tensor_offset": 0,
+                  "ref_counter": "00", "ref_counter_offset": 0, "event": None, "event_sync": False}
         zeros = head + b"\n" + bytes(len(payload))
         cases = [
             ("honest", good, {}, None, None),
@@ -82,6 +88,11 @@ def main():
             ("missing set", json.dumps(dict(header, outputs=header["outputs"][:4])).encode() + b"\n" + payload[:4096],
              {}, "invalid", "holds rotated sets [0, 1]"),
             ("zeros", zeros, {}, "mismatch", "judged outside the candidate's process with judge seed 99"),
+            # CUDA IPC headers (the GPU's transport): checked before any handle is opened.
+            ("unknown transport", with_header(transport="pigeon"), {}, "invalid", "unknown transport 'pigeon'"),
+            ("ipc, no handles", shared(None), {}, "invalid", "has no usable CUDA IPC entry"),
+            ("ipc, bytes too", shared(beyond, payload), {}, "invalid", "(bytes appended)"),
+            ("ipc, too small", shared(beyond), {}, "invalid", "do not lie in its shared allocation of 512 bytes"),
         ]
         for name, data, kw, kind, expected in cases:
             answer = judged(data, **kw)
@@ -95,7 +106,64 @@ def main():
         answer = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-file", path)
         if answer["judged_ok"] or "No such file" not in (answer["invalid"] or ""):
             failures.append("missing file: %r" % answer)
+    cuda_ipc(source, failures)
     return report(failures)
+
+
+def cuda_ipc(source, failures):
+    """The GPU's transport: outputs shared by CUDA IPC from a live candidate worker, judged in
+    another process; a handle that does not open is invalid; HOTKERNEL_JUDGE_TRANSPORT=file sends
+    the bytes. Runs where torch sees a GPU (the GPU machine), else says why it skips."""
+    import torch
+    if not torch.cuda.is_available():
+        print("SKIP cuda_ipc: torch sees no CUDA device here (it runs on the GPU machine)")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(os.path.join(source, "resources", "contract", "_hotkernel_contract.py"), tmp)
+        with open(os.path.join(tmp, "pair.py"), "w") as f:
+            f.write(TARGET.replace('device="cpu"', 'device="cuda"'))
+        judge_dir = os.path.join(tmp, "judge")
+        os.mkdir(judge_dir)
+        path = os.path.join(judge_dir, "run-2.judged")
+        # The candidate stays alive while the judge opens its memory, as a verify's worker does.
+        worker = subprocess.Popen([sys.executable, "pair.py", "--worker"], cwd=tmp, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            json.loads(worker.stdout.readline())  # ready
+            worker.stdin.write(json.dumps({"op": "run", "run": 2, "judge_seed": 99, "judge_dir": judge_dir}) + "\n")
+            worker.stdin.flush()
+            line = json.loads(worker.stdout.readline())
+            with open(path, "rb") as f:
+                data = f.read()
+            head = json.loads(data.split(b"\n", 1)[0])
+            if not line.get("ok") or head.get("transport") != "cuda_ipc" or not data.endswith(b"\n") \
+                    or not all(isinstance(e.get("ipc"), dict) for e in head["outputs"]):
+                failures.append("cuda: no CUDA IPC header: line %r, header %r" % (line, head))
+                return
+            answer = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-file", path)
+            if not answer["judged_ok"] or answer["invalid"] or answer["mismatch"]:
+                failures.append("cuda ipc honest: %r" % answer)
+            print("%-16s %s" % ("cuda ipc honest", answer.get("invalid") or answer.get("mismatch") or "judged ok"))
+            for e in head["outputs"]:
+                e["ipc"]["handle"] = "ab" * (len(e["ipc"]["handle"]) // 2)
+            with open(path, "wb") as f:
+                f.write(json.dumps(head).encode() + b"\n")
+            answer = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-file", path)
+            if answer["judged_ok"] or "cannot be opened by CUDA IPC" not in (answer["invalid"] or ""):
+                failures.append("cuda ipc, forged handle: %r" % answer)
+            print("%-16s %s" % ("cuda ipc forged", answer.get("invalid") or answer.get("mismatch") or "judged ok"))
+        finally:
+            worker.stdin.close()
+            worker.wait(60)
+        os.remove(path)
+        env = dict(os.environ, HOTKERNEL_JUDGE_TRANSPORT="file")
+        line = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-dir", judge_dir, env=env)
+        with open(path, "rb") as f:
+            head = json.loads(f.readline())
+        answer = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-file", path)
+        if head.get("transport") != "file" or not answer["judged_ok"]:
+            failures.append("cuda, file asked for: header %r, answer %r" % (head.get("transport"), answer))
+        print("%-16s %s" % ("cuda file", answer.get("invalid") or answer.get("mismatch") or "judged ok"))
 
 
 def report(failures):

@@ -87,6 +87,14 @@ private Q_SLOTS:
         QTest::newRow("protocol") << protocol << 1 << kSeed << kDigest << QStringLiteral("protocol 3, not 4");
         QTest::newRow("header only") << f.left(header) << 1 << kSeed << kDigest
                                      << QStringLiteral("0 bytes of outputs");
+        QByteArray pigeon = f;
+        pigeon.replace("\"outputs\":[", "\"transport\":\"pigeon\",\"outputs\":[");
+        QTest::newRow("transport") << pigeon << 1 << kSeed << kDigest
+                                   << QStringLiteral("transport pigeon, neither file nor cuda_ipc");
+        QByteArray unnamed = f.left(header);
+        unnamed.replace("\"outputs\":[", "\"transport\":\"cuda_ipc\",\"outputs\":[");
+        QTest::newRow("ipc without handles") << unnamed << 1 << kSeed << kDigest
+                                             << QStringLiteral("shared by CUDA IPC but names no handle");
     }
 
     void rejected()
