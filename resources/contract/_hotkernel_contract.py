@@ -813,7 +813,7 @@ class _Bench:
                 self.judged_inputs = (judge_seed, self._inputs_digest())
             steps.lap("judge_fill")
             header, tensors = _read_judged(t, path, judge_seed, self.judged_inputs[1], run,
-                                           locked=self.device == "cuda")
+                                           locked=self.device == "cuda", answer=answer)
             steps.lap("judge_read")
             sets = {}
             for k, j, tensor in tensors:
@@ -1071,6 +1071,40 @@ def _open_shared(torch, path, entry):
     return own
 
 
+# An honest handle opens in milliseconds; a forged one can block the CUDA driver for good.
+_IPC_OPEN_LIMIT_S = 20
+
+
+class _Stall:
+    """Within this block for longer than `seconds`: sends `answer` with `why` as its invalid and ends
+    the process, as nothing else can end a call blocked in the driver. The core then reads an
+    invalid verdict, not a hang until the worker's timeout."""
+
+    def __init__(self, seconds, answer, why):
+        self.seconds, self.answer, self.why = seconds, answer, why
+        self.done = threading.Event()
+        self.thread = None
+
+    def __enter__(self):
+        if self.answer is not None:
+            self.thread = threading.Thread(target=self._watch, name="hotkernel-judge-stall", daemon=True)
+            self.thread.start()
+        return self
+
+    def _watch(self):
+        if not self.done.wait(self.seconds):
+            self.answer["invalid"] = self.why
+            _log(self.why)
+            _emit(self.answer)
+            os._exit(3)
+
+    def __exit__(self, *exc):
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
+        return False
+
+
 # Page-locked host buffers, one per use, kept by the process and grown as needed. From the device
 # into fresh pageable memory, 64 MiB took 58 ms on the H200 (the pages are faulted in as the copy
 # goes); into a kept locked buffer it is a plain DMA (docs/measurements/judge-handoff-2026-12-06.txt).
@@ -1118,11 +1152,12 @@ class _JudgedFileError(Exception):
     """The judged-outputs file is missing, truncated or malformed: the verdict is invalid."""
 
 
-def _read_judged(torch, path, judge_seed, inputs_sha256, run, locked=False):
+def _read_judged(torch, path, judge_seed, inputs_sha256, run, locked=False, answer=None):
     """(header, [(set, index, tensor)]) from a judged-outputs file, checked against what the judge
     expects; raises _JudgedFileError saying what is wrong. locked: read into the kept page-locked
     buffer (a judge on the GPU), so that the tensors go to the device by DMA; they are valid until
-    the next call."""
+    the next call. answer: the judge's answer, sent as invalid should opening a CUDA IPC handle
+    stall (_Stall)."""
     try:
         with open(path, "rb") as f:
             head = f.readline(_JUDGED_HEADER_MAX)
@@ -1147,7 +1182,9 @@ def _read_judged(torch, path, judge_seed, inputs_sha256, run, locked=False):
     tensors, offset = [], 0
     for (k, j, dtype, shape, size), entry in zip(layout, header["outputs"]):
         if shared:
-            flat = _open_shared(torch, path, entry) if size else torch.empty(0, dtype=torch.uint8)
+            with _Stall(_IPC_OPEN_LIMIT_S, answer, "%s: output %d of set %d did not open by CUDA IPC within %d s (a "
+                        "forged handle stalls the driver); this judge ends" % (path, j, k, _IPC_OPEN_LIMIT_S)):
+                flat = _open_shared(torch, path, entry) if size else torch.empty(0, dtype=torch.uint8)
         else:
             flat = payload[offset:offset + size]
             offset += size
@@ -1453,7 +1490,7 @@ def _guarded():
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_graph_l2_violation",
                  "_graph_keeping_nodes", "_witness", "_candidate_threads", "_ask_judge_seed", "_worker", "main",
                  "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header",
-                 "_host_bytes", "_locked_buffer", "_judged_transport", "_share_with_judge", "_open_shared",
+                 "_host_bytes", "_locked_buffer", "_judged_transport", "_share_with_judge", "_open_shared", "_Stall",
                  "_user_sources", "_source_sha256"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",

@@ -148,9 +148,15 @@ def cuda_ipc(source, failures):
                 e["ipc"]["handle"] = "ab" * (len(e["ipc"]["handle"]) // 2)
             with open(path, "wb") as f:
                 f.write(json.dumps(head).encode() + b"\n")
-            answer = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-file", path)
-            if answer["judged_ok"] or "cannot be opened by CUDA IPC" not in (answer["invalid"] or ""):
-                failures.append("cuda ipc, forged handle: %r" % answer)
+            # The driver may refuse the forged handle or block on it for good; the judge answers
+            # invalid either way (after _IPC_OPEN_LIMIT_S when it blocks, ending itself).
+            proc = subprocess.run([sys.executable, "pair.py", "--run", "2", "--judge-seed", "99", "--judge-file",
+                                   path], cwd=tmp, capture_output=True, text=True, timeout=120)
+            lines = [l for l in proc.stdout.splitlines() if l.strip()]
+            answer = json.loads(lines[0]) if len(lines) == 1 else {"judged_ok": None, "invalid": proc.stdout}
+            if answer["judged_ok"] is not False or not any(
+                    m in (answer["invalid"] or "") for m in ("cannot be opened by CUDA IPC", "did not open by CUDA IPC")):
+                failures.append("cuda ipc, forged handle: exit %d, %r" % (proc.returncode, answer))
             print("%-16s %s" % ("cuda ipc forged", answer.get("invalid") or answer.get("mismatch") or "judged ok"))
         finally:
             worker.stdin.close()
