@@ -951,8 +951,9 @@ class _Bench:
 # the candidate, compares them against its own references for the same judge seed.
 # Outputs on a CUDA device travel by CUDA IPC instead (transport "cuda_ipc"): the candidate copies
 # each into an allocation of its own and the header carries that allocation's IPC handle; the judge
-# copies it into its own memory before it compares. Through a file, 64 MiB cost about 100 ms a run on
-# the H200 (docs/measurements/). HOTKERNEL_JUDGE_TRANSPORT=file sends every byte through the file.
+# copies it into its own memory before it compares. Through a file, 64 MiB cost 100-135 ms a run on
+# the H100 (docs/measurements/session-speed-2026-12-06-0533.txt), by IPC under 1 ms
+# (session-speed-2026-12-06-0559.txt). HOTKERNEL_JUDGE_TRANSPORT=file sends every byte through the file.
 JUDGED_FORMAT = "hotkernel-judged-outputs"
 _JUDGED_IPC = "cuda_ipc"
 # The copies the judge opens by IPC stay allocated here until the next judged write.
@@ -1107,7 +1108,7 @@ class _Stall:
 
 # Page-locked host buffers, one per use, kept by the process and grown as needed. From the device
 # into fresh pageable memory, 64 MiB took 58 ms on the H200 (the pages are faulted in as the copy
-# goes); into a kept locked buffer it is a plain DMA (docs/measurements/judge-handoff-2026-12-06.txt).
+# goes); into a kept locked buffer it is a plain DMA (docs/measurements/judge-handoff-2026-12-06-0520.txt).
 _LOCKED = {}
 
 

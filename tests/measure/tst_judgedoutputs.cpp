@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The core's reading of a judged-outputs file header, on a file the contract wrote
-// (tests/data/measure/judged/run-1.judged; the command is in pair_baseline.py next to it).
+// (tests/data/measure/judged/run-1.judged on CPU, run-1-cuda-ipc.judged on the GPU machine; the commands
+// are in pair_baseline.py next to them).
 #include "measure/judgedoutputs.h"
 
 #include <QFile>
@@ -19,6 +20,13 @@ class TestJudgedOutputs : public QObject
     Q_OBJECT
 
     QByteArray m_file;
+
+    QString realFileTransport() const
+    {
+        QString error;
+        const auto h = JudgedOutputsParser::parse(m_file, m_file.size(), {1, kSeed, kDigest}, &error);
+        return h ? h->transport : error;
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -45,6 +53,28 @@ private Q_SLOTS:
         QCOMPARE(JudgedOutputsParser::fileName(1), QStringLiteral("run-1.judged"));
         // Without the baseline's digest the header's own is taken as it is.
         QVERIFY(JudgedOutputsParser::parse(m_file, m_file.size(), {1, kSeed, {}}, &error));
+    }
+
+    void realCudaIpcFile()
+    {
+        // Written on the GPU machine: the outputs stay in the candidate's memory, the header names them.
+        QFile f(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/measure/judged/run-1-cuda-ipc.judged"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        QString error;
+        const auto h = JudgedOutputsParser::parse(
+            bytes, bytes.size(),
+            {1, kSeed, QStringLiteral("ebb214203ede38fef3ed44888e24ce78668091cd135476ec546eb4f20eca687f")}, &error);
+        QVERIFY2(h, qPrintable(error));
+        QCOMPARE(h->transport, QStringLiteral("cuda_ipc"));
+        QCOMPARE(h->outputs.size(), size_t(6));
+        QCOMPARE(h->outputs[5].bytes, qint64(64));
+        QCOMPARE(h->headerBytes, qint64(bytes.size())); // nothing follows the header
+        // The bytes of a file transport appended to it are refused: the header says none follow.
+        QVERIFY(!JudgedOutputsParser::parse(bytes + QByteArray(384, '\0'), bytes.size() + 384,
+                                            {1, kSeed, {}}, &error));
+        QVERIFY2(error.contains(QStringLiteral("bytes appended")), qPrintable(error));
+        QCOMPARE(realFileTransport(), QStringLiteral("file"));
     }
 
     void rejected_data()
