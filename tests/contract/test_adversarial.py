@@ -67,6 +67,10 @@ def main():
             if candidate == "honest.py" and result.get("outside_judge", {}).get("runs_judged") != 2:
                 failures.append("honest.py: the judge outside the candidate's process judged %s runs, not 2"
                                 % result.get("outside_judge"))
+            # CPU outputs travel through the file (CUDA IPC is the GPU's transport).
+            if candidate == "honest.py" and result.get("outside_judge", {}).get("transport") != "file":
+                failures.append("honest.py: the judged outputs travelled by %s, not file"
+                                % result.get("outside_judge"))
             if candidate != "honest.py" and result.get("speedup") is not None:
                 failures.append("%s: reports a speedup %s" % (candidate, result.get("speedup")))
     for f in failures:
