@@ -958,6 +958,9 @@ JUDGED_FORMAT = "hotkernel-judged-outputs"
 _JUDGED_IPC = "cuda_ipc"
 # The copies the judge opens by IPC stay allocated here until the next judged write.
 _KEPT_FOR_JUDGE = []
+# Only a worker outlives its run line, and IPC memory lives only as long as its process: a fresh
+# run (one process per run, `--judge-dir`) exits before the judge reads, so it sends the file.
+_OUTLIVES_RUN = False
 # Header dtype names: torch's own (str(dtype) without "torch."), and their element sizes.
 _JUDGED_DTYPES = {"bfloat16": 2, "float16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1, "int16": 2,
                   "int32": 4, "int64": 8, "bool": 1}
@@ -1018,9 +1021,9 @@ def _write_judged(torch, judge_dir, run, judge_seed, inputs_sha256, target_sha, 
 
 
 def _judged_transport(flats):
-    """"cuda_ipc" when every judged output lives on a CUDA device (and the user did not ask for the
-    file), else "file"."""
-    if os.environ.get("HOTKERNEL_JUDGE_TRANSPORT") == "file":
+    """"cuda_ipc" when every judged output lives on a CUDA device and this process is a worker (and
+    the user did not ask for the file), else "file"."""
+    if os.environ.get("HOTKERNEL_JUDGE_TRANSPORT") == "file" or not _OUTLIVES_RUN:
         return "file"
     present = [f for f in flats if f is not None]
     return _JUDGED_IPC if present and all(f.device.type == "cuda" for f in present) else "file"
@@ -1643,6 +1646,8 @@ def _check_import(target, fn):
 
 
 def _worker(bench):
+    global _OUTLIVES_RUN
+    _OUTLIVES_RUN = True
     # Build the inputs and run fn once (compiles Triton kernels, loads libraries) before saying ready;
     # a failure here is reported by the first run.
     try:
