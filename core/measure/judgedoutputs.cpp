@@ -84,7 +84,8 @@ std::optional<JudgedHeader> JudgedOutputsParser::parse(const QByteArray &start, 
     const bool shared = transport == QLatin1String("cuda_ipc");
     h.transport = shared ? transport : QStringLiteral("file");
     if (!transport.isEmpty() && !shared && transport != QLatin1String("file"))
-        return fail(QStringLiteral("the header names transport %1, neither file nor cuda_ipc").arg(transport));
+        return fail(
+            QStringLiteral("the header names transport %1, neither file nor cuda_ipc").arg(transport));
     const Json outputs = j.value("outputs", Json());
     if (!outputs.is_array() || outputs.empty())
         return fail(QStringLiteral("the header lists no outputs"));

@@ -190,9 +190,10 @@ void registerVerifyTool(ToolRegistry &registry)
           {"failed_runs", described(Json{{"type", "array"}, {"items", {{"type", "object"}}}},
                                     "why incorrect: side, run, mismatch (judged_by: baseline when the "
                                     "judge outside the candidate's process found it)")},
-          {"outside_judge", described(Json{{"type", "object"}}, "the judge outside the candidate's process: "
-                                                                "judge, runs_judged, wall_s, transport (file or "
-                                                                "cuda_ipc)")},
+          {"outside_judge",
+           described(Json{{"type", "object"}}, "the judge outside the candidate's process: "
+                                               "judge, runs_judged, wall_s, transport (file or "
+                                               "cuda_ipc)")},
           {"roofline_inputs", described(Json{{"type", "object"}}, "flops and bytes of one call")},
           {"physical_floor", described(Json{{"type", "object"}}, "the roofline floor checked")},
           {"versions",

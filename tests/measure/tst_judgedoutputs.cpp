@@ -64,15 +64,16 @@ private Q_SLOTS:
         QString error;
         const auto h = JudgedOutputsParser::parse(
             bytes, bytes.size(),
-            {1, kSeed, QStringLiteral("ebb214203ede38fef3ed44888e24ce78668091cd135476ec546eb4f20eca687f")}, &error);
+            {1, kSeed, QStringLiteral("ebb214203ede38fef3ed44888e24ce78668091cd135476ec546eb4f20eca687f")},
+            &error);
         QVERIFY2(h, qPrintable(error));
         QCOMPARE(h->transport, QStringLiteral("cuda_ipc"));
         QCOMPARE(h->outputs.size(), size_t(6));
         QCOMPARE(h->outputs[5].bytes, qint64(64));
         QCOMPARE(h->headerBytes, qint64(bytes.size())); // nothing follows the header
         // The bytes of a file transport appended to it are refused: the header says none follow.
-        QVERIFY(!JudgedOutputsParser::parse(bytes + QByteArray(384, '\0'), bytes.size() + 384,
-                                            {1, kSeed, {}}, &error));
+        QVERIFY(!JudgedOutputsParser::parse(bytes + QByteArray(384, '\0'), bytes.size() + 384, {1, kSeed, {}},
+                                            &error));
         QVERIFY2(error.contains(QStringLiteral("bytes appended")), qPrintable(error));
         QCOMPARE(realFileTransport(), QStringLiteral("file"));
     }
@@ -123,8 +124,8 @@ private Q_SLOTS:
                                    << QStringLiteral("transport pigeon, neither file nor cuda_ipc");
         QByteArray unnamed = f.left(header);
         unnamed.replace("\"outputs\":[", "\"transport\":\"cuda_ipc\",\"outputs\":[");
-        QTest::newRow("ipc without handles") << unnamed << 1 << kSeed << kDigest
-                                             << QStringLiteral("shared by CUDA IPC but names no handle");
+        QTest::newRow("ipc without handles")
+            << unnamed << 1 << kSeed << kDigest << QStringLiteral("shared by CUDA IPC but names no handle");
     }
 
     void rejected()
