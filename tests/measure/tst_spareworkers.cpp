@@ -82,6 +82,19 @@ class TestSpareWorkers : public QObject
         return groups.isEmpty() ? 0 : groups.last();
     }
 
+    // A pool with one ready spare that started with site (a sitecustomize's folder) on PYTHONPATH,
+    // as a user's environment can have it; its process group.
+    long long readySpareWithSite(WorkerPool &pool, const QString &site)
+    {
+        const QByteArray before = qgetenv("PYTHONPATH");
+        qputenv("PYTHONPATH", site.toUtf8());
+        pool.setSpareCount(1);
+        pool.refillSpares(SpareRecipe{m_python, {}});
+        const long long spare = readySpare(pool);
+        qputenv("PYTHONPATH", before);
+        return spare;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -160,13 +173,8 @@ private Q_SLOTS:
         const QString site = dir.filePath(QStringLiteral("site"));
         QVERIFY(write(site + QStringLiteral("/sitecustomize.py"), "import hk_spare_probe\n"));
         QVERIFY(write(site + QStringLiteral("/hk_spare_probe.py"), "VALUE = 1\n"));
-        const QByteArray before = qgetenv("PYTHONPATH");
-        qputenv("PYTHONPATH", site.toUtf8());
         WorkerPool pool;
-        pool.setSpareCount(1);
-        pool.refillSpares(SpareRecipe{m_python, {}});
-        const long long spare = readySpare(pool);
-        qputenv("PYTHONPATH", before);
+        const long long spare = readySpareWithSite(pool, site);
         QVERIFY(spare > 0);
 
         QTest::qWait(1100); // a later mtime than the spare's start, on any file system's clock
@@ -194,13 +202,8 @@ private Q_SLOTS:
                       "made = types.ModuleType(\"hk_made_in_code\")\n"
                       "made.__file__ = \"_hk_made_in_code.py\"\n"
                       "sys.modules[\"hk_made_in_code\"] = made\n"));
-        const QByteArray before = qgetenv("PYTHONPATH");
-        qputenv("PYTHONPATH", site.toUtf8());
         WorkerPool pool;
-        pool.setSpareCount(1);
-        pool.refillSpares(SpareRecipe{m_python, {}});
-        const long long spare = readySpare(pool);
-        qputenv("PYTHONPATH", before);
+        const long long spare = readySpareWithSite(pool, site);
         QVERIFY(spare > 0);
 
         WorkerCall next;
