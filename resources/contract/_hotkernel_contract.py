@@ -977,8 +977,9 @@ def _dtype_name(dtype):
 
 
 def _write_judged(torch, judge_dir, run, judge_seed, inputs_sha256, target_sha, outs):
-    """Writes the judged outputs (host copies, after the judged replay: outside the timed region)
-    to judge_dir/run-RUN.judged and returns the file's name. A failure is the run's invalid."""
+    """Writes the judged outputs (after the judged replay: outside the timed region) to
+    judge_dir/run-RUN.judged, their bytes or their CUDA IPC handles (_judged_transport), and returns
+    the file's name. A failure is the run's invalid."""
     entries, flats = [], []
     for k, out in sorted(outs.items()):
         for j, o in enumerate(_as_list(out) or []):
