@@ -9,6 +9,7 @@
 #include "mcpfrontend.h"
 #include "record/leaderboardcommand.h"
 #include "remote/hosturl.h"
+#include "remote/remotehost.h"
 #include "servefrontend.h"
 #include "session/session.h"
 #include "session/sessionstore.h"
@@ -116,6 +117,15 @@ int main(int argc, char **argv)
         }
         if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool
             return LeaderboardCommand::run(session.workDir().root(), options.rest.mid(1));
+        if (verb == QLatin1String("calibrate") && session.remote()) {
+            std::fprintf(
+                stderr,
+                "hotkernel calibrate: it measures this machine's GPU, but this session's host is %s; "
+                "calibrate on a remote host is not built yet (docs/remote.md). Run `hotkernel "
+                "calibrate` on that host itself, or leave out --host (and HOTKERNEL_HOST).\n",
+                qPrintable(session.remote()->display()));
+            return 1;
+        }
         if (verb == QLatin1String("calibrate")) // a native helper, not one of the MCP tools
             return shutdown.exitCode(runCoroutine(app, [&] {
                 return CalibrateRunner::runCli(options.rest.mid(1), session.workDir().root(), options.json);

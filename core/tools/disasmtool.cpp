@@ -473,6 +473,7 @@ void registerDisasmTool(ToolRegistry &registry)
     spec.argumentAliases = {
         {QStringLiteral("kernel"), QStringLiteral("function"), ArgumentAlias::Kind::Rename}};
     spec.cliVerb = QStringLiteral("disasm");
+    spec.thisMachineOnly = true;
     spec.writesWorkspace = true;
     spec.cliPositionals = {QStringLiteral("target")};
     spec.handler = disasm;

@@ -4,12 +4,14 @@
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
 #include "inspect/cudatools.h"
-#include "inspect/gpuprobe.h"
+#include "remote/remotehost.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
+#include "tools/hostgpu.h"
 
 #include <QCoroFuture>
+#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace hotkernel {
@@ -95,10 +97,15 @@ QString gpuText(const Json &g)
 QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
 {
     const QPointer<Job> guard(&job);
-    job.setProgress(0, std::nullopt, QStringLiteral("probing the GPU"));
-    const Json gpu = co_await GpuProbe::snapshot(&job);
-    if (!guard || guard->isCancelled())
+    const QPointer<Session> alive(&session);
+    job.setProgress(0, std::nullopt,
+                    session.remote()
+                        ? QStringLiteral("probing the GPU of %1").arg(session.remote()->display())
+                        : QStringLiteral("probing the GPU"));
+    const Json gpu = co_await hostGpuSnapshot(session, job);
+    if (!guard || !alive || guard->isCancelled() || gpu.is_null())
         co_return ToolResult::cancelledResult();
+    const RemoteHost *remote = session.remote();
 
     const bool available = gpu.value("available", false);
     const CardSpec *card = available ? CardTable::builtin().find(stringField(gpu, "name")) : nullptr;
@@ -136,12 +143,17 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
     }
     structured["tools"] = tools;
     structured["tool_search"] = toJson(CudaTools::searchDirectories());
+    structured["host"] = remote ? remote->hostJson() : Json(nullptr);
 
     QString text;
+    if (remote)
+        text += QStringLiteral("host        %1 (the card below is there; the tools are this machine's, "
+                               "where profile and disasm still run)\n")
+                    .arg(remote->display());
     if (!available) {
-        text = QStringLiteral("no GPU: %1\n").arg(stringField(gpu, "reason"));
+        text += QStringLiteral("no GPU: %1\n").arg(stringField(gpu, "reason"));
     } else {
-        text = gpuText(gpu);
+        text += gpuText(gpu);
         text +=
             card ? QStringLiteral("card table  %1\n").arg(cardLine(*card))
                  : QStringLiteral("card table  no row for '%1' (known: %2); roofline needs --card\n")
@@ -175,7 +187,8 @@ void registerGpuInfoTool(ToolRegistry &registry)
         QStringLiteral("The GPU hotkernel times on: name, driver, memory, power limit, compute capability, "
                        "clocks, throttle reasons, other processes on it, its spec peaks and measured "
                        "calibration. Use it first. Without a GPU: available false and why.");
-    spec.help = QStringLiteral("Reports the GPU hotkernel times on (CUDA device 0): name, UUID, "
+    spec.help = QStringLiteral("Reports the GPU hotkernel times on (CUDA device 0; with --host, the "
+                               "host's, read with nvidia-smi there): name, UUID, "
                                "driver and CUDA driver version, memory, power "
                                "limit, compute capability, SM and memory clocks (current and max), "
                                "temperature, active clock-event (throttle) "
@@ -224,6 +237,10 @@ void registerGpuInfoTool(ToolRegistry &registry)
           {"tools",
            {{"type", "object"},
             {"description", "ncu, nsys, cuobjdump, nvdisasm, ptxas: the path each was found at, or null"}}},
+          {"host",
+           {{"type", Json::array({"object", "null"})},
+            {"description", "The session's remote host the card was read on (kind, url, hostname, workdir, "
+                            "...), or null for this machine; tools are always this machine's."}}},
           {"tool_search",
            {{"type", "array"},
             {"description", "folders searched before PATH: HOTKERNEL_TOOL_DIRS, the interpreter's Triton and "

@@ -256,6 +256,7 @@ void registerProfileTool(ToolRegistry &registry)
         {QStringLiteral("out_dir"), QString(), ArgumentAlias::Kind::Ignore},
         {QStringLiteral("cwd"), QString(), ArgumentAlias::Kind::WorkDirOnly}};
     spec.cliVerb = QStringLiteral("profile");
+    spec.thisMachineOnly = true;
     spec.cliPositionals = {QStringLiteral("command")};
     spec.timesGpu = true;
     spec.writesWorkspace = true;

@@ -4,11 +4,12 @@
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
-#include "inspect/gpuprobe.h"
 #include "inspect/roofline.h"
+#include "remote/remotehost.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
+#include "tools/hostgpu.h"
 
 #include <QCoroFuture>
 #include <QtConcurrent/QtConcurrentRun>
@@ -89,18 +90,20 @@ QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &j
                     .arg(cardArg, knownCards()));
     }
 
-    // The GPU here tells the default card and which calibration (by UUID) belongs to it.
+    // The session host's GPU tells the default card and which calibration (by UUID) belongs to it.
     const QPointer<Job> guard(&job);
     job.setProgress(0, std::nullopt, QStringLiteral("probing the GPU"));
-    const Json gpu = co_await GpuProbe::snapshot(&job);
-    if (!guard || guard->isCancelled())
+    const Json gpu = co_await hostGpuSnapshot(session, job);
+    if (!guard || guard->isCancelled() || gpu.is_null())
         co_return ToolResult::cancelledResult();
     const bool haveGpu = gpu.value("available", false);
     const CardSpec *probedCard = haveGpu ? table.find(stringField(gpu, "name")) : nullptr;
     if (!card) {
         if (!haveGpu)
-            throw UserError(QStringLiteral("no card given and no GPU here (%1); pass --card, one of: %2.")
-                                .arg(stringField(gpu, "reason"), knownCards()));
+            throw UserError(QStringLiteral("no card given and no GPU %1 (%2); pass --card, one of: %3.")
+                                .arg(session.remote() ? QStringLiteral("on ") + session.remote()->display()
+                                                      : QStringLiteral("here"),
+                                     stringField(gpu, "reason"), knownCards()));
         if (!probedCard)
             throw UserError(
                 QStringLiteral("the GPU here, '%1', is not in the card table; pass --card with the "

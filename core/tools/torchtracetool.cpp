@@ -233,6 +233,7 @@ void registerTorchTraceTool(ToolRegistry &registry)
         {QStringLiteral("timeout"), QStringLiteral("timeout_s"), ArgumentAlias::Kind::Rename},
         {QStringLiteral("cwd"), QString(), ArgumentAlias::Kind::WorkDirOnly}};
     spec.cliVerb = QStringLiteral("torch-trace");
+    spec.thisMachineOnly = true;
     spec.cliPositionals = {QStringLiteral("script"), QStringLiteral("args")};
     spec.timesGpu = true;
     spec.writesWorkspace = true;

@@ -291,6 +291,24 @@ private Q_SLOTS:
                                   qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
     }
 
+    void gpuInfoReadsTheHost()
+    {
+        // The card is the host's (nvidia-smi there), not this machine's.
+        QByteArray out, err;
+        QCOMPARE(
+            hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("gpu-info")},
+                      &out, &err),
+            0);
+        const QJsonObject r = QJsonDocument::fromJson(out).object();
+        QVERIFY2(!r.isEmpty(), err.constData());
+        QCOMPARE(r[QStringLiteral("host")].toObject()[QStringLiteral("url")].toString(), m_url);
+        const QJsonObject gpu = r[QStringLiteral("gpu")].toObject();
+        if (gpu[QStringLiteral("available")].toBool())
+            QVERIFY2(gpu[QStringLiteral("source")].toString().contains(m_url), out.constData());
+        else
+            QVERIFY2(r[QStringLiteral("reason")].toString().contains(m_url), out.constData());
+    }
+
     void verifyAndRecord()
     {
         QByteArray out, err;
