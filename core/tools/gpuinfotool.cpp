@@ -147,8 +147,8 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
 
     QString text;
     if (remote)
-        text += QStringLiteral("host        %1 (the card below is there; the tools are this machine's, "
-                               "where profile and disasm still run)\n")
+        text += QStringLiteral("host        %1 (the card below is there; the tools listed are this "
+                               "machine's)\n")
                     .arg(remote->display());
     if (!available) {
         text += QStringLiteral("no GPU: %1\n").arg(stringField(gpu, "reason"));
