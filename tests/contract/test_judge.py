@@ -106,8 +106,32 @@ def main():
         answer = run(tmp, "--run", "2", "--judge-seed", "99", "--judge-file", path)
         if answer["judged_ok"] or "No such file" not in (answer["invalid"] or ""):
             failures.append("missing file: %r" % answer)
+    stall_guard(source, failures)
     cuda_ipc(source, failures)
     return report(failures)
+
+
+def stall_guard(source, failures):
+    """A judge blocked in a call that nothing can interrupt (a forged CUDA IPC handle in the driver)
+    answers invalid with its reason and ends itself once _Stall's limit passes; one that returns in
+    time goes on and leaves no thread behind."""
+    probe = ("import sys, threading, time\n"
+             "sys.path.insert(0, sys.argv[1])\n"
+             "import _hotkernel_contract as c\n"
+             "with c._Stall(5, {'event': 'judged'}, 'quick'):\n"
+             "    pass\n"
+             "assert [t.name for t in threading.enumerate()] == ['MainThread'], threading.enumerate()\n"
+             "with c._Stall(1, {'event': 'judged', 'judged_ok': False, 'invalid': None}, 'blocked in the driver'):\n"
+             "    time.sleep(30)\n"
+             "print('not reached')\n")
+    proc = subprocess.run([sys.executable, "-c", probe, os.path.join(source, "resources", "contract")],
+                          capture_output=True, text=True, timeout=60)
+    lines = [l for l in proc.stdout.splitlines() if l.strip()]
+    answer = json.loads(lines[0]) if len(lines) == 1 else None
+    if proc.returncode != 3 or answer is None or answer.get("invalid") != "blocked in the driver":
+        failures.append("stall guard: exit %d, stdout %r, stderr %s" % (proc.returncode, proc.stdout,
+                                                                       proc.stderr[-400:]))
+    print("%-16s %s" % ("stall guard", answer.get("invalid") if answer else proc.stdout))
 
 
 def cuda_ipc(source, failures):
