@@ -252,8 +252,9 @@ QString CliFrontend::help(const Session &session)
                      QStringLiteral("Regenerate LEADERBOARD.md from results/ (--check: compare only)"));
     text += QStringLiteral(
         "\nglobal options: --json (machine-readable output), --quiet (no progress on stderr), --version,\n"
-        "                --host ssh://[user@]host[:port][/workdir][?python=PATH] (run the workers there;\n"
-        "                default HOTKERNEL_HOST, else local: docs/remote.md),\n"
+        "                --host ssh://[user@]host[:port][/workdir][?python=PATH] or\n"
+        "                slurm://[partition][?gres=gpu:1&time=60] (run the workers there; default\n"
+        "                HOTKERNEL_HOST, else local: docs/remote.md, docs/remote-slurm.md),\n"
         "                --no-session (run the verb in this process alone; also HOTKERNEL_NO_SESSION=1)\n"
         "`hotkernel VERB --help` lists a verb's options.\n");
     return text;

@@ -64,8 +64,9 @@ void HostSelector::showHost(const QString &host, const QString &problem)
     m_combo->setToolTip(
         problem.isEmpty()
             ? tr("Where bench, verify and record run their workers: local, or "
-                 "ssh://[user@]host[:port][/workdir][?python=PATH] (docs/remote.md). Type a host and "
-                 "press Enter; refused while a job runs.")
+                 "ssh://[user@]host[:port][/workdir][?python=PATH], or a Slurm allocation, "
+                 "slurm://[partition][?gres=gpu:1&time=60] (docs/remote.md). Type a host and press "
+                 "Enter; refused while a job runs.")
             : problem);
 }
 

@@ -109,8 +109,8 @@ QCoro::Task<bool> prepareHost(Session &session, QStringList scripts, Job *job)
         job->log(QStringLiteral("not copied to %1 (outside %2): %3")
                      .arg(remote->display(), session.workDir().root(), outside.join(QStringLiteral(", "))));
     const QPointer<RemoteHost> alive(remote);
-    const std::shared_ptr<const SshHost> ssh = co_await remote->connect(job);
-    if (!ssh || !alive)
+    const std::shared_ptr<const RemoteShell> shell = co_await remote->connect(job);
+    if (!shell || !alive)
         co_return false;
     co_return co_await remote->sync(files, job);
 }
@@ -155,7 +155,7 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     // It records nothing until the contract's untimed witness replays.
     options.witnessTracer = witnessTracer(session);
     if (RemoteHost *remote = session.remote())
-        options.remote = remote->ssh();
+        options.remote = remote->shell();
     PreparedRunner prepared;
     if (fresh) {
         prepared.runner = std::make_shared<FreshScriptRunner>(options);
@@ -187,6 +187,9 @@ WorkerRelease::WorkerRelease(Session &session, std::vector<PreparedRunner *> run
 
 WorkerRelease::~WorkerRelease()
 {
+    // A slurm:// host with lifetime=verify gives its allocation back now, and its workers with it.
+    if (m_session && m_session->remote() && m_session->remote()->endOfRun())
+        m_dropAll = true;
     std::optional<SpareRecipe> recipe;
     for (PreparedRunner *p : m_runners) {
         if (!p || !p->worker)

@@ -3,7 +3,7 @@
 
 #include "base/usererror.h"
 #include "process/processrunner.h"
-#include "remote/sshhost.h"
+#include "remote/remoteshell.h"
 #include "session/job.h"
 
 #include <QFileInfo>
@@ -76,7 +76,7 @@ QCoro::Task<ProcessPerRunRunner::Finished> ProcessPerRunRunner::execute(ScriptRu
     case ProcessResult::Status::Finished:
         break;
     }
-    if (options.remote && SshHost::isSshFailure(r.exitCode))
+    if (options.remote && options.remote->isTransportFailure(r.exitCode, r.standardError))
         throw UserError(QStringLiteral("%1 run %2: %3")
                             .arg(name)
                             .arg(runIndex)

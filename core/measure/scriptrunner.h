@@ -19,7 +19,7 @@
 namespace hotkernel {
 
 class Job;
-class SshHost;
+class RemoteShell;
 
 struct ScriptRunnerOptions
 {
@@ -30,8 +30,9 @@ struct ScriptRunnerOptions
     std::chrono::milliseconds timeout{std::chrono::seconds(300)}; // per run (and for a worker's start)
     // hotkernel's CUPTI tracer, injected in witness mode (issue 19); empty: runs are not witnessed.
     QString witnessTracer;
-    // Set: the script runs on this SSH host (issue 24), through ssh under the remote supervisor.
-    std::shared_ptr<const SshHost> remote;
+    // Set: the script runs on this remote host (issue 24), through ssh or srun under the remote
+    // supervisor.
+    std::shared_ptr<const RemoteShell> remote;
 };
 
 struct RunOutcome

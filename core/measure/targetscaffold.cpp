@@ -555,16 +555,17 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
         const QStringList files = SyncSet::collect(workDir.root(), staged, &outside, outDir);
         if (!co_await host->sync(files, job) || !host)
             throw UserError(QStringLiteral("cancelled; nothing was written."));
-        remoteStaging = host->ssh()->remotePath(staging->path());
-        host->ssh()->wrap(spec, true);
+        remoteStaging = host->shell()->remotePath(staging->path());
+        host->shell()->wrap(spec, true);
     }
     const auto removeRemoteStaging = qScopeGuard([&host, &remoteStaging] {
         if (host && !remoteStaging.isEmpty() && !host->sharesDirectory())
             host->removeLater(remoteStaging);
     });
     const ProcessResult check = co_await ProcessRunner::run(spec, job);
-    if (host && check.status == ProcessResult::Status::Finished && SshHost::isSshFailure(check.exitCode))
-        throw UserError(host->ssh()->describeFailure(check.standardError) +
+    if (host && check.status == ProcessResult::Status::Finished &&
+        host->shell()->isTransportFailure(check.exitCode, check.standardError))
+        throw UserError(host->shell()->describeFailure(check.standardError) +
                         QStringLiteral(" Nothing was written."));
     if (!check.succeeded()) {
         if (check.status == ProcessResult::Status::Cancelled)

@@ -8,7 +8,7 @@
 #include "process/processgroup.h"
 #include "process/processspec.h"
 #include "process/supervisor.h"
-#include "remote/sshhost.h"
+#include "remote/remoteshell.h"
 #include "session/job.h"
 
 #include <QCoroFuture>
@@ -222,7 +222,7 @@ QString WorkerScriptRunner::exitDescription() const
         return QStringLiteral("never started");
     if (m_process->exitStatus() == QProcess::CrashExit)
         return QStringLiteral("the worker crashed (killed by a signal)");
-    if (m_options.remote && SshHost::isSshFailure(m_process->exitCode()))
+    if (m_options.remote && m_options.remote->isTransportFailure(m_process->exitCode(), m_stderrTail))
         return m_options.remote->describeFailure(m_stderrTail);
     return QStringLiteral("the worker exited with code %1").arg(m_process->exitCode());
 }

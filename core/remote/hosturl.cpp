@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "remote/hosturl.h"
 
+#include "base/usererror.h"
+
 #include <QRegularExpression>
 #include <QUrl>
 #include <QUrlQuery>
@@ -8,8 +10,8 @@
 namespace hotkernel {
 
 namespace {
-const QString kForm =
-    QStringLiteral("write it as ssh://[user@]host[:port][/workdir][?python=PATH], or local");
+const QString kForm = QStringLiteral("write it as ssh://[user@]host[:port][/workdir][?python=PATH], "
+                                     "slurm://[partition][?gres=gpu:1&time=60], or local");
 
 bool fail(QString *error, const QString &text, const QString &why)
 {
@@ -23,6 +25,8 @@ QString HostUrl::toString() const
 {
     if (kind == Kind::Local)
         return QStringLiteral("local");
+    if (kind == Kind::Slurm)
+        return slurm.toUrl();
     QString s = QStringLiteral("ssh://");
     if (!user.isEmpty())
         s += user + QLatin1Char('@');
@@ -42,6 +46,20 @@ std::optional<HostUrl> HostUrl::parse(const QString &input, QString *error)
     HostUrl h;
     if (text.isEmpty() || text == QLatin1String("local"))
         return h;
+    if (SlurmHost::looksLikeSlurm(text)) {
+        try {
+            h.slurm = SlurmHost::parse(text);
+        } catch (const UserError &e) {
+            if (error)
+                *error = e.message();
+            return std::nullopt;
+        }
+        h.kind = Kind::Slurm;
+        h.host = QStringLiteral("slurm");
+        h.workdir = h.slurm.workdir;
+        h.python = h.slurm.python;
+        return h;
+    }
     if (!text.startsWith(QLatin1String("ssh://"))) {
         const qsizetype colon = text.indexOf(QStringLiteral("://"));
         fail(error, text,

@@ -9,7 +9,9 @@
 #include "process/processrunner.h"
 #include "process/runtimedir.h"
 #include "process/supervisor.h"
+#include "remote/slurmstepshell.h"
 #include "session/job.h"
+#include "slurm/slurmallocation.h"
 
 #include <QCoroTimer>
 #include <QCryptographicHash>
@@ -68,6 +70,9 @@ RemoteHost::~RemoteHost()
 
 bool RemoteHost::isConnected() const
 {
+    if (isSlurm())
+        return m_allocation && m_allocation->state() == SlurmAllocation::State::Running && m_shell &&
+               m_probed;
     return m_master && m_master->state() == QProcess::Running && m_ssh && m_probed;
 }
 
@@ -81,20 +86,55 @@ QString RemoteHost::defaultWorkdir() const
              QString::fromLatin1(QCryptographicHash::hash(key, QCryptographicHash::Sha256).toHex().left(10)));
 }
 
-QCoro::Task<std::shared_ptr<const SshHost>> RemoteHost::connect(Job *job)
+QCoro::Task<std::shared_ptr<const RemoteShell>> RemoteHost::connect(Job *job)
 {
     if (isConnected())
-        co_return std::shared_ptr<const SshHost>(m_ssh); // a copy: QCoro 0.8 moves from lvalues
+        co_return std::shared_ptr<const RemoteShell>(m_shell); // a copy: QCoro 0.8 moves from lvalues
     QPointer<RemoteHost> self(this);
     disconnect();
-    m_ssh = std::make_shared<SshHost>(m_url, m_controlPath, m_localRoot);
-    if (job)
-        job->setProgress(0, std::nullopt, QStringLiteral("connecting to %1").arg(display()));
-    if (!co_await startMaster(job) || !self)
-        co_return std::shared_ptr<const SshHost>();
+    if (isSlurm()) {
+        if (!co_await takeAllocation(job) || !self)
+            co_return std::shared_ptr<const RemoteShell>();
+    } else {
+        m_ssh = std::make_shared<SshHost>(m_url, m_controlPath, m_localRoot);
+        m_shell = m_ssh;
+        if (job)
+            job->setProgress(0, std::nullopt, QStringLiteral("connecting to %1").arg(display()));
+        if (!co_await startMaster(job) || !self)
+            co_return std::shared_ptr<const RemoteShell>();
+    }
     if (!co_await probe(job) || !self)
-        co_return std::shared_ptr<const SshHost>();
-    co_return std::shared_ptr<const SshHost>(m_ssh);
+        co_return std::shared_ptr<const RemoteShell>();
+    co_return std::shared_ptr<const RemoteShell>(m_shell);
+}
+
+QCoro::Task<bool> RemoteHost::takeAllocation(Job *job)
+{
+    // The queue may take long; the allocation's progress (queued, why, granted) goes to the job.
+    m_allocation = std::make_unique<SlurmAllocation>(m_url.slurm);
+    SlurmAllocation *allocation = m_allocation.get();
+    QObject::connect(allocation, &SlurmAllocation::ended, this, [this](const QString &why) {
+        qCInfo(lcProcess).noquote() << "host" << display() << "ended:" << why;
+        m_probed = false; // the next call takes a new allocation
+    });
+    QPointer<RemoteHost> self(this);
+    QPointer<SlurmAllocation> alive(allocation);
+    bool running = false;
+    try {
+        running = co_await allocation->acquire(job);
+    } catch (const UserError &e) {
+        if (self)
+            m_allocation.reset();
+        throw UserError(QStringLiteral("host %1: %2").arg(m_url.toString(), e.message()));
+    }
+    if (!self || !alive || !running) {
+        if (self)
+            m_allocation.reset();
+        co_return false;
+    }
+    m_shell = std::make_shared<SlurmStepShell>(m_url, allocation->jobId(), allocation->stepArguments({}),
+                                               m_localRoot);
+    co_return true;
 }
 
 QCoro::Task<bool> RemoteHost::startMaster(Job *job)
@@ -156,14 +196,14 @@ QCoro::Task<bool> RemoteHost::startMaster(Job *job)
 QCoro::Task<ProcessResult> RemoteHost::run(QString command, QByteArray input, Job *job,
                                            std::chrono::milliseconds timeout)
 {
+    const std::shared_ptr<RemoteShell> ssh = m_shell;
     ProcessSpec spec;
-    spec.program = SshHost::sshProgram();
+    spec.program = ssh->program();
     // sh -c: the login shell may be anything (fish, tcsh); the commands are POSIX sh.
-    spec.arguments = m_ssh->commandArguments(QStringLiteral("exec sh -c ") + shellQuote(command));
+    spec.arguments = ssh->commandArguments(QStringLiteral("exec sh -c ") + shellQuote(command));
     spec.standardInput = input;
     spec.timeout = timeout;
     spec.workingDirectory = m_localRoot;
-    const std::shared_ptr<SshHost> ssh = m_ssh;
     ProcessResult r = co_await ProcessRunner::run(spec, job);
     if (r.status == ProcessResult::Status::FailedToStart)
         throw UserError(QStringLiteral("host %1: cannot start %2 (%3).")
@@ -174,7 +214,7 @@ QCoro::Task<ProcessResult> RemoteHost::run(QString command, QByteArray input, Jo
                             .arg(ssh->display())
                             .arg(timeout.count() / 1000)
                             .arg(command.left(80)));
-    if (r.status == ProcessResult::Status::Finished && SshHost::isSshFailure(r.exitCode))
+    if (r.status == ProcessResult::Status::Finished && ssh->isTransportFailure(r.exitCode, r.standardError))
         throw UserError(ssh->describeFailure(r.standardError));
     co_return r;
 }
@@ -186,7 +226,7 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
     if (supervisor.isEmpty())
         throw UserError(QStringLiteral("host %1: %2.").arg(display(), error));
     const QString workdir = m_url.workdir.isEmpty() ? defaultWorkdir() : m_url.workdir;
-    const QString python = m_ssh->remotePython();
+    const QString python = m_shell->remotePython();
     // Is the remote working directory this very directory (a shared file system)? A token written
     // here and looked for there says so; a path that merely looks alike does not.
     const QString token = QStringLiteral(".hotkernel-probe-%1")
@@ -195,10 +235,17 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
     const bool tokenWritten = tokenFile.open(QIODevice::WriteOnly) && tokenFile.write("hotkernel\n") > 0;
     tokenFile.close();
     const QString q = shellQuote(python);
+    // With no working directory named, this very directory is used when the host sees it (a
+    // shared file system, as a cluster's nodes usually do): then nothing is copied.
+    QString enterWorkdir = QStringLiteral("mkdir -p %1 && cd %1").arg(shellQuote(workdir));
+    if (m_url.workdir.isEmpty() && tokenWritten)
+        enterWorkdir =
+            QStringLiteral("if [ -e %1 ]; then cd %2; else %3; fi")
+                .arg(shellQuote(QDir(m_localRoot).filePath(token)), shellQuote(m_localRoot), enterWorkdir);
     const QString script =
         QStringLiteral(
             "set -e\n"
-            "mkdir -p %1 && cd %1\n"
+            "%1\n"
             "echo \"workdir=$(pwd -P)\"\n"
             "echo \"hostname=$(uname -n)\"\n"
             "if [ -e %2 ]; then echo shared=yes; fi\n"
@@ -216,7 +263,7 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
             "echo \"python=$(command -v %3)\"\n"
             "%3 -c 'import sys; print(\"python_version=%d.%d.%d\" % sys.version_info[:3])' || true\n"
             "%3 -c 'import torch; print(\"torch=\" + torch.__version__)' 2>/dev/null || echo torch=\n")
-            .arg(shellQuote(workdir), token, q);
+            .arg(enterWorkdir, token, q);
     QPointer<RemoteHost> self(this);
     ProcessResult r;
     try {
@@ -234,7 +281,7 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
         throw UserError(QStringLiteral("host %1: cannot prepare the working directory %2 there (%3); check "
                                        "that it can be created and written, and that the disk is not full.")
                             .arg(display(), workdir, r.stderrTail(4)));
-    m_ssh->setRemoteWorkdir(field(r.standardOutput, "workdir"));
+    m_shell->setRemoteWorkdir(field(r.standardOutput, "workdir"));
     m_hostname = field(r.standardOutput, "hostname");
     m_shared = field(r.standardOutput, "shared") == QLatin1String("yes") && tokenWritten;
     m_haveRsync = field(r.standardOutput, "rsync") == QLatin1String("yes");
@@ -248,7 +295,7 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
         if (gpu.size() >= 3)
             m_gpu["uuid"] = toStd(gpu.at(2));
     }
-    if (m_ssh->remoteWorkdir().isEmpty())
+    if (m_shell->remoteWorkdir().isEmpty())
         throw UserError(
             QStringLiteral("host %1: the probe printed no working directory; its shell may "
                            "print text at login: keep ~/.bashrc quiet for non-interactive shells.")
@@ -264,9 +311,9 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
                                        "install torch; Debian: apt install python3-torch), or name an "
                                        "interpreter that has it (%3?python=/path/to/python3).")
                             .arg(display(), m_pythonPath, m_url.toString().section(QLatin1Char('?'), 0, 0)));
-    m_ssh->setRemotePython(m_pythonPath);
+    m_shell->setRemotePython(m_pythonPath);
     m_probed = true;
-    qCDebug(lcProcess).noquote() << "connected to" << display() << "workdir" << m_ssh->remoteWorkdir()
+    qCDebug(lcProcess).noquote() << "connected to" << display() << "workdir" << m_shell->remoteWorkdir()
                                  << (m_shared ? "(shared with this machine)" : "");
     co_return true;
 }
@@ -275,6 +322,8 @@ QCoro::Task<bool> RemoteHost::sync(QStringList relativeFiles, Job *job)
 {
     if (m_shared || relativeFiles.isEmpty())
         co_return true;
+    if (isSlurm())
+        co_return co_await syncByTar(relativeFiles, job);
     if (!m_haveRsync)
         throw UserError(QStringLiteral("host %1 has no rsync, which hotkernel copies the target's files "
                                        "with: install it there (Debian: apt install rsync).")
@@ -316,9 +365,47 @@ QCoro::Task<bool> RemoteHost::sync(QStringList relativeFiles, Job *job)
     co_return true;
 }
 
+QCoro::Task<bool> RemoteHost::syncByTar(QStringList relativeFiles, Job *job)
+{
+    // A node of a cluster has no sshd to rsync with, but a step's stdin reaches it: tar the files
+    // here and unpack them there. They are the target's scripts and modules: small, so all of them
+    // go each time.
+    if (job)
+        job->setProgress(0, std::nullopt,
+                         QStringLiteral("copying %1 file(s) to %2").arg(relativeFiles.size()).arg(display()));
+    const std::shared_ptr<RemoteShell> shell = m_shell;
+    ProcessSpec tar;
+    tar.program = QStringLiteral("tar");
+    tar.arguments = QStringList{QStringLiteral("-cf"), QStringLiteral("-"), QStringLiteral("-C"), m_localRoot,
+                                QStringLiteral("--")} +
+                    relativeFiles;
+    tar.workingDirectory = m_localRoot;
+    tar.timeout = std::chrono::minutes(2);
+    const ProcessResult packed = co_await ProcessRunner::run(tar, job);
+    if (packed.status == ProcessResult::Status::Cancelled)
+        co_return false;
+    if (!packed.succeeded())
+        throw UserError(QStringLiteral("cannot pack the target's files for %1 with tar (%2): check that they "
+                                       "can be read, and that tar is installed here.")
+                            .arg(shell->display(),
+                                 packed.errorString.isEmpty() ? packed.stderrTail(4) : packed.errorString));
+    const ProcessResult r = co_await run(
+        QStringLiteral("cd %1 && tar -xf - --no-same-owner").arg(shellQuote(shell->remoteWorkdir())),
+        packed.standardOutput, job, std::chrono::minutes(5));
+    if (r.status == ProcessResult::Status::Cancelled)
+        co_return false;
+    if (!r.succeeded())
+        throw UserError(QStringLiteral("host %1: copying the target's files to %2 failed (tar exit %3: %4); "
+                                       "check the space and permissions there.")
+                            .arg(shell->display(), shell->remoteWorkdir())
+                            .arg(r.exitCode)
+                            .arg(r.stderrTail(4)));
+    co_return true;
+}
+
 QCoro::Task<QString> RemoteHost::makePrivateDir(Job *job)
 {
-    const std::shared_ptr<SshHost> ssh = m_ssh;
+    const std::shared_ptr<RemoteShell> ssh = m_shell;
     const ProcessResult r = co_await run(QStringLiteral("umask 077 && mktemp -d %1/.hotkernel/judge-XXXXXX")
                                              .arg(shellQuote(ssh->remoteWorkdir())),
                                          {}, job);
@@ -351,8 +438,9 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
                                                                std::function<void(const QString &)> onWait,
                                                                std::chrono::milliseconds patience)
 {
-    const std::shared_ptr<SshHost> ssh = m_ssh;
-    // Killing the holder's group ends ssh; the remote side then sees the end of its stdin and lets go.
+    const std::shared_ptr<RemoteShell> ssh = m_shell;
+    // Killing the holder's group ends ssh (or srun, which ends its step); the remote side then sees
+    // the end of its stdin, or is ended, and lets go.
     std::shared_ptr<QProcess> holder(new QProcess, [](QProcess *p) {
         p->disconnect();
         killProcessGroup(*p);
@@ -362,7 +450,7 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
         }
         QObject::connect(p, &QProcess::finished, p, &QObject::deleteLater);
     });
-    holder->setProgram(SshHost::sshProgram());
+    holder->setProgram(ssh->program());
     holder->setArguments(
         ssh->commandArguments(QStringLiteral("exec %1 %2 --hold-gpu-lock")
                                   .arg(shellQuote(ssh->remotePython()), shellQuote(ssh->supervisorPath()))));
@@ -385,7 +473,7 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
         }
         if (holder->state() == QProcess::NotRunning) {
             const QByteArray err = holder->readAllStandardError();
-            if (SshHost::isSshFailure(holder->exitCode()))
+            if (ssh->isTransportFailure(holder->exitCode(), err))
                 throw UserError(ssh->describeFailure(err));
             throw UserError(QStringLiteral("host %1: cannot take the GPU lock there (%2).")
                                 .arg(ssh->display(), QString::fromUtf8(err).trimmed()));
@@ -419,8 +507,8 @@ void RemoteHost::removeLater(const QString &remotePath)
     // No parent: it may outlive this object (a session that ends right after its verify); its
     // supervisor's lifeline still ends it with hotkernel, and the next probe sweeps what is left.
     auto *process = new QProcess;
-    process->setProgram(SshHost::sshProgram());
-    process->setArguments(m_ssh->commandArguments(QStringLiteral("rm -rf -- ") + shellQuote(remotePath)));
+    process->setProgram(m_shell->program());
+    process->setArguments(m_shell->commandArguments(QStringLiteral("rm -rf -- ") + shellQuote(remotePath)));
     process->setStandardInputFile(QProcess::nullDevice());
     Supervisor::wrap(*process);
     QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
@@ -434,6 +522,9 @@ void RemoteHost::removeLater(const QString &remotePath)
 void RemoteHost::disconnect()
 {
     m_probed = false;
+    // Relinquished without waiting (salloc's keeper ends; scancel where that is not enough); Slurm
+    // ends the steps that ran in it.
+    m_allocation.reset();
     if (!m_master)
         return;
     if (m_master->state() != QProcess::NotRunning) {
@@ -454,6 +545,14 @@ void RemoteHost::disconnect()
     }
     m_master.reset();
     QFile::remove(m_controlPath);
+}
+
+bool RemoteHost::endOfRun()
+{
+    if (!isSlurm() || m_url.slurm.lifetime != SlurmHost::Lifetime::Verify || !m_allocation)
+        return false;
+    disconnect();
+    return true;
 }
 
 PythonInfo RemoteHost::python() const
@@ -520,10 +619,15 @@ Json RemoteHost::gpu() const
 Json RemoteHost::hostJson() const
 {
     Json h = Json::object();
-    h["kind"] = "ssh";
+    h["kind"] = isSlurm() ? "slurm" : "ssh";
     h["url"] = toStd(display());
     h["hostname"] = toStd(m_hostname);
-    h["workdir"] = m_ssh ? toStd(m_ssh->remoteWorkdir()) : std::string();
+    h["workdir"] = m_shell ? toStd(m_shell->remoteWorkdir()) : std::string();
+    if (isSlurm()) {
+        h["partition"] = toStd(m_url.slurm.partition);
+        h["job_id"] = m_allocation ? toStd(m_allocation->jobId()) : std::string();
+        h["nodes"] = m_allocation ? toStd(m_allocation->nodes()) : std::string();
+    }
     h["shared_directory"] = m_shared;
     h["python"] = toStd(m_pythonPath);
     h["python_version"] = toStd(m_pythonVersion);

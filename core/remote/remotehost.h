@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// A session's SSH host (issue 24): one master connection for the session's lifetime, the probe
+// A session's remote host (issue 24): over SSH, one master connection for the session's lifetime;
+// on Slurm, one allocation (salloc) whose steps run everything. Then, the same for both: the probe
 // of the host (its Python, torch, card and driver, whether its working directory is ours on a
 // shared file system), the copies before each run, and the few file operations verify needs there.
 // Every fault is a UserError that names the host and the fix. Lives on the Session's thread;
@@ -9,6 +10,7 @@
 #include "base/json.h"
 #include "process/processspec.h"
 #include "process/pythonlocator.h"
+#include "remote/remoteshell.h"
 #include "remote/sshhost.h"
 
 #include <QByteArray>
@@ -24,6 +26,7 @@ class QProcess;
 namespace hotkernel {
 
 class Job;
+class SlurmAllocation;
 
 class RemoteHost : public QObject
 {
@@ -35,15 +38,19 @@ public:
     const HostUrl &url() const { return m_url; }
     QString display() const { return m_url.toString(); }
 
-    // Connects when not connected (the first call, or after the connection was lost), probes the
-    // host and copies the remote supervisor there. Resolves null when the job was cancelled.
-    QCoro::Task<std::shared_ptr<const SshHost>> connect(Job *job);
+    bool isSlurm() const { return m_url.kind == HostUrl::Kind::Slurm; }
+
+    // Connects when not connected (the first call, or after the connection was lost or the
+    // allocation ended): starts the ssh master or waits for the Slurm allocation, probes the host
+    // and copies the remote supervisor there. Resolves null when the job was cancelled.
+    QCoro::Task<std::shared_ptr<const RemoteShell>> connect(Job *job);
     bool isConnected() const;
     // The connected host's command lines (null before connect()).
-    std::shared_ptr<const SshHost> ssh() const { return m_ssh; }
+    std::shared_ptr<const RemoteShell> shell() const { return m_shell; }
 
-    // Copies files (relative to the session's directory) to the remote working directory with
-    // rsync over the master; nothing when that directory is the session's own (shared file system).
+    // Copies files (relative to the session's directory) to the remote working directory (rsync over
+    // the ssh master; a tar stream into a step on Slurm); nothing when that directory is the
+    // session's own (shared file system).
     // False when the job was cancelled.
     QCoro::Task<bool> sync(QStringList relativeFiles, Job *job);
     // A fresh 0700 directory on the host (below <workdir>/.hotkernel), for verify's judged outputs.
@@ -60,8 +67,12 @@ public:
     // when it is still held after patience (zero: no limit), or on an ssh failure.
     QCoro::Task<std::shared_ptr<QProcess>> holdGpuLock(Job *job, std::function<void(const QString &)> onWait,
                                                        std::chrono::milliseconds patience);
-    // Ends the master (`ssh -O exit`, then the process). The remote supervisors end what ran.
+    // Ends the master (`ssh -O exit`, then the process) or gives the allocation back. The remote
+    // supervisors (or Slurm, with the allocation) end what ran.
     void disconnect();
+    // After each bench or verify: a slurm:// host with lifetime=verify gives its allocation back,
+    // so nothing idles in the queue's time between verifies. True when it did.
+    bool endOfRun();
 
     bool sharesDirectory() const { return m_shared; }
     PythonInfo python() const;
@@ -79,7 +90,9 @@ public:
 
 private:
     QCoro::Task<bool> startMaster(Job *job);
+    QCoro::Task<bool> takeAllocation(Job *job);
     QCoro::Task<bool> probe(Job *job);
+    QCoro::Task<bool> syncByTar(QStringList relativeFiles, Job *job);
     // Runs a shell command on the host through the master; throws UserError on an ssh failure.
     QCoro::Task<ProcessResult> run(QString command, QByteArray input, Job *job,
                                    std::chrono::milliseconds timeout = std::chrono::seconds(120));
@@ -90,7 +103,9 @@ private:
     QString m_controlPath;
     std::unique_ptr<QProcess> m_master;
     QByteArray m_masterStderr;
-    std::shared_ptr<SshHost> m_ssh;
+    std::shared_ptr<SshHost> m_ssh;                // an ssh:// host's command lines
+    std::unique_ptr<SlurmAllocation> m_allocation; // a slurm:// host's allocation
+    std::shared_ptr<RemoteShell> m_shell;          // either host's, as the rest of hotkernel sees them
     bool m_probed = false;
     bool m_shared = false;
     bool m_haveRsync = false;

@@ -9,7 +9,8 @@
 namespace hotkernel {
 
 SshHost::SshHost(HostUrl url, QString controlPath, QString localRoot)
-    : m_url(std::move(url)), m_controlPath(std::move(controlPath)), m_localRoot(QDir::cleanPath(localRoot))
+    : RemoteShell(std::move(localRoot), url.python), m_url(std::move(url)),
+      m_controlPath(std::move(controlPath))
 {}
 
 QString SshHost::sshProgram()
@@ -20,18 +21,6 @@ QString SshHost::sshProgram()
 QString SshHost::rsyncProgram()
 {
     return qEnvironmentVariable("HOTKERNEL_RSYNC", QStringLiteral("rsync"));
-}
-
-QString SshHost::remotePython() const
-{
-    if (!m_python.isEmpty())
-        return m_python;
-    return m_url.python.isEmpty() ? QStringLiteral("python3") : m_url.python;
-}
-
-QString SshHost::supervisorPath() const
-{
-    return m_remoteWorkdir + QStringLiteral("/.hotkernel/hotkernel-remote-supervise.py");
 }
 
 QStringList SshHost::commonOptions() const
@@ -87,75 +76,6 @@ QString SshHost::rsyncShell() const
 QString SshHost::destination() const
 {
     return m_url.host;
-}
-
-QString SshHost::remotePath(const QString &localPath) const
-{
-    const QString clean = QDir::cleanPath(localPath);
-    if (m_remoteWorkdir.isEmpty())
-        return clean;
-    if (clean == m_localRoot)
-        return m_remoteWorkdir;
-    if (clean.startsWith(m_localRoot + QLatin1Char('/')))
-        return m_remoteWorkdir + clean.mid(m_localRoot.size());
-    return localPath;
-}
-
-QString SshHost::localPath(const QString &remotePath) const
-{
-    const QString clean = QDir::cleanPath(remotePath);
-    if (m_remoteWorkdir.isEmpty())
-        return {};
-    if (clean == m_remoteWorkdir)
-        return m_localRoot;
-    if (clean.startsWith(m_remoteWorkdir + QLatin1Char('/')))
-        return m_localRoot + clean.mid(m_remoteWorkdir.size());
-    return {};
-}
-
-QString SshHost::remoteCommand(const QString &program, const QStringList &arguments,
-                               const QString &workingDirectory, const QProcessEnvironment &environment,
-                               bool keepOnEndOfInput) const
-{
-    const QString dir = workingDirectory.isEmpty() ? m_remoteWorkdir : remotePath(workingDirectory);
-    QStringList words{QStringLiteral("exec"), shellQuote(remotePython()), shellQuote(supervisorPath())};
-    if (keepOnEndOfInput)
-        words << QStringLiteral("--keep-on-eof");
-    words << QStringLiteral("--");
-    const QStringList keys = environment.keys();
-    if (!keys.isEmpty()) {
-        words << QStringLiteral("env");
-        for (const QString &key : keys) {
-            // Paths and path lists (PYTHONPATH) under the session's directory, as the host sees them.
-            QStringList parts = environment.value(key).split(QLatin1Char(':'));
-            for (QString &part : parts)
-                part = part.startsWith(QLatin1Char('/')) ? remotePath(part) : part;
-            words << shellQuote(key + QLatin1Char('=') + parts.join(QLatin1Char(':')));
-        }
-    }
-    words << shellQuote(program);
-    for (const QString &a : arguments)
-        words << shellQuote(remotePath(a));
-    return QStringLiteral("cd ") + shellQuote(dir) + QStringLiteral(" && ") + words.join(QLatin1Char(' '));
-}
-
-void SshHost::wrap(ProcessSpec &spec, bool keepOnEndOfInput) const
-{
-    const QString command = remoteCommand(spec.program, spec.arguments, spec.workingDirectory,
-                                          spec.extraEnvironment, keepOnEndOfInput);
-    spec.program = sshProgram();
-    spec.arguments = commandArguments(command);
-    spec.extraEnvironment = QProcessEnvironment();
-    spec.workingDirectory = m_localRoot;
-}
-
-void SshHost::wrap(QProcess &process, const QProcessEnvironment &environment) const
-{
-    const QString command =
-        remoteCommand(process.program(), process.arguments(), process.workingDirectory(), environment, false);
-    process.setProgram(sshProgram());
-    process.setArguments(commandArguments(command));
-    process.setWorkingDirectory(m_localRoot);
 }
 
 QString SshHost::describeFailure(const QByteArray &stderrText) const

@@ -58,6 +58,8 @@ public:
     // -- PROGRAM ARGS`, its stdin, stdout and stderr passed through (the worker protocol runs
     // unchanged), its extra environment exported by srun. Throws UserError unless Running.
     ProcessSpec wrap(const ProcessSpec &spec) const;
+    // srun's options for such a step, without the program (workingDirectory empty: srun's own).
+    QStringList stepArguments(const QString &workingDirectory) const;
 
     // After a wrapped command failed: the allocation's end message when Slurm ended it (waiting a
     // little for Slurm to say why), else empty (the command failed on its own).
@@ -98,7 +100,6 @@ private:
     QCoro::Task<> scancel();
     void scancelDetached();
     QString sallocFailure() const;
-    QStringList stepArguments(const QString &workingDirectory) const;
 
     SlurmHost m_host;
     State m_state = State::NotStarted;

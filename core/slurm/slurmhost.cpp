@@ -107,6 +107,19 @@ SlurmHost SlurmHost::parse(const QString &text)
             if (!ok || cpus < 1 || cpus > 4096)
                 fail(text, QStringLiteral("cpus '%1' is not a count of CPUs from 1 to 4096").arg(value));
             host.cpus = cpus;
+        } else if (key == QLatin1String("python")) {
+            if (value.contains(QLatin1Char('\n')))
+                fail(text, QStringLiteral("python '%1' is not a path").arg(value));
+            host.python = value;
+        } else if (key == QLatin1String("workdir")) {
+            QString dir = value;
+            while (dir.size() > 1 && dir.endsWith(QLatin1Char('/')))
+                dir.chop(1);
+            if (dir == QLatin1String("/") || dir.contains(QLatin1Char('\n')))
+                fail(text, QStringLiteral("workdir '%1' cannot be the working directory: name a folder "
+                                          "hotkernel may fill")
+                               .arg(value));
+            host.workdir = dir;
         } else if (key == QLatin1String("lifetime")) {
             if (value == QLatin1String("session"))
                 host.lifetime = Lifetime::Session;
@@ -118,10 +131,9 @@ SlurmHost SlurmHost::parse(const QString &text)
                                     "the default) nor 'verify' (one per verify)")
                          .arg(value));
         } else {
-            fail(text,
-                 QStringLiteral("unknown option '%1'; the options are gres, time, account, qos, cpus and "
-                                "lifetime")
-                     .arg(key));
+            fail(text, QStringLiteral("unknown option '%1'; the options are gres, time, account, qos, cpus, "
+                                      "lifetime, python and workdir")
+                           .arg(key));
         }
     }
     return host;
@@ -142,6 +154,10 @@ QString SlurmHost::toUrl() const
         query << QStringLiteral("cpus=%1").arg(cpus);
     if (lifetime == Lifetime::Verify)
         query << QStringLiteral("lifetime=verify");
+    if (!python.isEmpty())
+        query << QStringLiteral("python=") + QString::fromUtf8(QUrl::toPercentEncoding(python, "/"));
+    if (!workdir.isEmpty())
+        query << QStringLiteral("workdir=") + QString::fromUtf8(QUrl::toPercentEncoding(workdir, "/"));
     QString url = scheme + partition;
     if (!query.isEmpty())
         url += QLatin1Char('?') + query.join(QLatin1Char('&'));

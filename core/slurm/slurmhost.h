@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A Slurm host as the user writes it, `slurm://[partition][?gres=gpu:1&time=60&account=...]`, parsed
-// into a plain value with the salloc options it stands for. Pure; any thread.
+// into a plain value with the salloc options it stands for, and where hotkernel works on its node
+// (python=, workdir=). Pure; any thread.
 #pragma once
 
 #include <QString>
@@ -21,6 +22,9 @@ struct SlurmHost
     QString qos;
     int cpus = 0; // CPUs for the workers (salloc --cpus-per-task); 0: the partition's default
     Lifetime lifetime = Lifetime::Session;
+    QString python;  // the interpreter on the node; empty: python3 on the PATH srun passes on
+    QString workdir; // absolute, or relative to the home there; empty: this directory when the node
+                     // sees it (a shared file system), else one hotkernel picks below the home
 
     // Throws UserError naming what is wrong in text and how to write it instead.
     static SlurmHost parse(const QString &text);

@@ -18,8 +18,8 @@ QCoro::Task<Json> hostGpuSnapshot(Session &session, Job &job)
     if (!remote)
         co_return co_await GpuProbe::snapshot(&job);
     const QPointer<RemoteHost> alive(remote);
-    const std::shared_ptr<const SshHost> ssh = co_await remote->connect(&job);
-    if (!ssh || !alive)
+    const std::shared_ptr<const RemoteShell> shell = co_await remote->connect(&job);
+    if (!shell || !alive)
         co_return Json();
     co_return co_await remote->gpuSnapshot(&job);
 }

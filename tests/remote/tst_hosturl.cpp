@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // HostUrl::parse: the host forms --host accepts, and the messages for those it refuses; SshHost's
-// path mirroring and the wrapping of a fresh run.
+// path mirroring and the wrapping of a fresh run; a Slurm host's steps, and srun's real complaints
+// told apart from a command's own exit.
 #include "process/processspec.h"
 #include "remote/hosturl.h"
 #include "remote/remotehost.h"
+#include "remote/slurmstepshell.h"
 #include "remote/sshhost.h"
 
 #include <QFile>
@@ -156,6 +158,103 @@ private Q_SLOTS:
         const QString lost = ssh.describeFailure("Connection to box closed by remote host.\n");
         QVERIFY2(lost.contains(QLatin1String("lost")) && lost.contains(QLatin1String("ssh://ann@box:2222")),
                  qPrintable(lost));
+    }
+
+    void slurmUrls()
+    {
+        QString problem;
+        const auto url = HostUrl::parse(
+            QStringLiteral("slurm://gpu?gres=gpu:1&time=30&python=/opt/py/bin/python3&workdir=/scratch/k/"),
+            &problem);
+        QVERIFY2(url, qPrintable(problem));
+        QCOMPARE(url->kind, HostUrl::Kind::Slurm);
+        QVERIFY(!url->isLocal());
+        QCOMPARE(url->slurm.partition, QStringLiteral("gpu"));
+        QCOMPARE(url->slurm.gres, QStringLiteral("gpu:1"));
+        // The interpreter and the working directory reach the parts that ssh hosts use too.
+        QCOMPARE(url->python, QStringLiteral("/opt/py/bin/python3"));
+        QCOMPARE(url->workdir, QStringLiteral("/scratch/k"));
+        const auto again = HostUrl::parse(url->toString(), &problem);
+        QVERIFY2(again, qPrintable(problem));
+        QCOMPARE(again->toString(), url->toString());
+        QCOMPARE(again->slurm, url->slurm);
+
+        const auto plain = HostUrl::parse(QStringLiteral("slurm://"), &problem);
+        QVERIFY2(plain && plain->kind == HostUrl::Kind::Slurm, qPrintable(problem));
+        QVERIFY(plain->slurm.partition.isEmpty());
+
+        QString message;
+        QVERIFY(!HostUrl::parse(QStringLiteral("slurm://gpu?gres=gpu:1&gpus=2"), &message));
+        QVERIFY2(message.contains(QLatin1String("gpus")) && message.contains(QLatin1String("slurm://")),
+                 qPrintable(message));
+        QVERIFY(!HostUrl::parse(QStringLiteral("slurm://gpu?workdir=/"), &message));
+        QVERIFY2(message.contains(QLatin1String("workdir")), qPrintable(message));
+        // The scheme list that a wrong scheme is told names both kinds of host.
+        QVERIFY(!HostUrl::parse(QStringLiteral("pbs://q"), &message));
+        QVERIFY2(message.contains(QLatin1String("slurm://")) && message.contains(QLatin1String("ssh://")),
+                 qPrintable(message));
+    }
+
+    void slurmStep()
+    {
+        const auto url =
+            HostUrl::parse(QStringLiteral("slurm://debug?time=5&python=/opt/py/bin/python3"), nullptr);
+        QVERIFY(url);
+        SlurmStepShell shell(*url, QStringLiteral("42"),
+                             {QStringLiteral("--jobid=42"), QStringLiteral("--overlap")},
+                             QStringLiteral("/home/ann/proj"));
+        shell.setRemoteWorkdir(QStringLiteral("/home/ann/proj"));
+        ProcessSpec spec;
+        spec.program = QStringLiteral("python3");
+        spec.arguments = {QStringLiteral("/home/ann/proj/x.py"), QStringLiteral("--worker")};
+        spec.workingDirectory = QStringLiteral("/home/ann/proj");
+        shell.wrap(spec, false);
+        QCOMPARE(spec.program, QStringLiteral("srun"));
+        QCOMPARE(spec.arguments.mid(0, 6),
+                 QStringList({QStringLiteral("--jobid=42"), QStringLiteral("--overlap"), QStringLiteral("--"),
+                              QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                              QStringLiteral("cd /home/ann/proj && exec /opt/py/bin/python3 "
+                                             "/home/ann/proj/.hotkernel/hotkernel-remote-supervise.py -- "
+                                             "python3 /home/ann/proj/x.py --worker")}));
+    }
+
+    void slurmStepFailures_data()
+    {
+        QTest::addColumn<QString>("capture");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<bool>("transport");
+        QTest::addColumn<QString>("state");
+        QTest::addColumn<QString>("says"); // a word the message must carry
+        QTest::newRow("own exit") << "srun-task-exit-7.stderr" << 7 << false << ""
+                                  << "";
+        QTest::newRow("scancel") << "srun-job-scancelled.stderr" << 143 << true << "CANCELLED"
+                                 << "cancelled";
+        QTest::newRow("time limit") << "srun-time-limit.stderr" << 143 << true << "TIMEOUT"
+                                    << "?time=";
+        QTest::newRow("job gone") << "srun-job-gone.stderr" << 1 << true << ""
+                                  << "has expired";
+    }
+    void slurmStepFailures()
+    {
+        QFETCH(QString, capture);
+        QFETCH(int, exitCode);
+        QFETCH(bool, transport);
+        QFETCH(QString, state);
+        QFETCH(QString, says);
+        QFile f(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/slurm/") + capture);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray stderrText = f.readAll();
+        const auto url = HostUrl::parse(QStringLiteral("slurm://debug?time=1"), nullptr);
+        QVERIFY(url);
+        const SlurmStepShell shell(*url, QStringLiteral("3"), {}, QStringLiteral("/p"));
+        QCOMPARE(shell.isTransportFailure(exitCode, stderrText), transport);
+        QCOMPARE(SlurmStepShell::endStateIn(stderrText), state);
+        if (!transport)
+            return;
+        const QString message = shell.describeFailure(stderrText);
+        QVERIFY2(message.contains(QLatin1String("slurm://debug?time=1")) &&
+                     message.contains(QLatin1String("job 3")) && message.contains(says),
+                 qPrintable(message));
     }
 
     void gpuSnapshotOfTheHost()

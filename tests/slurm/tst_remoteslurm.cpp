@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: Apache-2.0
+// A slurm:// session host (issue 24) against a real one-node Slurm that the test starts
+// (slurm-cluster.sh): `new`, `bench`, `verify --record` with the hotkernel binary and
+// --host slurm://debug?...&workdir=DIR (the files go there as a tar stream into a step), an
+// in-process session that keeps its allocation and its workers, the node seeing this very
+// directory (nothing copied), lifetime=verify (an allocation per run), and the faults: a partition
+// Slurm refuses, an interpreter the node lacks, scancel mid-verify and a one-minute time limit
+// passed mid-verify, each an error naming the host and the fix, with no process and no job left.
+// Needs root, Debian's slurm-wlm and munge, and CPU torch; skips with the reason.
+#include "measure/measuretesthelpers.h"
+#include "session/session.h"
+#include "testlimits.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <unistd.h>
+
+namespace {
+
+QByteArray readFile(const QString &file)
+{
+    QFile f(file);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Synchronous on purpose: the test's own look at Slurm, independent of the code under test.
+QString slurm(const QString &program, const QStringList &arguments)
+{
+    QProcess process;
+    process.start(program, arguments);
+    process.waitForFinished(30000);
+    return QString::fromUtf8(process.readAllStandardOutput()).trimmed();
+}
+
+// The jobs Slurm still holds (any state but gone), one "ID STATE" per line.
+QString jobsLeft()
+{
+    return slurm(QStringLiteral("squeue"), {QStringLiteral("--noheader"), QStringLiteral("--format=%i %T")});
+}
+
+// Every process whose command line mentions marker (the node's working directory).
+QStringList processesWith(const QString &marker)
+{
+    QStringList found;
+    const QByteArray needle = marker.toUtf8();
+    const QString self = QString::number(::getpid());
+    for (QDirIterator it(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot); it.hasNext();) {
+        const QString pid = QFileInfo(it.next()).fileName();
+        bool number = false;
+        pid.toLongLong(&number);
+        if (!number || pid == self)
+            continue;
+        QByteArray cmdline = readFile(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        if (cmdline.contains(needle))
+            found << pid + QLatin1Char(' ') + QString::fromUtf8(cmdline.replace('\0', ' ')).left(160);
+    }
+    return found;
+}
+
+} // namespace
+
+class TestRemoteSlurm : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    QTemporaryDir m_cluster; // its own: slurm-cluster.sh opens it to the munge user
+    QString m_python;
+    QString m_url;
+    QString m_remoteDir; // the node's working directory: its path marks every process of ours there
+    bool m_started = false;
+
+    QString path(const QString &relative) const { return m_tmp.filePath(relative); }
+    QString project() const { return path(QStringLiteral("project")); }
+    QString fixture() const { return QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/slurm/slurm-cluster.sh"); }
+    // A debug-partition host in the canonical order (what results carry back as the host's url).
+    // workdir: the node's directory, or none (this very directory, which the node sees).
+    QString url(const QString &options, const QString &workdir) const
+    {
+        return QStringLiteral("slurm://debug?%1&python=%2").arg(options, m_python) +
+               (workdir.isEmpty() ? QString() : QStringLiteral("&workdir=") + workdir);
+    }
+
+    QProcessEnvironment environment() const
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("HOTKERNEL_PYTHON"), m_python);
+        env.insert(QStringLiteral("HOTKERNEL_LOCK_DIR"), m_tmp.path());
+        env.remove(QStringLiteral("HOTKERNEL_HOST"));
+        return env;
+    }
+
+    // Runs the hotkernel binary in the project; returns its exit code (-1: it did not end).
+    int hotkernel(const QStringList &arguments, QByteArray *out, QByteArray *err)
+    {
+        QProcess p;
+        p.setWorkingDirectory(project());
+        p.setProcessEnvironment(environment());
+        p.start(QStringLiteral(HOTKERNEL_BINARY), arguments);
+        if (!p.waitForFinished(hotkernel::test::kEventLimitMs)) {
+            p.kill();
+            p.waitForFinished();
+            return -1;
+        }
+        *out = p.readAllStandardOutput();
+        *err = p.readAllStandardError();
+        return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    }
+
+    // Nothing of ours left: no process on the node or here that names its directory, no job.
+    void verifyNothingLeft(int ms = 30000)
+    {
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), ms);
+        QTRY_VERIFY2_WITH_TIMEOUT(jobsLeft().isEmpty(), qPrintable(jobsLeft()), ms);
+    }
+
+    // A verify long enough to be interrupted, started once its runs have begun on the node.
+    bool startLongVerify(QProcess &verify, const QString &host, const QString &target, QByteArray *err)
+    {
+        verify.setWorkingDirectory(project());
+        verify.setProcessEnvironment(environment());
+        verify.start(QStringLiteral(HOTKERNEL_BINARY),
+                     {QStringLiteral("--host"), host, QStringLiteral("verify"),
+                      QStringLiteral("targets/%1_baseline.py").arg(target),
+                      QStringLiteral("targets/%1_candidate.py").arg(target), QStringLiteral("--n"),
+                      QStringLiteral("1000")});
+        if (!verify.waitForStarted())
+            return false;
+        return QTest::qWaitFor(
+                   [&] {
+                       *err += verify.readAllStandardError();
+                       return err->contains("run 2") || verify.state() == QProcess::NotRunning;
+                   },
+                   120000) &&
+               verify.state() == QProcess::Running;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (::geteuid() != 0)
+            QSKIP("needs root: the test starts its own munged, slurmctld and slurmd (CI runs as root)");
+        for (const char *tool :
+             {"salloc", "srun", "squeue", "scancel", "slurmctld", "slurmd", "munged", "tar"}) {
+            if (QStandardPaths::findExecutable(QString::fromLatin1(tool)).isEmpty())
+                QSKIP(qPrintable(QStringLiteral("%1 is not installed: apt-get install slurm-wlm munge "
+                                                "(packaging/setup-deps.sh installs them)")
+                                     .arg(QString::fromLatin1(tool))));
+        }
+        m_python = qEnvironmentVariable("HOTKERNEL_TORCH_PYTHON", QStringLiteral("/usr/bin/python3"));
+        if (QProcess::execute(m_python, {QStringLiteral("-c"), QStringLiteral("import torch")}) != 0)
+            QSKIP("no Python with torch (HOTKERNEL_TORCH_PYTHON; Debian: apt install python3-torch)");
+        QVERIFY(m_tmp.isValid() && m_cluster.isValid());
+        QVERIFY(QDir().mkpath(project()));
+        m_remoteDir = path(QStringLiteral("node"));
+
+        QProcess start;
+        start.start(QStringLiteral("bash"), {fixture(), QStringLiteral("start"), m_cluster.path()});
+        QVERIFY(start.waitForFinished(120000));
+        const QString errors = QString::fromUtf8(start.readAllStandardError());
+        if (start.exitCode() == 77)
+            QSKIP(qPrintable(errors));
+        m_started = true; // stop what started, even half
+        QVERIFY2(start.exitCode() == 0, qPrintable(errors));
+        const QString conf = QString::fromUtf8(start.readAllStandardOutput()).trimmed();
+        QVERIFY2(conf.startsWith(QLatin1String("SLURM_CONF=")), qPrintable(conf));
+        qputenv("SLURM_CONF", conf.mid(11).toLocal8Bit()); // for hotkernel, salloc and squeue alike
+
+        // A directory of the node's that is not this one: the files must be copied there.
+        m_url = url(QStringLiteral("time=10"), m_remoteDir);
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("new"),
+                            QStringLiteral("gelu"), QStringLiteral("--from"),
+                            QStringLiteral("torch.nn.functional:gelu"), QStringLiteral("--shape"),
+                            QStringLiteral("256x512"), QStringLiteral("--dtype"), QStringLiteral("fp32"),
+                            QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iters"),
+                            QStringLiteral("10"), QStringLiteral("--out-dir"), QStringLiteral("targets")},
+                           &out, &err),
+                 0);
+        QVERIFY2(QFileInfo::exists(project() + QStringLiteral("/targets/gelu_candidate.py")),
+                 err.constData());
+        // The import check ran in a step, with the node's interpreter.
+        const QJsonObject made = QJsonDocument::fromJson(out).object();
+        QCOMPARE(made[QStringLiteral("python")].toObject()[QStringLiteral("source")].toString(), m_url);
+        // A target whose runs take about a second each, for a verify that outlives a one-minute limit.
+        QCOMPARE(hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("new"),
+                            QStringLiteral("slowgelu"), QStringLiteral("--from"),
+                            QStringLiteral("torch.nn.functional:gelu"), QStringLiteral("--shape"),
+                            QStringLiteral("1024x2048"), QStringLiteral("--dtype"), QStringLiteral("fp32"),
+                            QStringLiteral("--device"), QStringLiteral("cpu"), QStringLiteral("--iters"),
+                            QStringLiteral("100"), QStringLiteral("--out-dir"), QStringLiteral("targets")},
+                           &out, &err),
+                 0);
+        verifyNothingLeft();
+    }
+
+    void cleanupTestCase()
+    {
+        if (!m_started)
+            return;
+        QProcess stop;
+        stop.start(QStringLiteral("bash"), {fixture(), QStringLiteral("stop"), m_cluster.path()});
+        QVERIFY(stop.waitForFinished(120000));
+        QCOMPARE(stop.exitCode(), 0);
+    }
+
+    void refusedPartition()
+    {
+        const QString host = QStringLiteral("slurm://nosuchpartition?time=5&python=") + m_python;
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--host"), host, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(host.toUtf8()) && err.contains("nosuchpartition"), err.constData());
+        verifyNothingLeft();
+    }
+
+    void noPythonThere()
+    {
+        const QString host =
+            QStringLiteral("slurm://debug?time=5&python=/nonexistent/python3&workdir=") + m_remoteDir;
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--host"), host, QStringLiteral("bench"),
+                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                            QStringLiteral("2")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(host.toUtf8()) && err.contains("no Python interpreter") &&
+                     err.contains("python="),
+                 err.constData());
+        verifyNothingLeft();
+    }
+
+    void bench()
+    {
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
+                            QStringLiteral("bench"), QStringLiteral("targets/gelu_baseline.py"),
+                            QStringLiteral("--n"), QStringLiteral("3")},
+                           &out, &err),
+                 0);
+        const QJsonObject r = QJsonDocument::fromJson(out).object();
+        QVERIFY2(!r.isEmpty(), err.constData());
+        QCOMPARE(r[QStringLiteral("n")].toInt(), 3);
+        QVERIFY(r[QStringLiteral("stats")].toObject()[QStringLiteral("mean_ms")].toDouble() > 0);
+        const QJsonObject host = r[QStringLiteral("host")].toObject();
+        QCOMPARE(host[QStringLiteral("kind")].toString(), QStringLiteral("slurm"));
+        QCOMPARE(host[QStringLiteral("url")].toString(), m_url);
+        QCOMPARE(host[QStringLiteral("partition")].toString(), QStringLiteral("debug"));
+        QVERIFY(!host[QStringLiteral("job_id")].toString().isEmpty());
+        QVERIFY(!host[QStringLiteral("nodes")].toString().isEmpty());
+        QCOMPARE(host[QStringLiteral("workdir")].toString(), m_remoteDir);
+        QCOMPARE(host[QStringLiteral("shared_directory")].toBool(), false);
+        QCOMPARE(readFile(m_remoteDir + QStringLiteral("/targets/gelu_baseline.py")),
+                 readFile(project() + QStringLiteral("/targets/gelu_baseline.py")));
+        QVERIFY(QFileInfo::exists(m_remoteDir + QStringLiteral("/targets/_hotkernel_contract.py")));
+        verifyNothingLeft();
+    }
+
+    void verifyAndRecord()
+    {
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
+                            QStringLiteral("verify"), QStringLiteral("targets/gelu_baseline.py"),
+                            QStringLiteral("targets/gelu_candidate.py"), QStringLiteral("--n"),
+                            QStringLiteral("3"), QStringLiteral("--record"), QStringLiteral("--note"),
+                            QStringLiteral("through Slurm"), QStringLiteral("--who"),
+                            QStringLiteral("tst_remoteslurm")},
+                           &out, &err),
+                 0);
+        const QJsonObject r = QJsonDocument::fromJson(out).object();
+        const QString verdict = r[QStringLiteral("verdict")].toString();
+        QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
+                     verdict == QLatin1String("inconclusive"),
+                 out.constData());
+        // The baseline judged the candidate's outputs on the node.
+        QVERIFY2(r[QStringLiteral("outside_judge")].toObject()[QStringLiteral("runs_judged")].toInt() >= 3,
+                 out.constData());
+        const QString log = r[QStringLiteral("record")].toObject()[QStringLiteral("log")].toString();
+        QVERIFY2(!log.isEmpty(), out.constData());
+        const QJsonObject recorded =
+            QJsonDocument::fromJson(readFile(QDir(project()).filePath(log))).object();
+        const QJsonObject host =
+            recorded[QStringLiteral("verify")].toObject()[QStringLiteral("host")].toObject();
+        QCOMPARE(host[QStringLiteral("kind")].toString(), QStringLiteral("slurm"));
+        QCOMPARE(host[QStringLiteral("url")].toString(), m_url);
+        QVERIFY(!host[QStringLiteral("job_id")].toString().isEmpty());
+        QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
+        QCOMPARE(QDir(m_remoteDir + QStringLiteral("/.hotkernel"))
+                     .entryList({QStringLiteral("judge-*")}, QDir::Dirs),
+                 QStringList());
+        verifyNothingLeft();
+    }
+
+    void oneSessionKeepsItsAllocation()
+    {
+        // In one session (the window's, an agent's) the allocation and the warm worker stay: a
+        // verify after a bench runs in the same job and reuses the baseline's worker.
+        hotkernel::SessionOptions options;
+        options.workDir = project();
+        options.host = m_url;
+        auto session = std::make_unique<hotkernel::Session>(options);
+        const auto call = [&session](const QString &tool, const hotkernel::Json &args) {
+            auto r = hotkernel::test::capture(session->call(tool, args, QStringLiteral("test")));
+            (void)QTest::qWaitFor([&] { return r->done; }, hotkernel::test::kEventLimitMs);
+            return r->value ? *r->value
+                            : hotkernel::ToolResult::error(QStringLiteral("did not finish: ") + r->error);
+        };
+        const hotkernel::ToolResult bench =
+            call(QStringLiteral("bench"), hotkernel::Json{{"script", "targets/gelu_baseline.py"}, {"n", 2}});
+        QVERIFY2(!bench.isError, qPrintable(bench.text));
+        const hotkernel::ToolResult verify =
+            call(QStringLiteral("verify"), hotkernel::Json{{"baseline", "targets/gelu_baseline.py"},
+                                                           {"candidate", "targets/gelu_candidate.py"},
+                                                           {"n", 2}});
+        QVERIFY2(!verify.isError, qPrintable(verify.text));
+        QCOMPARE(verify.structured["workers_reused"]["baseline"].get<bool>(), true);
+        const std::string job = bench.structured["host"]["job_id"].get<std::string>();
+        QVERIFY(!job.empty());
+        QCOMPARE(verify.structured["host"]["job_id"].get<std::string>(), job);
+        QVERIFY2(jobsLeft().startsWith(QString::fromStdString(job)), qPrintable(jobsLeft()));
+        session.reset(); // gives the allocation back; Slurm ends the steps
+        verifyNothingLeft();
+    }
+
+    void lifetimePerVerify()
+    {
+        // lifetime=verify: each run queues for its own allocation and gives it back at its end.
+        hotkernel::SessionOptions options;
+        options.workDir = project();
+        options.host = url(QStringLiteral("time=10&lifetime=verify"), m_remoteDir);
+        auto session = std::make_unique<hotkernel::Session>(options);
+        const auto bench = [&session] {
+            auto r = hotkernel::test::capture(session->call(
+                QStringLiteral("bench"), hotkernel::Json{{"script", "targets/gelu_baseline.py"}, {"n", 2}},
+                QStringLiteral("test")));
+            (void)QTest::qWaitFor([&] { return r->done; }, hotkernel::test::kEventLimitMs);
+            return r->value ? *r->value
+                            : hotkernel::ToolResult::error(QStringLiteral("did not finish: ") + r->error);
+        };
+        const hotkernel::ToolResult first = bench();
+        QVERIFY2(!first.isError, qPrintable(first.text));
+        verifyNothingLeft(); // between runs nothing is held
+        const hotkernel::ToolResult second = bench();
+        QVERIFY2(!second.isError, qPrintable(second.text));
+        QVERIFY(first.structured["host"]["job_id"] != second.structured["host"]["job_id"]);
+        session.reset();
+        verifyNothingLeft();
+    }
+
+    void nodeSeesThisDirectory()
+    {
+        // No workdir: the node sees this very directory (here, as on a cluster's shared file
+        // system), found by the probe's token, so nothing is copied.
+        QByteArray out, err;
+        QCOMPARE(
+            hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), url(QStringLiteral("time=5"), {}),
+                       QStringLiteral("bench"), QStringLiteral("targets/gelu_baseline.py"),
+                       QStringLiteral("--n"), QStringLiteral("2")},
+                      &out, &err),
+            0);
+        const QJsonObject host = QJsonDocument::fromJson(out).object()[QStringLiteral("host")].toObject();
+        QCOMPARE(host[QStringLiteral("shared_directory")].toBool(), true);
+        QCOMPARE(host[QStringLiteral("workdir")].toString(), QDir(project()).canonicalPath());
+        QVERIFY2(!err.contains("copying"), err.constData());
+        for (const QString &name : QDir(project()).entryList(QDir::Files | QDir::Hidden))
+            QVERIFY2(!name.startsWith(QLatin1String(".hotkernel-probe-")), qPrintable(name));
+        QTRY_VERIFY2_WITH_TIMEOUT(jobsLeft().isEmpty(), qPrintable(jobsLeft()), 30000);
+    }
+
+    void scancelMidVerify()
+    {
+        QProcess verify;
+        QByteArray err;
+        QVERIFY2(startLongVerify(verify, m_url, QStringLiteral("gelu"), &err), err.constData());
+        QVERIFY(!processesWith(m_remoteDir + QStringLiteral("/targets/gelu_baseline.py")).isEmpty());
+        const QString job = jobsLeft().section(QLatin1Char(' '), 0, 0);
+        QVERIFY(!job.isEmpty());
+        slurm(QStringLiteral("scancel"), {job});
+        QVERIFY(verify.waitForFinished(90000));
+        err += verify.readAllStandardError();
+        QCOMPARE(verify.exitCode(), 1);
+        QVERIFY2(err.contains(m_url.toUtf8()) && err.contains("cancelled") && err.contains(job.toUtf8()),
+                 err.constData());
+        QVERIFY2(!verify.readAllStandardOutput().contains("\"record\""), "nothing recorded");
+        verifyNothingLeft();
+    }
+
+    void timeLimitMidVerify()
+    {
+        // time=1 is Slurm's smallest limit, one minute; the cluster ends the job right at it.
+        const QString host = url(QStringLiteral("time=1"), m_remoteDir);
+        QProcess verify;
+        QByteArray err;
+        QVERIFY2(startLongVerify(verify, host, QStringLiteral("slowgelu"), &err), err.constData());
+        // Slurm checks time limits every few tens of seconds: the end comes one to two minutes in.
+        QVERIFY(verify.waitForFinished(180000));
+        err += verify.readAllStandardError();
+        QCOMPARE(verify.exitCode(), 1);
+        QVERIFY2(err.contains(host.toUtf8()) && err.contains("time limit") && err.contains("?time="),
+                 err.constData());
+        verifyNothingLeft();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteSlurm)
+#include "tst_remoteslurm.moc"
