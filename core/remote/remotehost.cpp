@@ -196,26 +196,26 @@ QCoro::Task<bool> RemoteHost::startMaster(Job *job)
 QCoro::Task<ProcessResult> RemoteHost::run(QString command, QByteArray input, Job *job,
                                            std::chrono::milliseconds timeout)
 {
-    const std::shared_ptr<RemoteShell> ssh = m_shell;
+    const std::shared_ptr<RemoteShell> shell = m_shell;
     ProcessSpec spec;
-    spec.program = ssh->program();
+    spec.program = shell->program();
     // sh -c: the login shell may be anything (fish, tcsh); the commands are POSIX sh.
-    spec.arguments = ssh->commandArguments(QStringLiteral("exec sh -c ") + shellQuote(command));
+    spec.arguments = shell->commandArguments(QStringLiteral("exec sh -c ") + shellQuote(command));
     spec.standardInput = input;
     spec.timeout = timeout;
     spec.workingDirectory = m_localRoot;
     ProcessResult r = co_await ProcessRunner::run(spec, job);
     if (r.status == ProcessResult::Status::FailedToStart)
         throw UserError(QStringLiteral("host %1: cannot start %2 (%3).")
-                            .arg(ssh->display(), spec.program, r.errorString));
+                            .arg(shell->display(), spec.program, r.errorString));
     if (r.status == ProcessResult::Status::TimedOut)
         throw UserError(QStringLiteral("host %1: a command there did not finish within %2 s (%3); the "
                                        "connection may be stalled: run again.")
-                            .arg(ssh->display())
+                            .arg(shell->display())
                             .arg(timeout.count() / 1000)
                             .arg(command.left(80)));
-    if (r.status == ProcessResult::Status::Finished && ssh->isTransportFailure(r.exitCode, r.standardError))
-        throw UserError(ssh->describeFailure(r.standardError));
+    if (r.status == ProcessResult::Status::Finished && shell->isTransportFailure(r.exitCode, r.standardError))
+        throw UserError(shell->describeFailure(r.standardError));
     co_return r;
 }
 
@@ -405,9 +405,9 @@ QCoro::Task<bool> RemoteHost::syncByTar(QStringList relativeFiles, Job *job)
 
 QCoro::Task<QString> RemoteHost::makePrivateDir(Job *job)
 {
-    const std::shared_ptr<RemoteShell> ssh = m_shell;
+    const std::shared_ptr<RemoteShell> shell = m_shell;
     const ProcessResult r = co_await run(QStringLiteral("umask 077 && mktemp -d %1/.hotkernel/judge-XXXXXX")
-                                             .arg(shellQuote(ssh->remoteWorkdir())),
+                                             .arg(shellQuote(shell->remoteWorkdir())),
                                          {}, job);
     if (r.status == ProcessResult::Status::Cancelled)
         co_return QString();
@@ -416,7 +416,7 @@ QCoro::Task<QString> RemoteHost::makePrivateDir(Job *job)
         throw UserError(
             QStringLiteral("host %1: cannot create a directory for the judged outputs in %2 (%3); "
                            "free some space there.")
-                .arg(ssh->display(), ssh->remoteWorkdir(), r.stderrTail(4)));
+                .arg(shell->display(), shell->remoteWorkdir(), r.stderrTail(4)));
     co_return dir;
 }
 
@@ -438,7 +438,7 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
                                                                std::function<void(const QString &)> onWait,
                                                                std::chrono::milliseconds patience)
 {
-    const std::shared_ptr<RemoteShell> ssh = m_shell;
+    const std::shared_ptr<RemoteShell> shell = m_shell;
     // Killing the holder's group ends ssh (or srun, which ends its step); the remote side then sees
     // the end of its stdin, or is ended, and lets go.
     std::shared_ptr<QProcess> holder(new QProcess, [](QProcess *p) {
@@ -450,10 +450,10 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
         }
         QObject::connect(p, &QProcess::finished, p, &QObject::deleteLater);
     });
-    holder->setProgram(ssh->program());
-    holder->setArguments(
-        ssh->commandArguments(QStringLiteral("exec %1 %2 --hold-gpu-lock")
-                                  .arg(shellQuote(ssh->remotePython()), shellQuote(ssh->supervisorPath()))));
+    holder->setProgram(shell->program());
+    holder->setArguments(shell->commandArguments(
+        QStringLiteral("exec %1 %2 --hold-gpu-lock")
+            .arg(shellQuote(shell->remotePython()), shellQuote(shell->supervisorPath()))));
     Supervisor::wrap(*holder);
     holder->start();
     QPointer<RemoteHost> self(this);
@@ -468,15 +468,15 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
         if (output.contains("waiting\n") && !toldWaiting && onWait) {
             onWait(
                 QStringLiteral("waiting for the GPU on %1, held by another hotkernel job of this user there")
-                    .arg(ssh->display()));
+                    .arg(shell->display()));
             toldWaiting = true;
         }
         if (holder->state() == QProcess::NotRunning) {
             const QByteArray err = holder->readAllStandardError();
-            if (ssh->isTransportFailure(holder->exitCode(), err))
-                throw UserError(ssh->describeFailure(err));
+            if (shell->isTransportFailure(holder->exitCode(), err))
+                throw UserError(shell->describeFailure(err));
             throw UserError(QStringLiteral("host %1: cannot take the GPU lock there (%2).")
-                                .arg(ssh->display(), QString::fromUtf8(err).trimmed()));
+                                .arg(shell->display(), QString::fromUtf8(err).trimmed()));
         }
         if (job && job->isCancelled())
             co_return std::shared_ptr<QProcess>();
@@ -484,7 +484,7 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
             throw UserError(
                 QStringLiteral("host %1: the GPU is still held by another hotkernel job of this user "
                                "there after %2 s; wait for it or end it, or raise --timeout.")
-                    .arg(ssh->display())
+                    .arg(shell->display())
                     .arg(patience.count() / 1000));
         co_await QCoro::sleepFor(std::chrono::milliseconds(100));
         if (!self)
