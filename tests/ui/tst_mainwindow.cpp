@@ -525,6 +525,18 @@ private Q_SLOTS:
         Q_EMIT combo->textActivated(QStringLiteral("local"));
         QVERIFY(!session.remote());
         QCOMPARE(session.hostDisplay(), QStringLiteral("local"));
+
+        // A Slurm allocation is a host too (taken when the next run needs it); a bad option is
+        // refused with the Slurm form.
+        QVERIFY(!window.changeHost(QStringLiteral("slurm://gpu?gpus=1")));
+        QVERIFY2(window.statusBar()->currentMessage().contains(QLatin1String("gres")),
+                 qPrintable(window.statusBar()->currentMessage()));
+        QVERIFY(!session.remote());
+        const QString slurm = QStringLiteral("slurm://gpu?gres=gpu:1&time=30");
+        QVERIFY(window.changeHost(slurm));
+        QVERIFY(session.remote() && session.remote()->isSlurm());
+        QCOMPARE(session.hostDisplay(), slurm);
+        QCOMPARE(combo->currentText(), slurm);
     }
 
     void savedSessionComesBack()
