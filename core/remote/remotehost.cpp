@@ -547,6 +547,17 @@ void RemoteHost::disconnect()
     QFile::remove(m_controlPath);
 }
 
+QCoro::Task<QString> RemoteHost::whyEnded()
+{
+    if (!isSlurm() || !m_allocation)
+        co_return QString();
+    const QPointer<RemoteHost> self(this);
+    const QString why = co_await m_allocation->checkEnded();
+    if (!self || why.isEmpty())
+        co_return QString();
+    co_return QStringLiteral("host %1: %2").arg(display(), why);
+}
+
 bool RemoteHost::endOfRun()
 {
     if (!isSlurm() || m_url.slurm.lifetime != SlurmHost::Lifetime::Verify || !m_allocation)

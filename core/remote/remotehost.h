@@ -70,6 +70,10 @@ public:
     // Ends the master (`ssh -O exit`, then the process) or gives the allocation back. The remote
     // supervisors (or Slurm, with the allocation) end what ran.
     void disconnect();
+    // After a run failed: why the Slurm allocation ended under it ("host URL: The Slurm allocation
+    // (job 12 in partition 'gpu') reached its time limit ..."), waiting a little for Slurm to say;
+    // empty when it still runs, or for an ssh:// host.
+    QCoro::Task<QString> whyEnded();
     // After each bench or verify: a slurm:// host with lifetime=verify gives its allocation back,
     // so nothing idles in the queue's time between verifies. True when it did.
     bool endOfRun();

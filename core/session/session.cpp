@@ -218,16 +218,26 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
         if (job->isCancelled()) {
             result = ToolResult::cancelledResult();
         } else {
+            QString userError;
             try {
                 result = co_await spec->handler(*this, arguments, *job);
             } catch (const UserError &e) {
-                result = ToolResult::error(e.message());
+                userError = e.message();
             } catch (const std::exception &e) {
                 qCWarning(lcSession) << toolName << "failed:" << e.what();
                 result = ToolResult::error(
                     QStringLiteral("%1 failed unexpectedly: %2. This is a bug in hotkernel; "
                                    "please report it with the arguments you used.")
                         .arg(toolName, QString::fromUtf8(e.what())));
+            }
+            if (!userError.isEmpty()) {
+                // A worker that died with its Slurm allocation says only that it died; the
+                // allocation knows why (a time limit, scancel, preemption) and what to do.
+                const QString ended = self && m_remote ? co_await m_remote->whyEnded() : QString();
+                result = ToolResult::error(ended.isEmpty() ||
+                                                   userError.contains(QLatin1String("The Slurm allocation"))
+                                               ? userError
+                                               : ended + QStringLiteral(" What failed: ") + userError);
             }
         }
         if (!self)

@@ -4,9 +4,7 @@
 // makes a CPU target with `hotkernel new`, and runs the hotkernel binary with --host
 // ssh://root@127.0.0.1:PORT/DIR. Then the fault: sshd killed mid-verify must end in an error
 // naming the host, with no worker left on either side. Needs root, sshd, rsync and CPU torch.
-#include "measure/measuretesthelpers.h"
-#include "session/session.h"
-#include "testlimits.h"
+#include "remotetesthelpers.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -22,6 +20,9 @@
 
 #include <csignal>
 #include <unistd.h>
+
+using hotkernel::test::processesWith;
+using hotkernel::test::readFile;
 
 class TestRemoteSsh : public QObject
 {
@@ -42,11 +43,6 @@ class TestRemoteSsh : public QObject
         QFile f(file);
         return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
     }
-    static QByteArray readFile(const QString &file)
-    {
-        QFile f(file);
-        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-    }
 
     QProcessEnvironment environment() const
     {
@@ -59,46 +55,15 @@ class TestRemoteSsh : public QObject
         return env;
     }
 
-    // Runs the hotkernel binary in the project; returns its exit code (-1: it did not end).
     int hotkernel(const QStringList &arguments, QByteArray *out, QByteArray *err)
     {
-        QProcess p;
-        p.setWorkingDirectory(project());
-        p.setProcessEnvironment(environment());
-        p.start(QStringLiteral(HOTKERNEL_BINARY), arguments);
-        if (!p.waitForFinished(hotkernel::test::kEventLimitMs)) {
-            p.kill();
-            p.waitForFinished();
-            return -1;
-        }
-        *out = p.readAllStandardOutput();
-        *err = p.readAllStandardError();
-        return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        return hotkernel::test::runHotkernel(project(), environment(), arguments, out, err);
     }
 
     static int freePort()
     {
         QTcpServer server;
         return server.listen(QHostAddress::LocalHost, 0) ? server.serverPort() : 0;
-    }
-
-    // Every process whose command line mentions marker (the remote working directory).
-    static QStringList processesWith(const QString &marker)
-    {
-        QStringList found;
-        const QByteArray needle = marker.toUtf8();
-        const QString self = QString::number(::getpid());
-        for (QDirIterator it(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot); it.hasNext();) {
-            const QString pid = QFileInfo(it.next()).fileName();
-            bool number = false;
-            pid.toLongLong(&number);
-            if (!number || pid == self)
-                continue;
-            QByteArray cmdline = readFile(QStringLiteral("/proc/%1/cmdline").arg(pid));
-            if (cmdline.contains(needle))
-                found << pid + QLatin1Char(' ') + QString::fromUtf8(cmdline.replace('\0', ' ')).left(160);
-        }
-        return found;
     }
 
     // The sshd listener and every process below it (the connection's privilege-separated children).
@@ -362,10 +327,7 @@ private Q_SLOTS:
         options.host = m_url;
         auto session = std::make_unique<hotkernel::Session>(options);
         const auto call = [&session](const QString &tool, const hotkernel::Json &args) {
-            auto r = hotkernel::test::capture(session->call(tool, args, QStringLiteral("test")));
-            (void)QTest::qWaitFor([&] { return r->done; }, hotkernel::test::kEventLimitMs);
-            return r->value ? *r->value
-                            : hotkernel::ToolResult::error(QStringLiteral("did not finish: ") + r->error);
+            return hotkernel::test::callTool(*session, tool, args);
         };
         const hotkernel::ToolResult bench =
             call(QStringLiteral("bench"), hotkernel::Json{{"script", "targets/gelu_baseline.py"}, {"n", 2}});

@@ -10,6 +10,7 @@
 #include "process/supervisor.h"
 #include "session/job.h"
 #include "slurm/slurmallocation.h"
+#include "slurmtestcluster.h"
 
 #include <QFileInfo>
 #include <QProcess>
@@ -49,15 +50,6 @@ ProcessSpec python(const QString &code, const QByteArray &marker = {})
     return spec;
 }
 
-// Synchronous on purpose: the test's own look at Slurm, independent of the code under test.
-QString slurm(const QString &program, const QStringList &arguments)
-{
-    QProcess process;
-    process.start(program, arguments);
-    process.waitForFinished(30000);
-    return QString::fromUtf8(process.readAllStandardOutput()).trimmed();
-}
-
 // squeue's state for a job; empty once Slurm has forgotten it.
 QString jobState(const QString &jobId)
 {
@@ -84,8 +76,6 @@ class TestSlurmAllocation : public QObject
 
     QTemporaryDir m_dir;
     bool m_started = false;
-
-    QString fixture() const { return QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/slurm/slurm-cluster.sh"); }
 
     // Takes an allocation and checks it runs.
     bool acquire(SlurmAllocation &allocation)
@@ -119,27 +109,19 @@ private Q_SLOTS:
         }
         QVERIFY2(!Supervisor::helperPath().isEmpty(), "hotkernel-supervise was not built beside hotkernel");
         QVERIFY(m_dir.isValid());
-        QProcess start;
-        start.start(QStringLiteral("bash"), {fixture(), QStringLiteral("start"), m_dir.path()});
-        QVERIFY(start.waitForFinished(120000));
-        const QString errors = QString::fromUtf8(start.readAllStandardError());
-        if (start.exitCode() == 77)
-            QSKIP(qPrintable(errors));
+        const SlurmClusterStart cluster = startSlurmCluster(m_dir.path());
+        if (cluster.exitCode == 77)
+            QSKIP(qPrintable(cluster.errors));
         m_started = true; // stop what started, even half
-        QVERIFY2(start.exitCode() == 0, qPrintable(errors));
-        const QString conf = QString::fromUtf8(start.readAllStandardOutput()).trimmed();
-        QVERIFY2(conf.startsWith(QLatin1String("SLURM_CONF=")), qPrintable(conf));
-        qputenv("SLURM_CONF", conf.mid(11).toLocal8Bit());
+        QVERIFY2(cluster.exitCode == 0, qPrintable(cluster.errors));
+        qputenv("SLURM_CONF", cluster.conf);
     }
 
     void cleanupTestCase()
     {
         if (!m_started)
             return;
-        QProcess stop;
-        stop.start(QStringLiteral("bash"), {fixture(), QStringLiteral("stop"), m_dir.path()});
-        QVERIFY(stop.waitForFinished(120000));
-        QCOMPARE(stop.exitCode(), 0);
+        QVERIFY(stopSlurmCluster(m_dir.path()));
     }
 
     void allocationComesUpAndReleaseLeavesNoJob()
