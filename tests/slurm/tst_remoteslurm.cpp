@@ -296,6 +296,25 @@ private Q_SLOTS:
         verifyNothingLeft();
     }
 
+    void gpuInfoReadsTheNode()
+    {
+        // The card is the node's (nvidia-smi in a step of the allocation), not this machine's.
+        QByteArray out, err;
+        QCOMPARE(
+            hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("gpu-info")},
+                      &out, &err),
+            0);
+        const QJsonObject r = QJsonDocument::fromJson(out).object();
+        QVERIFY2(!r.isEmpty(), err.constData());
+        QCOMPARE(r[QStringLiteral("host")].toObject()[QStringLiteral("url")].toString(), m_url);
+        const QJsonObject gpu = r[QStringLiteral("gpu")].toObject();
+        if (gpu[QStringLiteral("available")].toBool())
+            QVERIFY2(gpu[QStringLiteral("source")].toString().contains(m_url), out.constData());
+        else
+            QVERIFY2(r[QStringLiteral("reason")].toString().contains(m_url), out.constData());
+        verifyNothingLeft();
+    }
+
     void nodeSeesThisDirectory()
     {
         // No workdir: the node sees this very directory (here, as on a cluster's shared file
