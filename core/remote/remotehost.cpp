@@ -547,12 +547,12 @@ void RemoteHost::disconnect()
     QFile::remove(m_controlPath);
 }
 
-QCoro::Task<QString> RemoteHost::whyEnded()
+QCoro::Task<QString> RemoteHost::whyEnded(QString failure)
 {
     if (!isSlurm() || !m_allocation)
         co_return QString();
     const QPointer<RemoteHost> self(this);
-    const QString why = co_await m_allocation->checkEnded();
+    const QString why = co_await m_allocation->checkEnded(SlurmStepShell::saysJobIsOver(failure));
     if (!self || why.isEmpty())
         co_return QString();
     co_return QStringLiteral("host %1: %2").arg(display(), why);

@@ -73,7 +73,8 @@ public:
     // After a run failed: why the Slurm allocation ended under it ("host URL: The Slurm allocation
     // (job 12 in partition 'gpu') reached its time limit ..."), waiting a little for Slurm to say;
     // empty when it still runs, or for an ssh:// host.
-    QCoro::Task<QString> whyEnded();
+    // failure: the run's error, which may say that Slurm already refused a step of the job.
+    QCoro::Task<QString> whyEnded(QString failure);
     // After each bench or verify: a slurm:// host with lifetime=verify gives its allocation back,
     // so nothing idles in the queue's time between verifies. True when it did.
     bool endOfRun();

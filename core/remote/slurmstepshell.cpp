@@ -67,6 +67,12 @@ QString SlurmStepShell::endStateIn(const QByteArray &stderrText)
     return QStringLiteral("CANCELLED");
 }
 
+bool SlurmStepShell::saysJobIsOver(const QString &text)
+{
+    return text.contains(QLatin1String("already completing or completed")) ||
+           text.contains(QLatin1String("has expired")) || text.contains(QLatin1String("Invalid job id"));
+}
+
 bool SlurmStepShell::isTransportFailure(int exitCode, const QByteArray &stderrText) const
 {
     return exitCode != 0 && (!endStateIn(stderrText).isEmpty() || hasOwnSrunError(stderrText));

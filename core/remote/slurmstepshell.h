@@ -27,6 +27,9 @@ public:
     // The job's end as slurmstepd reported it on srun's stderr ("*** STEP 4.1 ON node CANCELLED AT
     // ... DUE TO TIME LIMIT ***"): TIMEOUT, PREEMPTED, NODE_FAIL or CANCELLED; empty when it says none.
     static QString endStateIn(const QByteArray &stderrText);
+    // Slurm refused a new step because the job is over or about to be ("Unable to create step for
+    // job 8: Job/step already completing or completed", "Slurm job 3 has expired").
+    static bool saysJobIsOver(const QString &text);
 
 private:
     HostUrl m_url;

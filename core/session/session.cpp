@@ -233,7 +233,7 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
             if (!userError.isEmpty()) {
                 // A worker that died with its Slurm allocation says only that it died; the
                 // allocation knows why (a time limit, scancel, preemption) and what to do.
-                const QString ended = self && m_remote ? co_await m_remote->whyEnded() : QString();
+                const QString ended = self && m_remote ? co_await m_remote->whyEnded(userError) : QString();
                 result = ToolResult::error(ended.isEmpty() ||
                                                    userError.contains(QLatin1String("The Slurm allocation"))
                                                ? userError

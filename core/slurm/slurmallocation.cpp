@@ -368,7 +368,7 @@ ProcessSpec SlurmAllocation::wrap(const ProcessSpec &spec) const
     return wrapped;
 }
 
-QCoro::Task<QString> SlurmAllocation::checkEnded()
+QCoro::Task<QString> SlurmAllocation::checkEnded(bool ending)
 {
     QPointer<SlurmAllocation> self(this);
     if (m_state != State::Running)
@@ -376,7 +376,7 @@ QCoro::Task<QString> SlurmAllocation::checkEnded()
     const std::optional<SlurmJobStatus> status = co_await queryStatus();
     if (!self)
         co_return QString();
-    if (m_state == State::Running && status && status->isRunning())
+    if (!ending && m_state == State::Running && status && status->isRunning())
         co_return QString();
     // Ending: salloc's exit brings the final word (keeperExited()); give it time to arrive.
     while (m_state == State::Running) {

@@ -62,8 +62,11 @@ public:
     QStringList stepArguments(const QString &workingDirectory) const;
 
     // After a wrapped command failed: the allocation's end message when Slurm ended it (waiting a
-    // little for Slurm to say why), else empty (the command failed on its own).
-    QCoro::Task<QString> checkEnded();
+    // little for Slurm to say why), else empty (the command failed on its own). ending: Slurm
+    // already refused a step because the job is over, though squeue may still call it running
+    // (its time limit passed, and the controller's periodic check has not ended it yet): wait for
+    // the end anyway.
+    QCoro::Task<QString> checkEnded(bool ending = false);
 
     // Ends the allocation and waits until Slurm no longer holds it: relinquished through the
     // keeper, scancel when that is not enough. Safe in every state; cancels a pending request.

@@ -249,6 +249,9 @@ private Q_SLOTS:
         const SlurmStepShell shell(*url, QStringLiteral("3"), {}, QStringLiteral("/p"));
         QCOMPARE(shell.isTransportFailure(exitCode, stderrText), transport);
         QCOMPARE(SlurmStepShell::endStateIn(stderrText), state);
+        // A refused step says the job is over (the session then waits for Slurm to say why).
+        QCOMPARE(SlurmStepShell::saysJobIsOver(QString::fromUtf8(stderrText)),
+                 capture.contains(QLatin1String("gone")));
         if (!transport)
             return;
         const QString message = shell.describeFailure(stderrText);
