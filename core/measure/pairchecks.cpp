@@ -54,7 +54,8 @@ Json PairChecks::witnessJson(const RunOutcome &o)
                 {"kernels_outside_graph", w.outsideGraph}};
 }
 
-QString PairChecks::witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable)
+QString PairChecks::witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable,
+                              WitnessTrace::Time time)
 {
     for (const RunOutcome *o : {&ob, &oc}) {
         if (!o->witnessed && stringField(o->line.json, "device") == QLatin1String("cuda")) {
@@ -84,7 +85,7 @@ QString PairChecks::witnessed(const RunOutcome &ob, const RunOutcome &oc, int pa
     for (const RunOutcome *o : {&ob, &oc}) {
         if (!cudaRun(*o))
             continue;
-        if (const QString why = WitnessTrace::violation(o->witness, o->line.json); !why.isEmpty())
+        if (const QString why = WitnessTrace::violation(o->witness, o->line.json, time); !why.isEmpty())
             return QStringLiteral("the %1's run %2 contradicts the GPU's witness: %3")
                 .arg(o == &ob ? QStringLiteral("baseline") : QStringLiteral("candidate"))
                 .arg(pair)

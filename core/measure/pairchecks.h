@@ -22,8 +22,10 @@ QString untrusted(const RunLine &lb, const RunLine &lc, int pair, quint64 judgeS
 // Why the GPU's witness of a pair contradicts its lines, or empty. A side the tracer could not
 // witness at all is an accusation only when the other side, started the same way, was witnessed
 // (the candidate can keep the tracer out of its own process); when neither was, the reason goes to
-// *unavailable and verify warns.
-QString witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable);
+// *unavailable and verify warns. `time`: whether the reported times are held against the witness
+// (not for a warm-up pair, see WitnessTrace::Time).
+QString witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable,
+                  WitnessTrace::Time time = WitnessTrace::Time::Compared);
 
 // What the witness of one side's run showed, for the result (null when it was not witnessed).
 Json witnessJson(const RunOutcome &o);

@@ -136,6 +136,27 @@ struct RemoteDirRemoval
     }
 };
 
+// Takes the GPU lock for this verify: the host's lock on a remote host (docs/remote.md), else
+// this machine's (per user and device). False when it was cancelled or timed out waiting.
+QCoro::Task<bool> takeGpuLock(DeviceLock &deviceLock, std::shared_ptr<QProcess> &remoteLock,
+                              QPointer<RemoteHost> remote, QPointer<Job> job,
+                              std::chrono::milliseconds timeout)
+{
+    const std::function<void(const QString &)> onWait = [job](const QString &message) {
+        if (job)
+            job->setProgress(0, std::nullopt, message);
+    };
+    if (remote) {
+        remoteLock = co_await remote->holdGpuLock(job, onWait, timeout);
+        co_return job &&remoteLock && !job->isCancelled();
+    }
+    // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
+    const int device = DeviceLock::currentDevice();
+    const bool locked =
+        co_await deviceLock.acquire(device, job, onWait, std::chrono::milliseconds(200), timeout);
+    co_return job &&locked && !job->isCancelled();
+}
+
 } // namespace
 
 QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
@@ -195,38 +216,44 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, &warnings);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
+    // Issue 23: the baseline's warm-up run overlaps the candidate's start (a spare loading the
+    // edited script and compiling its kernels). Only a warm-up run may: its time counts for nothing.
+    // With no warm-up pair both sides are ready before the first run.
+    const bool overlapWarmup = o.warmup > 0;
+    bool candidateReady = false;
     for (Side *side : {&b, &c}) {
+        if (side == &c && overlapWarmup)
+            break;
         const bool ready = co_await side->prepared.runner->waitReady();
         if (!job || !ready || job->isCancelled())
             co_return ToolResult::cancelledResult();
+        candidateReady = side == &c;
     }
 
-    const double readyAt = wall.nsecsElapsed() / 1e9; // workers started (torch imported, kernel built)
+    // Both workers started (torch imported, kernel built); until the candidate's start is waited for
+    // in the first pair, the baseline's.
+    double readyAt = wall.nsecsElapsed() / 1e9;
+    double lockWait = 0;
+    double lockedAt = 0;
     DeviceLock deviceLock;
-    const int device = DeviceLock::currentDevice();
-    const std::function<void(const QString &)> onWait = [job](const QString &message) {
-        if (job)
-            job->setProgress(0, std::nullopt, message);
-    };
-    // Only a target that times on the GPU takes the GPU lock; CPU targets share nothing (issue 18).
-    const bool needsLock =
-        DeviceLock::needsLock(b.prepared.worker ? b.prepared.worker->readyLine() : Json()) ||
-        DeviceLock::needsLock(c.prepared.worker ? c.prepared.worker->readyLine() : Json());
     std::shared_ptr<QProcess> remoteLock; // a remote host's lock is the host's (docs/remote.md)
-    if (needsLock && remote) {
-        remoteLock = co_await remote->holdGpuLock(job, onWait, o.timeout);
-        if (!job || !remoteLock || job->isCancelled())
+    bool locked = false;
+    // Only a target that times on the GPU takes the GPU lock; CPU targets share nothing (issue 18).
+    const auto needsLock = [&b, &c, &candidateReady] {
+        const auto onGpu = [](const Side &side) {
+            return DeviceLock::needsLock(side.prepared.worker ? side.prepared.worker->readyLine() : Json());
+        };
+        return onGpu(b) || (candidateReady && onGpu(c));
+    };
+    if (needsLock()) {
+        const double waitFrom = wall.nsecsElapsed() / 1e9;
+        locked = co_await takeGpuLock(deviceLock, remoteLock, remote, job, o.timeout);
+        if (!locked)
             co_return ToolResult::cancelledResult();
-    } else if (needsLock) {
-        // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
-        const bool locked =
-            co_await deviceLock.acquire(device, job, onWait, std::chrono::milliseconds(200), o.timeout);
-        if (!job || !locked || job->isCancelled())
-            co_return ToolResult::cancelledResult();
+        lockedAt = wall.nsecsElapsed() / 1e9;
+        lockWait += lockedAt - waitFrom;
     }
-
-    const double lockedAt = wall.nsecsElapsed() / 1e9;
-    double measuringAt = lockedAt;
+    double measuringAt = wall.nsecsElapsed() / 1e9;
     // --- the pairs ---
     QString verdict;
     QString reason;
@@ -268,6 +295,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         watched.emplace_back(contract, MeasureSetup::sha256OfFile(contract));
     }
     while (true) {
+        // The measured phase starts with the first pair whose times count (a pair dropped for its
+        // timers does not).
+        if (pair >= o.warmup && b.ms.empty())
+            measuringAt = wall.nsecsElapsed() / 1e9;
         // 53 bits: exact in every JSON reader. Both sides get the same seed, so their judged
         // inputs must hash alike.
         const quint64 judgeSeed = QRandomGenerator::system()->generate64() >> 11;
@@ -280,6 +311,20 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         RunOutcome outcomes[2];
         for (int k = 0; k < 2; ++k) {
             Side *side = order[k];
+            if (side == &c && !candidateReady) { // the overlapped start (above) ends here
+                const bool ready = co_await c.prepared.runner->waitReady();
+                if (!job || !ready || job->isCancelled())
+                    co_return ToolResult::cancelledResult();
+                candidateReady = true;
+                readyAt = wall.nsecsElapsed() / 1e9;
+                if (!locked && needsLock()) {
+                    locked = co_await takeGpuLock(deviceLock, remoteLock, remote, job, o.timeout);
+                    if (!locked)
+                        co_return ToolResult::cancelledResult();
+                    lockedAt = wall.nsecsElapsed() / 1e9;
+                    lockWait += lockedAt - readyAt;
+                }
+            }
             const RunOutcome outcome = co_await side->prepared.runner->run(pair);
             if (!job || outcome.cancelled || job->isCancelled())
                 co_return ToolResult::cancelledResult();
@@ -298,6 +343,16 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                                     .arg(pair)
                                     .arg(error));
             lines[side == &b ? 0 : 1] = outcome.line;
+            if (pair == 0 && !side->prepared.reused && side->prepared.worker) {
+                // A worker new to this verify: its start's steps (the script's imports, the inputs,
+                // the first call), as "start_*".
+                const Json &ready = side->prepared.worker->readyLine();
+                if (const auto it = ready.find("steps_ms"); it != ready.end() && it->is_object())
+                    for (const auto &[name, ms] : it->items())
+                        if (ms.is_number())
+                            steps[side == &b ? "baseline" : "candidate"]["start_" + name] =
+                                ms.get<double>() / 1e3;
+            }
             addSteps(side == &b ? "baseline" : "candidate", outcome.line.json, outcome.wallSeconds);
             outcomes[side == &b ? 0 : 1] = outcome;
             if (!side->haveFirst) {
@@ -336,7 +391,9 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             mismatches.append(why);
             break;
         }
-        if (const QString why = PairChecks::witnessed(outcomes[0], outcomes[1], pair, &witnessUnavailable);
+        if (const QString why = PairChecks::witnessed(outcomes[0], outcomes[1], pair, &witnessUnavailable,
+                                                      pair < o.warmup ? WitnessTrace::Time::Ignored
+                                                                      : WitnessTrace::Time::Compared);
             !why.isEmpty()) {
             verdict = QStringLiteral("invalid");
             reason = why;
@@ -450,8 +507,6 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             ++pair;
             continue;
         }
-        if (pair == o.warmup)
-            measuringAt = wall.nsecsElapsed() / 1e9;
         if (pair >= o.warmup) {
             b.ms.push_back(lb.ms);
             c.ms.push_back(lc.ms);
@@ -472,7 +527,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     // Another user's process on the card (GPU locks are per user) during the timed runs: seen
     // before them or at their end.
     std::vector<GpuSharing::Other> sharedWith;
-    if (needsLock) {
+    if (locked) {
         sharedWith = GpuSharing::others(gpu);
         const Json after = co_await MeasureSetup::gpuSnapshot(session, job, nullptr);
         if (!job || job->isCancelled())
@@ -605,11 +660,12 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["started_at"] = toStd(startedAt);
     r["finished_at"] = toStd(MeasureSetup::utcNow());
     r["wall_s"] = wall.nsecsElapsed() / 1e9;
-    // Where the wall time went: worker start (interpreter, torch, inputs, first call), waiting for
-    // the GPU lock, warm-up pairs, measured pairs.
+    // Where the wall time went: until both workers were ready (interpreter, torch, inputs, first
+    // call; the baseline's warm-up run overlaps the candidate's start), waiting for the GPU lock, the
+    // rest of the warm-up pairs, the measured pairs.
     r["phases_s"] = Json{{"workers_ready", readyAt},
-                         {"gpu_lock_wait", lockedAt - readyAt},
-                         {"warmup", measuringAt - lockedAt},
+                         {"gpu_lock_wait", lockWait},
+                         {"warmup", measuringAt - std::max(readyAt, lockedAt)},
                          {"measured", pairsDoneAt - measuringAt}};
     r["steps_s"] = steps;
     co_return ToolResult::success(r, text(r));

@@ -156,7 +156,7 @@ bool WitnessTrace::unwitnessed(const std::vector<WitnessWindow> &windows, const 
     return windows.empty() && integerField(line, "witness_replays", 0) <= 0;
 }
 
-QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const Json &line)
+QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const Json &line, Time time)
 {
     const long long replays = integerField(line, "witness_replays", 0);
     if (replays <= 0)
@@ -195,7 +195,7 @@ QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const
             .arg(w.outsideNames.join(QStringLiteral(", ")));
     const long long iters = integerField(line, "iters", 0);
     const auto ms = line.find("ms");
-    if (iters > 0 && ms != line.end() && ms->is_number()) {
+    if (time == Time::Compared && iters > 0 && ms != line.end() && ms->is_number()) {
         const double reported = ms->get<double>();
         const double witnessed = double(w.busyNs) / 1e6 / double(replays * iters);
         if (reported < witnessed * kTolerance)

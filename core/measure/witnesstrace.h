@@ -60,9 +60,14 @@ public:
     // tracer wrote no window (the tracer was not injected, or CUPTI refused). Whether that is an
     // accusation depends on the other side: see VerifyRun.
     static bool unwitnessed(const std::vector<WitnessWindow> &windows, const Json &line);
+    // Whether violation() holds the reported time against the witnessed busy time. A warm-up run's
+    // time counts for nothing, and verify lets it overlap the other side's start (issue 23), whose
+    // kernels share the card then: only what the witness saw launched is checked for it.
+    enum class Time { Compared, Ignored };
     // Why a run line's time is not what its witness shows, or empty. `line` is the contract's
     // result line (iters, timer, ms, witness_replays); `windows` what takeNew() gave for it.
-    static QString violation(const std::vector<WitnessWindow> &windows, const Json &line);
+    static QString violation(const std::vector<WitnessWindow> &windows, const Json &line,
+                             Time time = Time::Compared);
     // The variables that inject `tracer` in witness mode, writing to path().
     QProcessEnvironment environment(const QString &tracer) const;
     // A new trace whose tracer a process about to start will load: its environment becomes the

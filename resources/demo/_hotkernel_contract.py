@@ -908,9 +908,9 @@ class _Bench:
                 # Only inputs with references can be judged here later (judge()).
                 self.judged_inputs = None if outside_judge else (judge_seed, line["judge_inputs_sha256"])
                 steps.lap("inputs_digest")
-                run_block()
-                if self.device == "cuda":
-                    t.cuda.synchronize()
+                # Under the GPU tracer's witness window: the core compares the kernels' busy time
+                # with the reported one (issue 19).
+                line["witness_replays"], line["witness_note"] = _witness(t, self.device, run_block)
                 steps.lap("judged_replay")
                 if ok and not outside_judge:
                     where = ", judged replay of the %s with judge seed %d" % (
@@ -925,10 +925,6 @@ class _Bench:
                 l2 = _l2_violation(t, self.device)
                 if l2:
                     raise _Invalid(l2)
-                # Untimed replays of the same block under the GPU tracer (issue 19): the core
-                # compares the kernels' busy time with the reported one.
-                line["witness_replays"], line["witness_note"] = _witness(t, self.device, run_block)
-                steps.lap("witness")
         except TargetError:
             raise
         except _Invalid as e:
@@ -1346,34 +1342,41 @@ def _l2_violation(torch, device):
     return None
 
 
-# Witness replays per run: one replay is already `iters` calls of the block; tracing adds about
-# 1.4 us per kernel, outside the timed region.
+# Witnessed replays per run: the judged replay, which is already `iters` calls of the block. Tracing
+# adds about 1.4 us per kernel, outside the timed region. One replay serving both the judge and the
+# witness also makes the judged graph the witnessed one by construction.
 WITNESS_REPLAYS = 1
 
 
 def _witness(torch, device, run_block):
-    """(replays, note): replays of the timed block inside a window of hotkernel's tracer, when the
-    core injected it in witness mode; else 0 and why not."""
-    if device != "cuda" or os.environ.get("HOTKERNEL_TRACE_WITNESS") != "1":
-        return 0, None
-    import ctypes
-    path = os.environ.get("CUDA_INJECTION64_PATH") or ""
-    try:
-        # Only the copy the CUDA driver injected: NOLOAD fails when the driver never loaded it.
-        lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW)
-        window = lib.hotkernel_tracer_witness
-    except (OSError, AttributeError):
-        return 0, "the GPU tracer is not loaded in this process (CUDA_INJECTION64_PATH=%s)" % (path or "unset")
-    torch.cuda.synchronize()
-    if not window(1):
-        return 0, "the GPU tracer refused to open a witness window (CUPTI unavailable; see stderr)"
+    """(replays, note): runs the judged replay, inside a window of hotkernel's tracer when the core
+    injected it in witness mode; replays is 0 when it was not witnessed, and note says why when
+    the core had asked for a witness."""
+    wanted = device == "cuda" and os.environ.get("HOTKERNEL_TRACE_WITNESS") == "1"
+    window, note = None, None
+    if wanted:
+        import ctypes
+        path = os.environ.get("CUDA_INJECTION64_PATH") or ""
+        try:
+            # Only the copy the CUDA driver injected: NOLOAD fails when the driver never loaded it.
+            lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+            window = lib.hotkernel_tracer_witness
+        except (OSError, AttributeError):
+            note = "the GPU tracer is not loaded in this process (CUDA_INJECTION64_PATH=%s)" % (path or "unset")
+        if window is not None:
+            torch.cuda.synchronize()
+            if not window(1):
+                window = None
+                note = "the GPU tracer refused to open a witness window (CUPTI unavailable; see stderr)"
     try:
         for _ in range(WITNESS_REPLAYS):
             run_block()
-        torch.cuda.synchronize()
+        if device == "cuda":
+            torch.cuda.synchronize()
     finally:
-        window(0)
-    return WITNESS_REPLAYS, None
+        if window is not None:
+            window(0)
+    return (WITNESS_REPLAYS if window is not None else 0), note
 
 
 _CUDA_GRAPH_NODE_KERNEL = 0x00
@@ -1651,18 +1654,23 @@ def _worker(bench):
     _OUTLIVES_RUN = True
     # Build the inputs and run fn once (compiles Triton kernels, loads libraries) before saying ready;
     # a failure here is reported by the first run.
+    steps = _StepClock()
+    steps._last = _IMPORTED_AT
+    steps.lap("script")  # the script's own imports (Triton, its kernels' modules) and the target
     try:
         bench.fill(0)
+        steps.lap("fill")
         with bench.torch.no_grad():
             bench.call(bench.sets[0])
         if bench.device == "cuda":
             bench.torch.cuda.synchronize()
+        steps.lap("first_call")
     except TargetError as e:
         _error_line(bench.target, str(e), "error")
         return
     except Exception:
         traceback.print_exc()
-    ready = {"event": "ready", "pid": os.getpid()}
+    ready = {"event": "ready", "pid": os.getpid(), "steps_ms": steps.ms}
     ready.update(bench.identity())
     ready["sources"] = _user_sources()
     _emit(ready)
@@ -1735,6 +1743,7 @@ _TRUSTED = _snapshot()
 # started by the candidate (or a library it called) and could still be writing outputs or timings.
 _THREADS_AT_IMPORT = {t.ident for t in threading.enumerate()}
 _ORIGINAL_RUN = _Bench.run
+_IMPORTED_AT = time.perf_counter()
 _ORIGINAL_VIOLATIONS = _integrity_violations
 _ORIGINAL_EMIT = _emit
 _ORIGINAL_SOURCES = _user_sources

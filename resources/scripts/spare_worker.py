@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """A spare worker (issue 23, docs/processes.md "Spare workers"): an interpreter that has paid for
-`import torch` and, where there is a GPU, for its CUDA context, and waits to become a target's
+`import torch` and, where there is a GPU, for its CUDA context, Triton's import and a first CUDA
+graph capture, and waits to become a target's
 worker. The core sends one line, {"op": "become", "script": PATH, "cwd": DIR, "argv": [...]}, and
 this process then runs PATH as __main__ with that argv, exactly as `python PATH ARGV...` would from
 DIR: the contract's worker loop goes on reading the same stdin.
@@ -84,12 +85,36 @@ def _say(obj):
     os.write(1, (json.dumps(obj) + "\n").encode("utf-8"))
 
 
+def _prewarm(torch):
+    """Pays, while this spare waits, what a GPU target's worker would pay on its first run:
+    importing Triton (from the interpreter's own packages, so nothing of the user's can go stale)
+    and the first CUDA graph capture of the process. Best effort: a failure only leaves it to the
+    target."""
+    try:
+        import triton  # noqa: F401
+        import triton.language  # noqa: F401
+    except Exception:
+        pass
+    try:
+        x = torch.zeros(1, device="cuda")
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            x.add_(1)
+        graph.replay()
+        torch.cuda.synchronize()
+        del graph, x
+        torch.cuda.empty_cache()  # an idle spare holds no more GPU memory than its context needs
+    except Exception:
+        pass
+
+
 def main():
     import torch
     cuda = bool(torch.cuda.is_available())
     if cuda:
         torch.cuda.init()
         torch.empty(1, device="cuda")  # the context, and the caching allocator's first segment
+        _prewarm(torch)
     _say({"event": "spare-ready", "pid": os.getpid(), "cuda": cuda, "torch": torch.__version__,
           "imported": _foreign_modules()})
     raw = sys.stdin.readline()
