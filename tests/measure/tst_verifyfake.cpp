@@ -9,6 +9,7 @@
 #include "session/session.h"
 #include "testlimits.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -263,6 +264,41 @@ private Q_SLOTS:
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["mode"].get<std::string>(), std::string("fresh"));
         QCOMPARE(r.structured["n"].get<int>(), 2);
+    }
+
+    // Issue 23: the baseline's warm-up run goes while the candidate is still starting; a measured
+    // run never does (with no warm-up pair, the first run waits for both).
+    void warmupOverlapsTheCandidatesStart()
+    {
+        const QString events = m_tmp.filePath(QStringLiteral("events"));
+        qputenv("HOTKERNEL_FAKE_EVENTS", events.toUtf8());
+        const auto order = [&events] {
+            QFile f(events);
+            const QStringList lines = f.open(QIODevice::ReadOnly)
+                                          ? QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'))
+                                          : QStringList();
+            QFile::remove(events);
+            return lines;
+        };
+        const ToolResult overlapped = verify("startbase", "slowstart", Json{{"n", 2}});
+        QVERIFY2(!overlapped.isError, qPrintable(overlapped.text));
+        QStringList seen = order();
+        QVERIFY2(seen.indexOf(QStringLiteral("startbase run 0")) >= 0 &&
+                     seen.indexOf(QStringLiteral("startbase run 0")) <
+                         seen.indexOf(QStringLiteral("slowstart ready")),
+                 qPrintable(seen.join(QLatin1Char('|'))));
+        QVERIFY(seen.indexOf(QStringLiteral("slowstart ready")) <
+                seen.indexOf(QStringLiteral("startbase run 1")));
+        QVERIFY(overlapped.structured["phases_s"]["workers_ready"].get<double>() >= 1.4); // both, not one
+
+        const ToolResult waited = verify("startbase", "slowstartb", Json{{"n", 2}, {"warmup", 0}});
+        QVERIFY2(!waited.isError, qPrintable(waited.text));
+        seen = order();
+        QVERIFY2(seen.indexOf(QStringLiteral("slowstartb ready")) >= 0 &&
+                     seen.indexOf(QStringLiteral("slowstartb ready")) <
+                         seen.indexOf(QStringLiteral("startbase run 0")),
+                 qPrintable(seen.join(QLatin1Char('|'))));
+        qunsetenv("HOTKERNEL_FAKE_EVENTS");
     }
 
     void benchFake()

@@ -135,8 +135,19 @@ def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
     emit(line)
 
 
+def _event(what):
+    """Appends what happened to HOTKERNEL_FAKE_EVENTS, in the order it happened across both workers
+    (tst_verifyfake's overlapped start)."""
+    path = os.environ.get("HOTKERNEL_FAKE_EVENTS")
+    if path:
+        with open(path, "a") as f:
+            f.write(what + "\n")
+
+
 def worker(behaviour):
     _write_pid()
+    if behaviour.startswith("slowstart"):  # a candidate that takes its time to load
+        time.sleep(1.5)
     if behaviour == "badready":
         sys.stdout.write("loading...\n")
         sys.stdout.flush()
@@ -146,6 +157,7 @@ def worker(behaviour):
     if behaviour == "startexit":
         sys.stderr.write("ImportError: No module named 'triton'\n")
         sys.exit(5)
+    _event("%s ready" % behaviour)
     ready = {"event": "ready", "target": "fake", "protocol": 4}
     if os.environ.get("HOTKERNEL_FAKE_SOURCES"):  # the "sources" field, as JSON (tst_workerpool)
         ready["sources"] = json.loads(os.environ["HOTKERNEL_FAKE_SOURCES"])
@@ -159,6 +171,7 @@ def worker(behaviour):
         if request.get("op") == "judge":
             emit(judge(int(request["run"]), request["judge_seed"], request["judge_file"]))
             continue
+        _event("%s run %d" % (behaviour, int(request["run"])))
         run_once(behaviour, int(request["run"]), request.get("judge_seed"), request.get("judge_dir"),
                  request.get("timer"))
 
