@@ -13,6 +13,8 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QStringList>
 #include <QTest>
@@ -71,6 +73,30 @@ inline ToolResult callTool(Session &session, const QString &tool, const Json &ar
     auto r = capture(session.call(tool, arguments, QStringLiteral("test")));
     (void)QTest::qWaitFor([&] { return r->done; }, kEventLimitMs);
     return r->value ? *r->value : ToolResult::error(QStringLiteral("did not finish: ") + r->error);
+}
+
+// Checks what `verify --json --record` of the CPU gelu target (n 3) on any remote host shows: a
+// verdict that is neither invalid nor incorrect, every run judged outside the candidate's process,
+// a log written here whose host is url. *recorded gets the log's "verify" object. A void function,
+// since QVERIFY returns: callers go on only while !QTest::currentTestFailed().
+inline void checkRecordedVerify(const QByteArray &out, const QString &project, const QString &url,
+                                QJsonObject *recorded)
+{
+    const QJsonObject r = QJsonDocument::fromJson(out).object();
+    const QString verdict = r[QStringLiteral("verdict")].toString();
+    QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
+                 verdict == QLatin1String("inconclusive"),
+             out.constData());
+    QVERIFY2(r[QStringLiteral("outside_judge")].toObject()[QStringLiteral("runs_judged")].toInt() >= 3,
+             out.constData());
+    const QString log = r[QStringLiteral("record")].toObject()[QStringLiteral("log")].toString();
+    QVERIFY2(!log.isEmpty(), out.constData());
+    *recorded = QJsonDocument::fromJson(readFile(QDir(project).filePath(log)))
+                    .object()[QStringLiteral("verify")]
+                    .toObject();
+    const QJsonObject host = (*recorded)[QStringLiteral("host")].toObject();
+    QCOMPARE(host[QStringLiteral("url")].toString(), url);
+    QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
 }
 
 } // namespace hotkernel::test

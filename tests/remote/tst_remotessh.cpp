@@ -21,6 +21,7 @@
 #include <csignal>
 #include <unistd.h>
 
+using hotkernel::test::checkRecordedVerify;
 using hotkernel::test::processesWith;
 using hotkernel::test::readFile;
 
@@ -285,26 +286,15 @@ private Q_SLOTS:
                        QStringLiteral("over ssh"), QStringLiteral("--who"), QStringLiteral("tst_remotessh")},
                       &out, &err),
             0);
-        const QJsonObject r = QJsonDocument::fromJson(out).object();
-        const QString verdict = r[QStringLiteral("verdict")].toString();
-        QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
-                     verdict == QLatin1String("inconclusive"),
-                 out.constData());
         // The baseline judged the candidate's outputs on the host.
-        QVERIFY2(r[QStringLiteral("outside_judge")].toObject()[QStringLiteral("runs_judged")].toInt() >= 3,
-                 out.constData());
-        const QString log = r[QStringLiteral("record")].toObject()[QStringLiteral("log")].toString();
-        QVERIFY2(!log.isEmpty(), out.constData());
-        const QJsonObject recorded =
-            QJsonDocument::fromJson(readFile(QDir(project()).filePath(log))).object();
-        const QJsonObject host =
-            recorded[QStringLiteral("verify")].toObject()[QStringLiteral("host")].toObject();
-        QCOMPARE(host[QStringLiteral("url")].toString(), m_url);
-        QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
+        QJsonObject recorded;
+        checkRecordedVerify(out, project(), m_url, &recorded);
+        if (QTest::currentTestFailed())
+            return;
+        const QJsonObject host = recorded[QStringLiteral("host")].toObject();
         QVERIFY(host.contains(QStringLiteral("card")) && host.contains(QStringLiteral("driver")));
         // The card snapshot (clocks, on a GPU host) comes from the host: this one has no nvidia-smi.
-        const QJsonObject gpu =
-            recorded[QStringLiteral("verify")].toObject()[QStringLiteral("gpu")].toObject();
+        const QJsonObject gpu = recorded[QStringLiteral("gpu")].toObject();
         QVERIFY2(!gpu[QStringLiteral("available")].toBool(true) &&
                      gpu[QStringLiteral("reason")].toString().contains(m_url),
                  QJsonDocument(gpu).toJson().constData());
