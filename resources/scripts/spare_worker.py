@@ -85,14 +85,26 @@ def _say(obj):
     os.write(1, (json.dumps(obj) + "\n").encode("utf-8"))
 
 
+# Made a Triton kernel by _prewarm, which binds `tl` in this module first: one load and one store.
+def _triton_touch(x_ptr):
+    tl.store(x_ptr, tl.load(x_ptr) + 1)  # noqa: F821
+
+
 def _prewarm(torch):
     """Pays, while this spare waits, what a GPU target's worker would pay on its first run:
-    importing Triton (from the interpreter's own packages, so nothing of the user's can go stale)
-    and the first CUDA graph capture of the process. Best effort: a failure only leaves it to the
-    target."""
+    importing Triton (from the interpreter's own packages, so nothing of the user's can go stale),
+    Triton's first launch (its backend's imports, its driver helpers, the JIT's cache; on the H100
+    a target's first call of a kernel Triton had cached took 0.46-0.53 s without this,
+    docs/measurements/session-speed-2026-12-06-1415.txt) and the first CUDA graph capture of the
+    process. Best effort: a failure only leaves it to the target."""
     try:
-        import triton  # noqa: F401
-        import triton.language  # noqa: F401
+        import triton
+        import triton.language
+        globals()["tl"] = triton.language
+        x = torch.zeros(1, device="cuda", dtype=torch.float32)
+        triton.jit(_triton_touch)[(1,)](x)
+        torch.cuda.synchronize()
+        del x
     except Exception:
         pass
     try:
