@@ -148,13 +148,14 @@ QCoro::Task<bool> takeGpuLock(DeviceLock &deviceLock, std::shared_ptr<QProcess> 
     };
     if (remote) {
         remoteLock = co_await remote->holdGpuLock(job, onWait, timeout);
-        co_return job &&remoteLock && !job->isCancelled();
+        const bool held = remoteLock != nullptr;
+        co_return held &&job && !job->isCancelled();
     }
     // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
     const int device = DeviceLock::currentDevice();
     const bool locked =
         co_await deviceLock.acquire(device, job, onWait, std::chrono::milliseconds(200), timeout);
-    co_return job &&locked && !job->isCancelled();
+    co_return locked &&job && !job->isCancelled();
 }
 
 } // namespace

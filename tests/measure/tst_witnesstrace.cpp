@@ -59,6 +59,22 @@ private Q_SLOTS:
         QVERIFY2(why.contains(QLatin1String("50 kernels")), qPrintable(why));
     }
 
+    // A warm-up run's time counts for nothing (verify overlaps it with the candidate's start), so
+    // only what its witness saw launched is held against it.
+    void warmupTimeIsNotComparedButItsKernelsAre()
+    {
+        const auto windows = WitnessTrace::parse(readData(QStringLiteral("rmsnorm-triton-graph.jsonl")));
+        Json l = line(QStringLiteral("rmsnorm-triton-graph.line.json"));
+        l["ms"] = l["ms"].get<double>() / 2;
+        QCOMPARE(WitnessTrace::violation(windows, l, WitnessTrace::Time::Ignored), QString());
+        QVERIFY(!WitnessTrace::violation(windows, l, WitnessTrace::Time::Compared).isEmpty());
+        std::vector<WitnessWindow> empty = windows;
+        empty.front().kernels = 0;
+        empty.front().announced = 0;
+        const QString why = WitnessTrace::violation(empty, l, WitnessTrace::Time::Ignored);
+        QVERIFY2(why.contains(QLatin1String("launched no kernel")), qPrintable(why));
+    }
+
     void eventsTimerKernelsAreOutsideAnyGraph()
     {
         const auto windows = WitnessTrace::parse(readData(QStringLiteral("rmsnorm-triton-events.jsonl")));
