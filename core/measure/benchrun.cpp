@@ -57,23 +57,14 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
         co_return ToolResult::cancelledResult();
 
     DeviceLock deviceLock;
-    const std::function<void(const QString &)> onWait = [job](const QString &message) {
-        if (job)
-            job->setProgress(0, std::nullopt, message);
-    };
     // Only a target that times on the GPU takes the GPU lock; CPU targets share nothing (issue 18).
     // On a remote host the lock is the host's, not this machine's (docs/remote.md).
     std::shared_ptr<QProcess> remoteLock;
     const bool timesOnGpu = DeviceLock::needsLock(prepared.worker ? prepared.worker->readyLine() : Json());
-    if (timesOnGpu && session.remote()) {
-        remoteLock = co_await session.remote()->holdGpuLock(job, onWait, timeout);
-        if (!job || !remoteLock || job->isCancelled())
-            co_return ToolResult::cancelledResult();
-    } else if (timesOnGpu) {
-        // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
-        const bool locked = co_await deviceLock.acquire(DeviceLock::currentDevice(), job, onWait,
-                                                        std::chrono::milliseconds(200), timeout);
-        if (!job || !locked || job->isCancelled())
+    if (timesOnGpu) {
+        const bool locked =
+            co_await MeasureSetup::takeGpuLock(deviceLock, remoteLock, session.remote(), job, timeout);
+        if (!locked)
             co_return ToolResult::cancelledResult();
     }
 

@@ -5,6 +5,7 @@
 #include "inspect/calibrationstore.h"
 #include "inspect/cudatools.h"
 #include "inspect/gpuprobe.h"
+#include "measure/devicelock.h"
 #include "measure/freshscriptrunner.h"
 #include "measure/gpusharing.h"
 #include "measure/workerpool.h"
@@ -215,6 +216,28 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
         release.dropAll();
         throw;
     }
+}
+
+QCoro::Task<bool> takeGpuLock(DeviceLock &deviceLock, std::shared_ptr<QProcess> &remoteLock,
+                              QPointer<RemoteHost> remote, QPointer<Job> job,
+                              std::chrono::milliseconds timeout)
+{
+    const std::function<void(const QString &)> onWait = [job](const QString &message) {
+        if (job)
+            job->setProgress(0, std::nullopt, message);
+    };
+    if (remote) {
+        remoteLock = co_await remote->holdGpuLock(job, onWait, timeout);
+        const bool held = remoteLock != nullptr;
+        const bool taken = held && job && !job->isCancelled();
+        co_return taken;
+    }
+    // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
+    const int device = DeviceLock::currentDevice();
+    const bool locked =
+        co_await deviceLock.acquire(device, job, onWait, std::chrono::milliseconds(200), timeout);
+    const bool taken = locked && job && !job->isCancelled();
+    co_return taken;
 }
 
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)

@@ -12,6 +12,9 @@
 
 #include <QCoroTask>
 #include <QPointer>
+#include <QProcess>
+
+#include <chrono>
 
 #include <map>
 #include <memory>
@@ -19,7 +22,9 @@
 
 namespace hotkernel {
 
+class DeviceLock;
 class Job;
+class RemoteHost;
 class Session;
 class WorkerScriptRunner;
 
@@ -99,6 +104,12 @@ private:
 // are of no use to anyone, and release drops them all before the UserError goes on.
 QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job,
                                              WorkerRelease &release);
+
+// Takes the GPU lock for a measurement: the host's lock on a remote host (docs/remote.md), else
+// this machine's (per user and device). False when it was cancelled or timed out waiting.
+QCoro::Task<bool> takeGpuLock(DeviceLock &deviceLock, std::shared_ptr<QProcess> &remoteLock,
+                              QPointer<RemoteHost> remote, QPointer<Job> job,
+                              std::chrono::milliseconds timeout);
 
 // The GPU snapshot plus warnings about other processes on it (our own workers are left out).
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings);

@@ -136,28 +136,6 @@ struct RemoteDirRemoval
     }
 };
 
-// Takes the GPU lock for this verify: the host's lock on a remote host (docs/remote.md), else
-// this machine's (per user and device). False when it was cancelled or timed out waiting.
-QCoro::Task<bool> takeGpuLock(DeviceLock &deviceLock, std::shared_ptr<QProcess> &remoteLock,
-                              QPointer<RemoteHost> remote, QPointer<Job> job,
-                              std::chrono::milliseconds timeout)
-{
-    const std::function<void(const QString &)> onWait = [job](const QString &message) {
-        if (job)
-            job->setProgress(0, std::nullopt, message);
-    };
-    if (remote) {
-        remoteLock = co_await remote->holdGpuLock(job, onWait, timeout);
-        const bool held = remoteLock != nullptr;
-        co_return held &&job && !job->isCancelled();
-    }
-    // Named arguments, no temporaries (docs/hacking.md, "Compiler rules").
-    const int device = DeviceLock::currentDevice();
-    const bool locked =
-        co_await deviceLock.acquire(device, job, onWait, std::chrono::milliseconds(200), timeout);
-    co_return locked &&job && !job->isCancelled();
-}
-
 } // namespace
 
 QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
@@ -248,7 +226,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     };
     if (needsLock()) {
         const double waitFrom = wall.nsecsElapsed() / 1e9;
-        locked = co_await takeGpuLock(deviceLock, remoteLock, remote, job, o.timeout);
+        locked = co_await MeasureSetup::takeGpuLock(deviceLock, remoteLock, remote, job, o.timeout);
         if (!locked)
             co_return ToolResult::cancelledResult();
         lockedAt = wall.nsecsElapsed() / 1e9;
@@ -319,7 +297,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                 candidateReady = true;
                 readyAt = wall.nsecsElapsed() / 1e9;
                 if (!locked && needsLock()) {
-                    locked = co_await takeGpuLock(deviceLock, remoteLock, remote, job, o.timeout);
+                    locked =
+                        co_await MeasureSetup::takeGpuLock(deviceLock, remoteLock, remote, job, o.timeout);
                     if (!locked)
                         co_return ToolResult::cancelledResult();
                     lockedAt = wall.nsecsElapsed() / 1e9;
