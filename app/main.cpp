@@ -9,6 +9,7 @@
 #include "mcpfrontend.h"
 #include "record/leaderboardcommand.h"
 #include "remote/hosturl.h"
+#include "remote/remotecalibrate.h"
 #include "remote/remotehost.h"
 #include "servefrontend.h"
 #include "session/session.h"
@@ -117,19 +118,20 @@ int main(int argc, char **argv)
         }
         if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool
             return LeaderboardCommand::run(session.workDir().root(), options.rest.mid(1));
-        if (verb == QLatin1String("calibrate") && session.remote()) {
-            std::fprintf(
-                stderr,
-                "hotkernel calibrate: it measures this machine's GPU, but this session's host is %s; "
-                "calibrate on a remote host is not built yet (docs/remote.md). Run `hotkernel "
-                "calibrate` on that host itself, or leave out --host (and HOTKERNEL_HOST).\n",
-                qPrintable(session.remote()->display()));
-            return 1;
-        }
-        if (verb == QLatin1String("calibrate")) // a native helper, not one of the MCP tools
+        if (verb == QLatin1String("calibrate")) { // a native helper, not one of the MCP tools
+            // Here, or on the session's host, where the helper is built from the sources we carry.
+            RemoteHost *remote = session.remote();
+            CalibrateRunner::Measure measure = [remote](QStringList helperArguments) {
+                if (remote)
+                    return RemoteCalibrate::run(helperArguments, remote);
+                return CalibrateRunner::run(helperArguments);
+            };
+            const QString where = remote ? remote->display() : QStringLiteral("this machine");
             return shutdown.exitCode(runCoroutine(app, [&] {
-                return CalibrateRunner::runCli(options.rest.mid(1), session.workDir().root(), options.json);
+                return CalibrateRunner::runCli(options.rest.mid(1), session.workDir().root(), options.json,
+                                               measure, where);
             }));
+        }
         const ToolSpec *spec = session.tools().findByCliVerb(verb);
         if (!spec) {
             std::fprintf(stderr, "hotkernel: unknown verb '%s'.\n\n%s", qPrintable(verb),

@@ -24,6 +24,11 @@ QCoro::Task<Json> CalibrateRunner::run(QStringList helperArguments, Job *job)
     spec.arguments = helperArguments;
     spec.timeout = std::chrono::minutes(5);
     const ProcessResult result = co_await ProcessRunner::run(spec, job);
+    co_return interpret(result, spec.commandLine());
+}
+
+Json CalibrateRunner::interpret(const ProcessResult &result, const QString &commandLine)
+{
     if (result.status == ProcessResult::Status::Cancelled)
         throw UserError(QStringLiteral("calibration cancelled"));
     // The helper prints one JSON object also when it fails (ok: false, error: why).
@@ -35,17 +40,18 @@ QCoro::Task<Json> CalibrateRunner::run(QStringList helperArguments, Job *job)
     const QString why = CalibrationStore::validate(data);
     if (!why.isEmpty() || !result.succeeded()) {
         throw UserError(QStringLiteral("%1 failed (%2): %3")
-                            .arg(spec.commandLine(),
+                            .arg(commandLine,
                                  result.status == ProcessResult::Status::TimedOut
                                      ? QStringLiteral("timed out")
                                      : QStringLiteral("exit %1").arg(result.exitCode),
                                  why.isEmpty() ? result.stderrTail()
                                                : QString(why + QLatin1Char('\n') + result.stderrTail())));
     }
-    co_return data;
+    return data;
 }
 
-QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir, bool json)
+QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir, bool json, Measure measure,
+                                         QString where)
 {
     bool record = false;
     QStringList helperArgs;
@@ -60,9 +66,10 @@ QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir,
         } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
             std::fputs(
                 "usage: hotkernel calibrate [--record] [--quick] [--device N]\n"
-                "Measures this card's streaming bandwidth (device copy, read-only and write-only kernels)\n"
+                "Measures the card's streaming bandwidth (device copy, read-only and write-only kernels)\n"
                 "and bf16/fp16 tensor-core GEMM peak, and stores them for roofline under the user's data\n"
-                "directory; --record also writes results/calibration/<card>-<time>.json here.\n",
+                "directory; --record also writes results/calibration/<card>-<time>.json here. With --host\n"
+                "(or HOTKERNEL_HOST) it measures that host's card: the helper is built there once.\n",
                 stdout);
             co_return 0;
         } else {
@@ -70,10 +77,12 @@ QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir,
             co_return 2;
         }
     }
-    std::fputs("hotkernel calibrate: measuring (about half a minute)...\n", stderr);
+    std::fprintf(stderr, "hotkernel calibrate: measuring the card of %s (about half a minute)...\n",
+                 qPrintable(where));
     Json data;
     try {
-        data = co_await run(helperArgs);
+        QCoro::Task<Json> measuring = measure(helperArgs);
+        data = co_await std::move(measuring);
     } catch (const UserError &e) {
         std::fprintf(stderr, "hotkernel calibrate: %s\n", qPrintable(e.message()));
         co_return 1;

@@ -4,10 +4,13 @@
 #pragma once
 
 #include "base/json.h"
+#include "process/processspec.h"
 
 #include <QCoroTask>
 #include <QPointer>
 #include <QStringList>
+
+#include <functional>
 
 namespace hotkernel {
 
@@ -19,11 +22,17 @@ public:
     // Runs the helper (extra arguments passed on, e.g. --quick) and returns its JSON object.
     // Throws UserError when the helper is missing, fails or prints no usable result.
     static QCoro::Task<Json> run(QStringList helperArguments, Job *job = nullptr);
+    // The helper's JSON object from its run; throws UserError when it failed or printed no usable
+    // result (commandLine: the helper as the message shows it).
+    static Json interpret(const ProcessResult &result, const QString &commandLine);
 
+    // What measures: run() here, or the same helper on a session's remote host.
+    using Measure = std::function<QCoro::Task<Json>(QStringList helperArguments)>;
     // `hotkernel calibrate [--record] [--quick] [--device N]`: measure, store under the user's
     // data directory (and results/calibration/ with --record), print a table (JSON with json).
-    // Returns the process exit code.
-    static QCoro::Task<int> runCli(QStringList arguments, QString workDir, bool json);
+    // where: "this machine", or the host measure runs on. Returns the process exit code.
+    static QCoro::Task<int> runCli(QStringList arguments, QString workDir, bool json, Measure measure,
+                                   QString where);
 };
 
 } // namespace hotkernel

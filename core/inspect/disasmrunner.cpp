@@ -35,11 +35,7 @@ QCoro::Task<QByteArray> runTool(QString program, QStringList arguments, Job *job
                            "(a single .cubin) instead.")
                 .arg(spec.commandLine()));
     if (!result.succeeded())
-        throw UserError(QStringLiteral("`%1` failed (exit %2): %3. Check that the file is a CUDA binary "
-                                       "(.cubin, .so or executable with device code) or PTX.")
-                            .arg(spec.commandLine())
-                            .arg(result.exitCode)
-                            .arg(result.stderrTail(6).trimmed()));
+        throw DisasmRunner::failure(spec.commandLine(), result.exitCode, result.stderrTail(6).trimmed());
     co_return result.standardOutput;
 }
 
@@ -88,16 +84,14 @@ QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList 
                                                    QString *commandLine)
 {
     const QByteArray output = co_await runTool(program, arguments, job, commandLine);
-    // Parsed also after a cancel (the output is then empty); a named function, not a capturing
-    // lambda (docs/hacking.md, "Compiler rules").
-    std::vector<SassFunction> functions = co_await QtConcurrent::run(parseListing, output, ptx);
-    co_return functions;
+    // Parsed also after a cancel (the output is then empty).
+    co_return co_await DisasmRunner::parseOffThread(output, ptx);
 }
 
 QCoro::Task<std::map<QString, std::map<QString, QString>>> runResourceUsage(QString program, QString path,
                                                                             Job *job)
 {
-    const QStringList arguments{QStringLiteral("-res-usage"), path};
+    const QStringList arguments = DisasmRunner::resourceUsageArguments(path);
     const QByteArray output = co_await runTool(program, arguments, job, nullptr);
     co_return DisasmRunner::parseResourceUsage(output);
 }
@@ -116,33 +110,64 @@ QCoro::Task<std::vector<SassFunction>> DisasmRunner::disassemble(QString path, Q
         throw UserError(
             QStringLiteral("%1 does not exist or is not a file. Give a .cubin, .ptx, .so or executable.")
                 .arg(path));
-    const bool ptx = level == QLatin1String("ptx");
-    if (path.endsWith(QLatin1String(".ptx"))) {
-        if (!ptx)
-            throw UserError(
-                QStringLiteral("%1 is PTX text; ask for level \"ptx\", or give the compiled .cubin for SASS.")
-                    .arg(path));
+    const DisasmPlan p = plan(path, level, tool);
+    if (p.tool.isEmpty()) {
         if (commandLine)
             *commandLine = QStringLiteral("read %1").arg(path);
         return ptxFile(path);
     }
+    return runAndParse(CudaTools::require(p.tool, p.variable), p.arguments, p.ptx, job, commandLine);
+}
+
+DisasmPlan DisasmRunner::plan(const QString &path, const QString &level, QString tool)
+{
+    DisasmPlan p;
+    p.ptx = level == QLatin1String("ptx");
+    if (path.endsWith(QLatin1String(".ptx"))) {
+        if (!p.ptx)
+            throw UserError(
+                QStringLiteral("%1 is PTX text; ask for level \"ptx\", or give the compiled .cubin for SASS.")
+                    .arg(path));
+        return p;
+    }
     if (tool == QLatin1String("auto"))
-        tool = isCubin(path) && !ptx ? QStringLiteral("nvdisasm") : QStringLiteral("cuobjdump");
+        tool = isCubin(path) && !p.ptx ? QStringLiteral("nvdisasm") : QStringLiteral("cuobjdump");
     if (tool == QLatin1String("nvdisasm")) {
-        if (ptx || !isCubin(path))
+        if (p.ptx || !isCubin(path))
             throw UserError(
                 QStringLiteral(
                     "nvdisasm reads SASS from a .cubin only; use tool \"cuobjdump\" for %1 (level %2).")
                     .arg(path, level));
-        const QString program =
-            CudaTools::require(QStringLiteral("nvdisasm"), QStringLiteral("HOTKERNEL_NVDISASM"));
-        return runAndParse(program, QStringList{QStringLiteral("-c"), path}, false, job,
-                           commandLine); // -c: code only
+        p.tool = tool;
+        p.variable = QStringLiteral("HOTKERNEL_NVDISASM");
+        p.arguments = QStringList{QStringLiteral("-c"), path}; // -c: code only
+        return p;
     }
-    const QString program =
-        CudaTools::require(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP"));
-    return runAndParse(program, QStringList{ptx ? QStringLiteral("-ptx") : QStringLiteral("-sass"), path},
-                       ptx, job, commandLine);
+    p.tool = QStringLiteral("cuobjdump");
+    p.variable = QStringLiteral("HOTKERNEL_CUOBJDUMP");
+    p.arguments = QStringList{p.ptx ? QStringLiteral("-ptx") : QStringLiteral("-sass"), path};
+    return p;
+}
+
+QStringList DisasmRunner::resourceUsageArguments(const QString &path)
+{
+    return QStringList{QStringLiteral("-res-usage"), path};
+}
+
+QCoro::Task<std::vector<SassFunction>> DisasmRunner::parseOffThread(QByteArray output, bool ptx)
+{
+    // A named function, not a capturing lambda (docs/hacking.md, "Compiler rules").
+    std::vector<SassFunction> functions = co_await QtConcurrent::run(parseListing, output, ptx);
+    co_return functions;
+}
+
+UserError DisasmRunner::failure(const QString &commandLine, int exitCode, const QString &stderrTail)
+{
+    return UserError(QStringLiteral("`%1` failed (exit %2): %3. Check that the file is a CUDA binary "
+                                    "(.cubin, .so or executable with device code) or PTX.")
+                         .arg(commandLine)
+                         .arg(exitCode)
+                         .arg(stderrTail));
 }
 
 QCoro::Task<std::map<QString, std::map<QString, QString>>> DisasmRunner::resourceUsage(QString path, Job *job)

@@ -3,10 +3,12 @@
 // on a worker thread. Lives on the caller's thread; never blocks it.
 #pragma once
 
+#include "base/usererror.h"
 #include "inspect/sassinstruction.h"
 
 #include <QCoroTask>
 #include <QPointer>
+#include <QStringList>
 
 #include <map>
 
@@ -14,9 +16,28 @@ namespace hotkernel {
 
 class Job;
 
+// Which program disassembles a file, and how (pure; shared with a remote host's disasm).
+struct DisasmPlan
+{
+    QString tool;         // "cuobjdump" or "nvdisasm"; empty: a .ptx file, read as it is
+    QString variable;     // HOTKERNEL_CUOBJDUMP or HOTKERNEL_NVDISASM
+    QStringList arguments; // after the program
+    bool ptx = false;     // the output is PTX
+};
+
 class DisasmRunner
 {
 public:
+    // The plan for disassemble()'s arguments; throws UserError for a combination that cannot work
+    // (SASS of a .ptx file, nvdisasm of a non-cubin).
+    static DisasmPlan plan(const QString &path, const QString &level, QString tool);
+    // cuobjdump -res-usage's arguments for path.
+    static QStringList resourceUsageArguments(const QString &path);
+    // A listing parsed on a worker thread.
+    static QCoro::Task<std::vector<SassFunction>> parseOffThread(QByteArray output, bool ptx);
+    // The error for a disassembler that ran and failed (commandLine: as shown to the user).
+    static UserError failure(const QString &commandLine, int exitCode, const QString &stderrTail);
+
     // SASS ("sass") or PTX ("ptx") of a .cubin, .ptx, .so or executable. tool: "cuobjdump",
     // "nvdisasm" (SASS of a cubin only) or "auto" (nvdisasm for a cubin, cuobjdump otherwise:
     // nvdisasm prints branch labels). A .ptx file is read directly.

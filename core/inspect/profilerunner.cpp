@@ -85,22 +85,6 @@ private:
     QString m_name;
 };
 
-// Common failure handling for the profiler process itself.
-void checkProfilerRun(const ProcessResult &r, const ProcessSpec &spec, int timeoutSeconds)
-{
-    const QByteArray all = r.standardOutput + r.standardError;
-    if (all.contains("ERR_NVGPUCTRPERM"))
-        throw UserError(ProfileRunner::counterPermissionAdvice());
-    if (r.status == ProcessResult::Status::FailedToStart)
-        throw UserError(QStringLiteral("Could not start %1: %2.").arg(spec.program, r.errorString));
-    if (r.status == ProcessResult::Status::TimedOut)
-        throw UserError(
-            QStringLiteral("The profiled command ran past %1 s and was stopped. ncu replays each profiled "
-                           "kernel many times: narrow it with kernel_regex and launch_count, or raise "
-                           "timeout_s.")
-                .arg(timeoutSeconds));
-}
-
 // A process run for the request: its working directory and its time limit.
 ProcessSpec specFor(const QString &program, const ProfileRequest &request)
 {
@@ -123,7 +107,7 @@ QCoro::Task<std::optional<ProcessResult>> runProfiled(const ProcessSpec &spec, c
     ProcessResult r = co_await ProcessRunner::run(spec, job);
     if (guard.stopped())
         co_return std::nullopt;
-    checkProfilerRun(r, spec, request.timeoutSeconds);
+    ProfileRunner::checkRun(r, spec.program, request.timeoutSeconds);
     out->exitCode = r.exitCode;
     out->stderrTail = r.stderrTail(12);
     co_return std::optional<ProcessResult>(std::move(r));
@@ -145,23 +129,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     const QString ncu = CudaTools::require(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU"));
     const ReportFiles files(request);
     ProcessSpec spec = specFor(ncu, request);
-    spec.arguments << QStringLiteral("--clock-control") << request.clockControl;
-    // Match the names every table shows (demangled, "void at::native::...GeluCUDAKernelImpl..."),
-    // not ncu's default function base name, and ignore case unless asked not to.
-    if (!request.kernelRegex.isEmpty())
-        spec.arguments << QStringLiteral("--kernel-name-base") << QStringLiteral("demangled")
-                       << QStringLiteral("-k")
-                       << NcuKernelFilter::argument(request.kernelRegex, request.caseSensitive);
-    if (request.launchSkip > 0)
-        spec.arguments << QStringLiteral("-s") << QString::number(request.launchSkip);
-    if (request.launchCount > 0)
-        spec.arguments << QStringLiteral("-c") << QString::number(request.launchCount);
-    if (!request.set.isEmpty())
-        spec.arguments << QStringLiteral("--set") << request.set;
-    for (const QString &section : request.sections)
-        spec.arguments << QStringLiteral("--section") << section;
-    if (request.importSource)
-        spec.arguments << QStringLiteral("--import-source") << QStringLiteral("yes");
+    spec.arguments = ProfileRunner::ncuOptions(request);
     spec.arguments << QStringLiteral("-o") << files.scratch() << QStringLiteral("-f");
     spec.arguments << request.command;
     out.commands << spec.commandLine();
@@ -169,23 +137,15 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     const std::optional<ProcessResult> r = co_await runProfiled(spec, request, profiling, 2, &out, job);
     if (!r)
         co_return out;
-    if (!files.produced(QStringLiteral(".ncu-rep"))) {
-        const QByteArray all = r->standardOutput + r->standardError;
-        if (all.contains("No kernels were profiled"))
-            throw UserError(NcuKernelFilter::noMatchMessage(request.kernelRegex, request.caseSensitive,
-                                                            NcuKernelFilter::availableKernels(all),
-                                                            out.stderrTail));
-        throw UserError(
-            QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r->exitCode).arg(out.stderrTail));
-    }
+    if (!files.produced(QStringLiteral(".ncu-rep")))
+        throw ProfileRunner::noReportError(request, *r, out.stderrTail);
     out.report = files.publish(QStringLiteral(".ncu-rep"));
 
     if (guard.job())
         guard.job()->setProgress(1, 2, QStringLiteral("exporting the details page"));
     ProcessSpec exportSpec = specFor(ncu, request);
     exportSpec.timeout = std::chrono::minutes(5);
-    exportSpec.arguments << QStringLiteral("--import") << out.report << QStringLiteral("--csv")
-                         << QStringLiteral("--page") << QStringLiteral("details");
+    exportSpec.arguments = ProfileRunner::ncuExportArguments(out.report, false);
     out.commands << exportSpec.commandLine();
     const ProcessResult e = co_await ProcessRunner::run(exportSpec, guard.job());
     if (guard.stopped())
@@ -194,16 +154,14 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
         throw UserError(QStringLiteral("`%1` failed: %2").arg(exportSpec.commandLine(), e.stderrTail(6)));
     out.summaryCsv = request.reportBase + QStringLiteral(".details.csv");
     saveFile(request.workingDirectory, out.summaryCsv, e.standardOutput);
-    out.table = co_await parseOffThread(e.standardOutput, out.summaryCsv, &NcuDetailsParser::parse);
+    out.table = co_await ProfileRunner::parseNcuDetails(e.standardOutput, out.summaryCsv);
 
     // The source page holds every profiled kernel's SASS with executed counts and stall samples:
     // exported here, disasm reads hot instructions from it with no binary at hand.
     ProcessSpec sourceSpec = specFor(ncu, request);
     sourceSpec.timeout = std::chrono::minutes(5);
-    if (request.set == QLatin1String("full") || request.importSource)
-        sourceSpec.arguments << QStringLiteral("--import") << out.report << QStringLiteral("--csv")
-                             << QStringLiteral("--page") << QStringLiteral("source")
-                             << QStringLiteral("--print-source") << QStringLiteral("sass");
+    if (ProfileRunner::wantsSourcePage(request))
+        sourceSpec.arguments = ProfileRunner::ncuExportArguments(out.report, true);
     else
         sourceSpec.program.clear(); // nothing to export; the co_await below still runs (g++ 12)
     if (guard.job() && !sourceSpec.program.isEmpty())
@@ -323,7 +281,7 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
     QFile file(out.report);
     if (!file.open(QIODevice::ReadOnly))
         throw UserError(QStringLiteral("Cannot read the trace %1: %2.").arg(out.report, file.errorString()));
-    out.table = co_await parseOffThread(file.readAll(), out.report, &TraceParser::parse);
+    out.table = co_await ProfileRunner::parseTrace(file.readAll(), out.report);
     co_return out;
 }
 
@@ -340,6 +298,79 @@ QString ProfileRunner::counterPermissionAdvice()
         "the driver or reboot (see https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it "
         "with "
         "--cap-add=SYS_ADMIN. Meanwhile `profile --tool trace` times kernels without counters.");
+}
+
+QStringList ProfileRunner::ncuOptions(const ProfileRequest &request)
+{
+    QStringList args;
+    args << QStringLiteral("--clock-control") << request.clockControl;
+    // Match the names every table shows (demangled, "void at::native::...GeluCUDAKernelImpl..."),
+    // not ncu's default function base name, and ignore case unless asked not to.
+    if (!request.kernelRegex.isEmpty())
+        args << QStringLiteral("--kernel-name-base") << QStringLiteral("demangled")
+                       << QStringLiteral("-k")
+                       << NcuKernelFilter::argument(request.kernelRegex, request.caseSensitive);
+    if (request.launchSkip > 0)
+        args << QStringLiteral("-s") << QString::number(request.launchSkip);
+    if (request.launchCount > 0)
+        args << QStringLiteral("-c") << QString::number(request.launchCount);
+    if (!request.set.isEmpty())
+        args << QStringLiteral("--set") << request.set;
+    for (const QString &section : request.sections)
+        args << QStringLiteral("--section") << section;
+    if (request.importSource)
+        args << QStringLiteral("--import-source") << QStringLiteral("yes");
+    return args;
+}
+
+void ProfileRunner::checkRun(const ProcessResult &r, const QString &program, int timeoutSeconds)
+{
+    const QByteArray all = r.standardOutput + r.standardError;
+    if (all.contains("ERR_NVGPUCTRPERM"))
+        throw UserError(ProfileRunner::counterPermissionAdvice());
+    if (r.status == ProcessResult::Status::FailedToStart)
+        throw UserError(QStringLiteral("Could not start %1: %2.").arg(program, r.errorString));
+    if (r.status == ProcessResult::Status::TimedOut)
+        throw UserError(
+            QStringLiteral("The profiled command ran past %1 s and was stopped. ncu replays each profiled "
+                           "kernel many times: narrow it with kernel_regex and launch_count, or raise "
+                           "timeout_s.")
+                .arg(timeoutSeconds));
+}
+
+UserError ProfileRunner::noReportError(const ProfileRequest &request, const ProcessResult &r,
+                                       const QString &stderrTail)
+{
+    const QByteArray all = r.standardOutput + r.standardError;
+    if (all.contains("No kernels were profiled"))
+        return UserError(NcuKernelFilter::noMatchMessage(request.kernelRegex, request.caseSensitive,
+                                                         NcuKernelFilter::availableKernels(all), stderrTail));
+    return UserError(QStringLiteral("ncu wrote no report (exit %1):\n%2").arg(r.exitCode).arg(stderrTail));
+}
+
+QStringList ProfileRunner::ncuExportArguments(const QString &report, bool sourcePage)
+{
+    QStringList args{QStringLiteral("--import"), report, QStringLiteral("--csv"), QStringLiteral("--page")};
+    if (sourcePage)
+        args << QStringLiteral("source") << QStringLiteral("--print-source") << QStringLiteral("sass");
+    else
+        args << QStringLiteral("details");
+    return args;
+}
+
+bool ProfileRunner::wantsSourcePage(const ProfileRequest &request)
+{
+    return request.set == QLatin1String("full") || request.importSource;
+}
+
+QCoro::Task<KernelTable> ProfileRunner::parseNcuDetails(QByteArray csv, QString path)
+{
+    co_return co_await parseOffThread(csv, path, &NcuDetailsParser::parse);
+}
+
+QCoro::Task<KernelTable> ProfileRunner::parseTrace(QByteArray trace, QString path)
+{
+    co_return co_await parseOffThread(trace, path, &TraceParser::parse);
 }
 
 QCoro::Task<ProfileOutcome> ProfileRunner::run(ProfileRequest request, Job *job)

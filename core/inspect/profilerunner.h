@@ -4,7 +4,9 @@
 // parses it into a KernelTable. Lives on the caller's thread; never blocks it.
 #pragma once
 
+#include "base/usererror.h"
 #include "inspect/kernelstat.h"
+#include "process/processspec.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -52,6 +54,23 @@ public:
     static QCoro::Task<ProfileOutcome> run(ProfileRequest request, Job *job);
     // The advice for ERR_NVGPUCTRPERM (performance counters restricted to admin users).
     static QString counterPermissionAdvice();
+
+    // Pieces a profile on a remote host shares (RemoteProfile):
+    // ncu's options for the request, everything before `-o REPORT -f COMMAND...`.
+    static QStringList ncuOptions(const ProfileRequest &request);
+    // Throws UserError for a profiler run that failed as a whole (counter permission, not started,
+    // past timeoutSeconds).
+    static void checkRun(const ProcessResult &result, const QString &program, int timeoutSeconds);
+    // ncu's error when it wrote no report (no kernel matched the filter, or its own complaint).
+    static UserError noReportError(const ProfileRequest &request, const ProcessResult &result,
+                                   const QString &stderrTail);
+    // `ncu --import REPORT --csv --page details` (or the source page with its SASS).
+    static QStringList ncuExportArguments(const QString &report, bool sourcePage);
+    // Whether the request asks for ncu's source page (set full or import_source).
+    static bool wantsSourcePage(const ProfileRequest &request);
+    // Parsers run on a worker thread: ncu's details CSV, the tracer's JSON lines.
+    static QCoro::Task<KernelTable> parseNcuDetails(QByteArray csv, QString path);
+    static QCoro::Task<KernelTable> parseTrace(QByteArray trace, QString path);
 };
 
 } // namespace hotkernel

@@ -28,6 +28,39 @@ std::optional<Json> TorchTraceRunner::lastJsonObject(const QByteArray &output)
     return std::nullopt;
 }
 
+Json TorchTraceRunner::interpret(const ProcessResult &r, const TorchTraceRequest &request)
+{
+    if (r.status == ProcessResult::Status::FailedToStart)
+        throw UserError(
+            QStringLiteral("Could not start %1: %2. Set HOTKERNEL_PYTHON to an interpreter with torch.")
+                .arg(request.python, r.errorString));
+    if (r.status == ProcessResult::Status::TimedOut)
+        throw UserError(
+            QStringLiteral("%1 ran past %2 s under the profiler and was stopped; shorten the script (fewer "
+                           "iterations) or raise timeout_s.")
+                .arg(request.script)
+                .arg(request.timeoutSeconds));
+    std::optional<Json> document = lastJsonObject(r.standardOutput);
+    if (!document)
+        throw UserError(
+            QStringLiteral("The profiler wrapper printed no result (exit %1). Last lines of stderr:\n%2")
+                .arg(r.exitCode)
+                .arg(r.stderrTail(12)));
+    if (document->contains("error")) {
+        QString message =
+            QStringLiteral("torch_trace: %1").arg(toQt((*document)["error"].get<std::string>()));
+        if (document->contains("traceback"))
+            message += QStringLiteral(":\n") + toQt((*document)["traceback"].get<std::string>()).trimmed();
+        else
+            message += QStringLiteral(". Last lines of stderr:\n") + r.stderrTail(8);
+        throw UserError(
+            message +
+            QStringLiteral("\nFix the script so it runs on its own (`python %1`), then trace it again.")
+                .arg(request.script));
+    }
+    return *document;
+}
+
 QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
 {
     // The wrapper ships inside the binary; the interpreter needs it as a file. Both temporary
@@ -74,34 +107,7 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
     const ProcessResult r = co_await ProcessRunner::run(spec, job);
     if (guard.stopped())
         co_return Json::object();
-    if (r.status == ProcessResult::Status::FailedToStart)
-        throw UserError(
-            QStringLiteral("Could not start %1: %2. Set HOTKERNEL_PYTHON to an interpreter with torch.")
-                .arg(request.python, r.errorString));
-    if (r.status == ProcessResult::Status::TimedOut)
-        throw UserError(
-            QStringLiteral("%1 ran past %2 s under the profiler and was stopped; shorten the script (fewer "
-                           "iterations) or raise timeout_s.")
-                .arg(request.script)
-                .arg(request.timeoutSeconds));
-    std::optional<Json> document = lastJsonObject(r.standardOutput);
-    if (!document)
-        throw UserError(
-            QStringLiteral("The profiler wrapper printed no result (exit %1). Last lines of stderr:\n%2")
-                .arg(r.exitCode)
-                .arg(r.stderrTail(12)));
-    if (document->contains("error")) {
-        QString message =
-            QStringLiteral("torch_trace: %1").arg(toQt((*document)["error"].get<std::string>()));
-        if (document->contains("traceback"))
-            message += QStringLiteral(":\n") + toQt((*document)["traceback"].get<std::string>()).trimmed();
-        else
-            message += QStringLiteral(". Last lines of stderr:\n") + r.stderrTail(8);
-        throw UserError(
-            message +
-            QStringLiteral("\nFix the script so it runs on its own (`python %1`), then trace it again.")
-                .arg(request.script));
-    }
+    std::optional<Json> document = interpret(r, request);
     // Both traces land in the same destination folder (both requests name profiles/).
     const auto moveIntoPlace = [&](const QString &destination, const char *key) {
         if (!traceScratch || destination.isEmpty() || !document->contains(key))

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "base/json.h"
+#include "process/processspec.h"
 
 #include <QCoroTask>
 #include <QPointer>
@@ -33,6 +34,9 @@ public:
     // The wrapper's JSON document (kernels, ops, note; see torch_trace.py). Throws UserError when
     // the script fails (with its traceback's last lines) or prints no document.
     static QCoro::Task<Json> run(TorchTraceRequest request, Job *job);
+    // The wrapper's document from its run; throws UserError when it did not start, ran past its
+    // time, printed no document or reported the script's error (shared with a remote host's run).
+    static Json interpret(const ProcessResult &result, const TorchTraceRequest &request);
     // The last line of output that parses as a JSON object.
     static std::optional<Json> lastJsonObject(const QByteArray &output);
 };

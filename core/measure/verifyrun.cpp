@@ -159,8 +159,9 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     // there, and a copy comes here for the checks made before that (docs/remote.md).
     const QPointer<RemoteHost> remote(session.remote());
     QString remoteJudgeDir;
+    const QString judgePurpose = QStringLiteral("judge");
     if (remote) {
-        remoteJudgeDir = co_await remote->makePrivateDir(job);
+        remoteJudgeDir = co_await remote->makePrivateDir(job, judgePurpose);
         if (!job || remoteJudgeDir.isEmpty() || job->isCancelled())
             co_return ToolResult::cancelledResult();
     }

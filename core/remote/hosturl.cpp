@@ -10,7 +10,7 @@
 namespace hotkernel {
 
 namespace {
-const QString kForm = QStringLiteral("write it as ssh://[user@]host[:port][/workdir][?python=PATH], "
+const QString kForm = QStringLiteral("write it as ssh://[user@]host[:port][/workdir][?python=PATH&tools=DIR:DIR], "
                                      "slurm://[partition][?gres=gpu:1&time=60], or local");
 
 bool fail(QString *error, const QString &text, const QString &why)
@@ -35,8 +35,13 @@ QString HostUrl::toString() const
         s += QLatin1Char(':') + QString::number(port);
     if (!workdir.isEmpty())
         s += workdir.startsWith(QLatin1Char('/')) ? workdir : QStringLiteral("/~/") + workdir;
+    QStringList query;
     if (!python.isEmpty())
-        s += QStringLiteral("?python=") + python;
+        query << QStringLiteral("python=") + python;
+    if (!toolDirs.isEmpty())
+        query << QStringLiteral("tools=") + toolDirs.join(QLatin1Char(':'));
+    if (!query.isEmpty())
+        s += QLatin1Char('?') + query.join(QLatin1Char('&'));
     return s;
 }
 
@@ -117,9 +122,21 @@ std::optional<HostUrl> HostUrl::parse(const QString &input, QString *error)
     for (const auto &[key, value] : query.queryItems(QUrl::FullyDecoded)) {
         if (key == QLatin1String("python") && !value.isEmpty()) {
             h.python = value;
+        } else if (key == QLatin1String("tools") && !value.isEmpty()) {
+            h.toolDirs = value.split(QLatin1Char(':'), Qt::SkipEmptyParts);
+            for (const QString &dir : std::as_const(h.toolDirs)) {
+                if (!dir.startsWith(QLatin1Char('/'))) {
+                    fail(error, text,
+                         QStringLiteral("tools= takes absolute folders on the host, separated by ':' "
+                                        "(%1 is not absolute)")
+                             .arg(dir));
+                    return std::nullopt;
+                }
+            }
         } else {
             fail(error, text,
-                 QStringLiteral("the query parameter %1 is not known (only python=PATH is)").arg(key));
+                 QStringLiteral("the query parameter %1 is not known (python=PATH and tools=DIR:DIR are)")
+                     .arg(key));
             return std::nullopt;
         }
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where a session runs its workers: `local`, `ssh://[user@]host[:port][/workdir][?python=PATH]`, or
+// Where a session runs its workers: `local`, `ssh://[user@]host[:port][/workdir][?python=PATH&tools=DIRS]`, or
 // a Slurm allocation, `slurm://[partition][?gres=...&time=...&python=...&workdir=...]` (issue 24).
 // A plain value; parse() is pure. Any thread.
 #pragma once
@@ -7,6 +7,7 @@
 #include "slurm/slurmhost.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -21,6 +22,9 @@ struct HostUrl
     int port = 0;    // 0: ssh's own choice
     QString workdir; // absolute, or relative to the remote home; empty: hotkernel picks one
     QString python;  // the remote interpreter; empty: python3 on the remote PATH
+    // ssh: folders on the host searched first for ncu, cuobjdump, nvdisasm, cmake and nvcc (a
+    // non-interactive ssh command's PATH often lacks what a module system adds at login).
+    QStringList toolDirs;
     SlurmHost slurm; // Kind::Slurm: the allocation asked for (workdir and python copied above)
 
     bool isLocal() const { return kind == Kind::Local; }

@@ -251,7 +251,8 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
             "if [ -e %2 ]; then echo shared=yes; fi\n"
             "mkdir -p .hotkernel && chmod 700 .hotkernel\n"
             // What an ended session could not remove: judge directories, new's staging folders.
-            "find .hotkernel -maxdepth 1 -name 'judge-*' -mmin +720 -exec rm -rf {} + 2>/dev/null || true\n"
+            "find .hotkernel -maxdepth 1 \\( -name 'judge-*' -o -name 'profile-*' \\) -mmin +720 "
+            "-exec rm -rf {} + 2>/dev/null || true\n"
             "find . -maxdepth 4 -type d -name '.hotkernel-new-*' -mmin +60 -prune -exec rm -rf {} + "
             "2>/dev/null || true\n"
             "cat > .hotkernel/hotkernel-remote-supervise.py\n"
@@ -403,20 +404,20 @@ QCoro::Task<bool> RemoteHost::syncByTar(QStringList relativeFiles, Job *job)
     co_return true;
 }
 
-QCoro::Task<QString> RemoteHost::makePrivateDir(Job *job)
+QCoro::Task<QString> RemoteHost::makePrivateDir(Job *job, QString purpose)
 {
     const std::shared_ptr<RemoteShell> shell = m_shell;
-    const ProcessResult r = co_await run(QStringLiteral("umask 077 && mktemp -d %1/.hotkernel/judge-XXXXXX")
-                                             .arg(shellQuote(shell->remoteWorkdir())),
+    const ProcessResult r = co_await run(QStringLiteral("umask 077 && mktemp -d %1/.hotkernel/%2-XXXXXX")
+                                             .arg(shellQuote(shell->remoteWorkdir()), purpose),
                                          {}, job);
     if (r.status == ProcessResult::Status::Cancelled)
         co_return QString();
     const QString dir = QString::fromUtf8(r.standardOutput).trimmed();
     if (!r.succeeded() || dir.isEmpty())
         throw UserError(
-            QStringLiteral("host %1: cannot create a directory for the judged outputs in %2 (%3); "
+            QStringLiteral("host %1: cannot create a private directory (%2-...) in %3/.hotkernel (%4); "
                            "free some space there.")
-                .arg(shell->display(), shell->remoteWorkdir(), r.stderrTail(4)));
+                .arg(shell->display(), purpose, shell->remoteWorkdir(), r.stderrTail(4)));
     co_return dir;
 }
 
@@ -522,6 +523,7 @@ void RemoteHost::removeLater(const QString &remotePath)
 void RemoteHost::disconnect()
 {
     m_probed = false;
+    m_toolCache.clear();
     // Relinquished without waiting (salloc's keeper ends; scancel where that is not enough); Slurm
     // ends the steps that ran in it.
     m_allocation.reset();

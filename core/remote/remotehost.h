@@ -14,6 +14,7 @@
 #include "remote/sshhost.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QCoroTask>
 #include <QObject>
 
@@ -53,8 +54,10 @@ public:
     // session's own (shared file system).
     // False when the job was cancelled.
     QCoro::Task<bool> sync(QStringList relativeFiles, Job *job);
-    // A fresh 0700 directory on the host (below <workdir>/.hotkernel), for verify's judged outputs.
-    QCoro::Task<QString> makePrivateDir(Job *job);
+    // A fresh 0700 directory on the host (below <workdir>/.hotkernel), for verify's judged outputs
+    // (purpose "judge") or a profile's reports ("profile"); the next connection sweeps those a
+    // session could not remove.
+    QCoro::Task<QString> makePrivateDir(Job *job, QString purpose);
     // Copies one remote file here (0600); false when it does not exist there.
     QCoro::Task<bool> fetch(QString remoteFile, QString localFile, Job *job);
     // Removes a remote path (rm -rf); an ssh failure throws UserError.
@@ -93,14 +96,18 @@ public:
     // What a result records about where it ran.
     Json hostJson() const;
 
+    // Runs a POSIX sh command on the host through the master (or as a step of the allocation);
+    // throws UserError on a transport failure or a timeout.
+    QCoro::Task<ProcessResult> run(QString command, QByteArray input, Job *job,
+                                   std::chrono::milliseconds timeout = std::chrono::seconds(120));
+    // What RemoteToolbox found or built on this host, by name; forgotten when the host is left.
+    QHash<QString, QString> &toolCache() { return m_toolCache; }
+
 private:
     QCoro::Task<bool> startMaster(Job *job);
     QCoro::Task<bool> takeAllocation(Job *job);
     QCoro::Task<bool> probe(Job *job);
     QCoro::Task<bool> syncByTar(QStringList relativeFiles, Job *job);
-    // Runs a shell command on the host through the master; throws UserError on an ssh failure.
-    QCoro::Task<ProcessResult> run(QString command, QByteArray input, Job *job,
-                                   std::chrono::milliseconds timeout = std::chrono::seconds(120));
     QString defaultWorkdir() const;
 
     HostUrl m_url;
@@ -119,6 +126,7 @@ private:
     QString m_pythonVersion;
     QString m_torch;
     Json m_gpu = Json::object();
+    QHash<QString, QString> m_toolCache;
 };
 
 } // namespace hotkernel

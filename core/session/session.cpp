@@ -86,15 +86,6 @@ bool holdsTargets(const QString &root)
     });
 }
 
-QString thisMachineOnlyRefusal(const ToolSpec &spec, const QString &host)
-{
-    return QStringLiteral("%1 runs its tools on this machine, but this session's workers run on %2: here it "
-                          "would look at the wrong machine, and %1 on a remote host is not built yet "
-                          "(docs/remote.md, \"Not done yet\"). Run `hotkernel %3` on %2 itself, or move "
-                          "this session to this machine (`--host local`, HOTKERNEL_HOST unset, or the "
-                          "window's Host box).")
-        .arg(spec.name, host, spec.cliVerb);
-}
 } // namespace
 
 QCoro::Task<void> Session::warmSpares()
@@ -199,8 +190,6 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
             QStringLiteral("%1: invalid arguments: %2. See the tool's input schema (tools/list) "
                            "or `hotkernel %3 --help`.")
                 .arg(spec->name, problem, spec->cliVerb));
-    } else if (spec->thisMachineOnly && m_remote) {
-        result = ToolResult::error(thisMachineOnlyRefusal(*spec, m_remote->display()));
     } else {
         const Json arguments = SchemaValidator::withDefaults(spec->inputSchema, given);
         bool holdsGpu = false;

@@ -61,10 +61,6 @@ struct ToolSpec
 
     // Jobs that time kernels on the GPU; the Session runs them one at a time per device.
     bool timesGpu = false;
-    // The tool runs its programs (ncu, cuobjdump, the user's program) on this machine only: a
-    // session on a remote host refuses it rather than profile the wrong machine (issue 24;
-    // docs/remote.md, "Not done yet").
-    bool thisMachineOnly = false;
 
     // What front-ends need to know about a result, so that none of them matches tool names or
     // peeks at a result's keys (issue 17).

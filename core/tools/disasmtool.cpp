@@ -7,11 +7,15 @@
 #include "inspect/inspectformat.h"
 #include "inspect/ncusourceparser.h"
 #include "inspect/tritoncache.h"
+#include "measure/measuresetup.h"
+#include "remote/remotedisasm.h"
+#include "remote/remotehost.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 
 #include <QCoroFuture>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QtConcurrent>
@@ -201,6 +205,42 @@ QCoro::Task<ToolResult> disasmSourcePage(Session &session, Json arguments, Job &
     co_return ToolResult::success(out, text);
 }
 
+// On a remote host: connect, and copy a binary that lies in the session's directory here (a cubin
+// built here); one that is not here is the host's own. Nothing to do on this machine.
+QCoro::Task<bool> prepareBinaryHost(Session &session, QString binary, Job *job)
+{
+    const bool connected = co_await MeasureSetup::prepareHost(session, QStringList(), job);
+    if (!connected)
+        co_return false;
+    RemoteHost *remote = session.remote();
+    const QString root = QDir::cleanPath(session.workDir().root());
+    const bool here = QFileInfo(binary).isFile() && QDir::cleanPath(binary).startsWith(root + QLatin1Char('/'));
+    QStringList files;
+    if (remote && here)
+        files << QDir(root).relativeFilePath(binary);
+    if (!remote)
+        co_return true;
+    co_return co_await remote->sync(files, job);
+}
+
+// Where the disassembler runs: here, or on the session's host.
+QCoro::Task<std::vector<SassFunction>> disassembleWhere(Session &session, const QString &binary,
+                                                        const QString &level, const QString &tool, Job *job,
+                                                        QString *command)
+{
+    if (RemoteHost *remote = session.remote())
+        return RemoteDisasm::disassemble(binary, level, tool, remote, job, command);
+    return DisasmRunner::disassemble(binary, level, tool, job, command);
+}
+
+QCoro::Task<std::map<QString, std::map<QString, QString>>> resourceUsageWhere(Session &session,
+                                                                              const QString &binary, Job *job)
+{
+    if (RemoteHost *remote = session.remote())
+        return RemoteDisasm::resourceUsage(binary, remote, job);
+    return DisasmRunner::resourceUsage(binary, job);
+}
+
 bool isSourcePage(const Session &session, const QString &target)
 {
     if (!target.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
@@ -239,6 +279,13 @@ QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
             throw UserError(
                 QStringLiteral("Name the Triton kernel: disasm triton-cache --function NAME (a substring of "
                                "the @triton.jit function's name)."));
+        if (session.remote())
+            throw UserError(
+                QStringLiteral("disasm of the Triton cache on a remote host is not built (%1): give the "
+                               "kernel's .cubin as the host has it (ls ~/.triton/cache/*/NAME.cubin there), "
+                               "or profile it with ncu and set \"full\" and disasm the source_csv that "
+                               "comes back.")
+                    .arg(session.remote()->display()));
         roots = TritonCache::defaultRoots();
         if (roots.isEmpty())
             throw UserError(
@@ -269,11 +316,13 @@ QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
     } else {
         binary = session.workDir().absolute(target);
     }
+    const bool hostReady = co_await prepareBinaryHost(session, binary, guard);
+    if (!guard || guard->isCancelled() || !hostReady)
+        co_return ToolResult::cancelledResult();
 
     QString command;
     job.setProgress(0, std::nullopt, QStringLiteral("disassembling %1").arg(QFileInfo(binary).fileName()));
-    std::vector<SassFunction> functions =
-        co_await DisasmRunner::disassemble(binary, level, tool, guard, &command);
+    std::vector<SassFunction> functions = co_await disassembleWhere(session, binary, level, tool, guard, &command);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     if (functions.empty())
@@ -281,6 +330,11 @@ QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
             QStringLiteral("%1 holds no %2 code (`%3` printed no function). For a host executable or .so, "
                            "check it was built with device code for this level.")
                 .arg(binary, level, command));
+    // A file on a remote host is named as the host has it.
+    if (const RemoteHost *remote = session.remote()) {
+        out["host"] = toStd(remote->display());
+        binary = remote->shell()->remotePath(binary);
+    }
     out["binary"] = toStd(binary);
     out["command"] = toStd(command);
     out["level"] = toStd(level);
@@ -297,7 +351,7 @@ QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
     QString usagePath;
     if (level == QLatin1String("sass") && !list)
         usagePath = binary;
-    usage = co_await DisasmRunner::resourceUsage(usagePath, guard);
+    usage = co_await resourceUsageWhere(session, usagePath, guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     QString reportPath;
@@ -473,7 +527,6 @@ void registerDisasmTool(ToolRegistry &registry)
     spec.argumentAliases = {
         {QStringLiteral("kernel"), QStringLiteral("function"), ArgumentAlias::Kind::Rename}};
     spec.cliVerb = QStringLiteral("disasm");
-    spec.thisMachineOnly = true;
     spec.writesWorkspace = true;
     spec.cliPositionals = {QStringLiteral("target")};
     spec.handler = disasm;

@@ -7,6 +7,9 @@
 #include "inspect/cudatools.h"
 #include "inspect/inspectformat.h"
 #include "inspect/profilerunner.h"
+#include "measure/measuresetup.h"
+#include "remote/remotehost.h"
+#include "remote/remoteprofile.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
@@ -52,6 +55,36 @@ QCoro::Task<PythonInfo> locatePython(Session &session, bool needed, Job *job)
     return needed ? session.python().locate(job) : noPython();
 }
 
+// The interpreter a .py command runs in: the host's on a remote session (probed when it
+// connected), else the user's torch interpreter here.
+QCoro::Task<PythonInfo> interpreterFor(Session &session, bool needed, Job *job)
+{
+    if (session.remote() && needed)
+        return MeasureSetup::startingInterpreter(session, job);
+    return locatePython(session, needed, job);
+}
+
+// Where the profile runs: this machine, or the session's host (its reports come back here).
+QCoro::Task<ProfileOutcome> runProfile(Session &session, const ProfileRequest &request, Job *job)
+{
+    if (RemoteHost *remote = session.remote())
+        return RemoteProfile::run(request, remote, job);
+    return ProfileRunner::run(request, job);
+}
+
+// The command's .py files that lie here: on a remote host they (and the modules they import) are
+// copied there first. Other programs run as the host has them.
+QStringList localScripts(const Session &session, const QStringList &command)
+{
+    QStringList scripts;
+    for (const QString &part : command) {
+        const QString path = session.workDir().absolute(part);
+        if (part.endsWith(QLatin1String(".py")) && QFileInfo(path).isFile())
+            scripts << path;
+    }
+    return scripts;
+}
+
 QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
 {
     QPointer<Job> guard(&job);
@@ -62,8 +95,10 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     ProfileRequest request;
     request.command = toStringList(arguments.value("command", Json::array()));
     request.tool = stringField(arguments, "tool", QStringLiteral("auto"));
+    // nsys is not looked for on a remote host; the tracer is built there.
     if (request.tool == QLatin1String("auto"))
-        request.tool = CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
+        request.tool = session.remote() ||
+                               CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
                            ? QStringLiteral("trace")
                            : QStringLiteral("nsys");
     request.kernelRegex = stringField(arguments, "kernel_regex");
@@ -82,7 +117,12 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     // (docs/hacking.md, "Compiler rules").
     const bool pythonScript =
         !request.command.isEmpty() && request.command.front().endsWith(QLatin1String(".py"));
-    const PythonInfo python = co_await locatePython(session, pythonScript, guard);
+    // On a remote host: connect, and copy the scripts (nothing here otherwise).
+    const QStringList scripts = localScripts(session, request.command);
+    const bool hostReady = co_await MeasureSetup::prepareHost(session, scripts, guard);
+    if (!guard || guard->isCancelled() || !hostReady)
+        co_return ToolResult::cancelledResult();
+    const PythonInfo python = co_await interpreterFor(session, pythonScript, guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     if (pythonScript)
@@ -93,7 +133,7 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     const ConfinedDir reports = ConfinedDir::open(session.workDir().root(), QStringLiteral("profiles"));
     request.reportBase = reports.filePath(name);
 
-    const ProfileOutcome outcome = co_await ProfileRunner::run(request, guard);
+    const ProfileOutcome outcome = co_await runProfile(session, request, guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
 
@@ -256,7 +296,6 @@ void registerProfileTool(ToolRegistry &registry)
         {QStringLiteral("out_dir"), QString(), ArgumentAlias::Kind::Ignore},
         {QStringLiteral("cwd"), QString(), ArgumentAlias::Kind::WorkDirOnly}};
     spec.cliVerb = QStringLiteral("profile");
-    spec.thisMachineOnly = true;
     spec.cliPositionals = {QStringLiteral("command")};
     spec.timesGpu = true;
     spec.writesWorkspace = true;

@@ -5,6 +5,9 @@
 #include "base/usererror.h"
 #include "inspect/inspectformat.h"
 #include "inspect/torchtracerunner.h"
+#include "measure/measuresetup.h"
+#include "remote/remotehost.h"
+#include "remote/remotetorchtrace.h"
 #include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
@@ -94,6 +97,14 @@ QString text(const Json &document)
     return out;
 }
 
+// Here, or on the session's host (its traces come back here).
+QCoro::Task<Json> traceWhere(Session &session, const TorchTraceRequest &request, Job *job)
+{
+    if (RemoteHost *remote = session.remote())
+        return RemoteTorchTrace::run(request, remote, job);
+    return TorchTraceRunner::run(request, job);
+}
+
 QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
 {
     QPointer<Job> guard(&job);
@@ -102,7 +113,12 @@ QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
         throw UserError(
             QStringLiteral("%1 does not exist. Give the Python script to profile (e.g. rmsnorm_baseline.py).")
                 .arg(script));
-    const PythonInfo python = co_await session.python().locate(guard);
+    // On a remote host: connect and copy the script and what it imports first.
+    const QStringList scripts{script};
+    const bool hostReady = co_await MeasureSetup::prepareHost(session, scripts, guard);
+    if (!guard || guard->isCancelled() || !hostReady)
+        co_return ToolResult::cancelledResult();
+    const PythonInfo python = co_await MeasureSetup::startingInterpreter(session, guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
 
@@ -123,7 +139,7 @@ QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
         request.chromeTrace = stem + QStringLiteral(".chrome-trace.json");
     if (arguments.value("execution_trace", true))
         request.executionTrace = stem + QStringLiteral(".et.json");
-    Json document = co_await TorchTraceRunner::run(request, guard);
+    Json document = co_await traceWhere(session, request, guard);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     document["interpreter"] = toStd(python.path);
@@ -233,7 +249,6 @@ void registerTorchTraceTool(ToolRegistry &registry)
         {QStringLiteral("timeout"), QStringLiteral("timeout_s"), ArgumentAlias::Kind::Rename},
         {QStringLiteral("cwd"), QString(), ArgumentAlias::Kind::WorkDirOnly}};
     spec.cliVerb = QStringLiteral("torch-trace");
-    spec.thisMachineOnly = true;
     spec.cliPositionals = {QStringLiteral("script"), QStringLiteral("args")};
     spec.timesGpu = true;
     spec.writesWorkspace = true;

@@ -76,6 +76,10 @@ private Q_SLOTS:
                                << "" << 0 << ""
                                << ""
                                << "gpu";
+        QTest::newRow("relative tools") << "ssh://box?tools=bin" << false << ""
+                                        << "" << 0 << ""
+                                        << ""
+                                        << "absolute";
         QTest::newRow("root dir") << "ssh://box/" << false << ""
                                   << "" << 0 << ""
                                   << ""
@@ -111,6 +115,19 @@ private Q_SLOTS:
         const auto again = HostUrl::parse(url->toString(), &problem);
         QVERIFY2(again, qPrintable(problem));
         QCOMPARE(again->toString(), url->toString());
+    }
+
+    void toolFolders()
+    {
+        // ?tools= names folders on the host searched first for ncu, cuobjdump, nvdisasm and cmake.
+        QString problem;
+        const auto url =
+            HostUrl::parse(QStringLiteral("ssh://box/k?python=/opt/py/bin/python3&tools=/opt/ncu:/opt/cuda/bin"),
+                           &problem);
+        QVERIFY2(url, qPrintable(problem));
+        QCOMPARE(url->toolDirs, QStringList({QStringLiteral("/opt/ncu"), QStringLiteral("/opt/cuda/bin")}));
+        QCOMPARE(url->python, QStringLiteral("/opt/py/bin/python3"));
+        QCOMPARE(url->toString(), QStringLiteral("ssh://box/k?python=/opt/py/bin/python3&tools=/opt/ncu:/opt/cuda/bin"));
     }
 
     void paths()

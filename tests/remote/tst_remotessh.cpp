@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -331,6 +332,118 @@ private Q_SLOTS:
         session.reset(); // ends the workers and the connection
         QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
                                   qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 15000);
+    }
+
+    void torchTraceOnTheHost()
+    {
+        // The script runs under torch.profiler there; its chrome trace comes back into profiles/.
+        QByteArray out, err;
+        const int exitCode = hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
+                                        QStringLiteral("torch-trace"), QStringLiteral("targets/gelu_baseline.py"),
+                                        QStringLiteral("--save-trace")},
+                                       &out, &err);
+        QVERIFY2(exitCode == 0, err.constData());
+        const QJsonObject r = QJsonDocument::fromJson(out).object();
+        QVERIFY2(!r.isEmpty(), err.constData());
+        QCOMPARE(r[QStringLiteral("host")].toString(), m_url);
+        // It ran the host's copy of the script, in the host's directory.
+        QCOMPARE(r[QStringLiteral("script")].toString(), m_remoteDir + QStringLiteral("/targets/gelu_baseline.py"));
+        QVERIFY(r[QStringLiteral("op_count")].toInt() > 0);
+        const QString chrome = r[QStringLiteral("chrome_trace")].toString();
+        QVERIFY2(chrome.startsWith(project() + QStringLiteral("/profiles/")), qPrintable(chrome));
+        QVERIFY(!QJsonDocument::fromJson(readFile(chrome)).isNull()); // an array from torch 1.13
+        // Nothing of the run is left there, and no process.
+        QVERIFY(QDir(m_remoteDir + QStringLiteral("/.hotkernel"))
+                    .entryList({QStringLiteral("profile-*")}, QDir::Dirs)
+                    .isEmpty());
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
+    }
+
+    void disasmOnTheHost()
+    {
+        // cuobjdump runs there: a cubin in the session's directory is copied over first. The CI's
+        // cuobjdump is a wheel in the test venv, which the host's interpreter does not have, so the
+        // URL names its folder (?tools=).
+        QString tools;
+        const QString venv = QFileInfo(QStringLiteral(HOTKERNEL_TEST_PYTHON)).absolutePath() + QStringLiteral("/..");
+        for (QDirIterator it(QDir::cleanPath(venv + QStringLiteral("/lib")), {QStringLiteral("cuobjdump")},
+                             QDir::Files, QDirIterator::Subdirectories);
+             it.hasNext();)
+            tools = QFileInfo(it.next()).absolutePath();
+        if (tools.isEmpty())
+            QSKIP("no cuobjdump wheel in the test venv (packaging/setup-deps.sh installs it)");
+        QVERIFY(QDir(project()).mkpath(QStringLiteral("kernels")));
+        const QString cubin = QStringLiteral("kernels/templated.sm_90.cubin");
+        QVERIFY(QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/templated.sm_90.cubin"),
+                            project() + QLatin1Char('/') + cubin));
+        const QString url = m_url + QStringLiteral("&tools=") + tools;
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), url, QStringLiteral("disasm"),
+                            cubin, QStringLiteral("--list")},
+                           &out, &err),
+                 0);
+        const QJsonObject remote = QJsonDocument::fromJson(out).object();
+        QVERIFY2(!remote.isEmpty(), err.constData());
+        QCOMPARE(remote[QStringLiteral("host")].toString(), url);
+        QCOMPARE(remote[QStringLiteral("binary")].toString(), m_remoteDir + QLatin1Char('/') + cubin);
+        QVERIFY2(remote[QStringLiteral("command")].toString().startsWith(QStringLiteral("on %1: %2").arg(url, tools)),
+                 qPrintable(remote[QStringLiteral("command")].toString()));
+        QCOMPARE(readFile(m_remoteDir + QLatin1Char('/') + cubin), readFile(project() + QLatin1Char('/') + cubin));
+        // The same functions as cuobjdump here finds.
+        QProcessEnvironment env = environment();
+        env.insert(QStringLiteral("HOTKERNEL_TOOL_DIRS"), tools);
+        QByteArray localOut;
+        QCOMPARE(hotkernel::test::runHotkernel(project(), env,
+                                               {QStringLiteral("--json"), QStringLiteral("disasm"), cubin,
+                                                QStringLiteral("--list")},
+                                               &localOut, &err),
+                 0);
+        const QJsonArray here = QJsonDocument::fromJson(localOut).object()[QStringLiteral("functions")].toArray();
+        QVERIFY(!here.isEmpty());
+        QCOMPARE(remote[QStringLiteral("functions")].toArray(), here);
+
+        // A file the host does not have: cuobjdump's complaint, naming the host.
+        QCOMPARE(hotkernel({QStringLiteral("--host"), url, QStringLiteral("disasm"),
+                            QStringLiteral("/nonexistent/kernel.cubin"), QStringLiteral("--tool"),
+                            QStringLiteral("cuobjdump")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(QStringLiteral("on %1").arg(url).toUtf8()) && err.contains("/nonexistent/kernel.cubin"), err.constData());
+    }
+
+    void profileOnTheHost()
+    {
+        // ncu is looked for there, not here: a host without it is an error naming the host, where
+        // it looked and ?tools=.
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("profile"), QStringLiteral("--tool"),
+                            QStringLiteral("ncu"), QStringLiteral("targets/gelu_baseline.py")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(QStringLiteral("host %1 has no ncu").arg(m_url).toUtf8()) && err.contains("?tools="),
+                 err.constData());
+        // The tracer is built there with the host's CMake and CUDA Toolkit, then injected into the
+        // command; a CPU target never starts CUDA, so the driver never loads it: the error says so.
+        if (!QFileInfo::exists(QStringLiteral("/usr/local/cuda/bin/nvcc")) ||
+            QStandardPaths::findExecutable(QStringLiteral("cmake")).isEmpty())
+            QSKIP("no CUDA Toolkit in /usr/local/cuda or no cmake: the tracer cannot be built on the host");
+        QCOMPARE(hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("profile"), QStringLiteral("--tool"),
+                            QStringLiteral("trace"), QStringLiteral("targets/gelu_baseline.py")},
+                           &out, &err),
+                 1);
+        QVERIFY2(err.contains(QStringLiteral("The tracer wrote no trace on %1").arg(m_url).toUtf8()) &&
+                     err.contains("never initialised CUDA") && err.contains("libhotkernel_tracer.so"),
+                 err.constData());
+        // Built once, in this user's cache there, and found again by the next call.
+        QStringList built;
+        for (QDirIterator it(QDir::homePath() + QStringLiteral("/.cache/hotkernel"),
+                             {QStringLiteral("libhotkernel_tracer.so")}, QDir::Files, QDirIterator::Subdirectories);
+             it.hasNext();)
+            built << it.next();
+        QVERIFY2(!built.isEmpty(), err.constData());
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
     }
 
     void sharedDirectory()

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "remote/remoteprofile.h"
+
+#include "base/confinedwrite.h"
+#include "base/usererror.h"
+#include "remote/remotehost.h"
+#include "remote/remotetoolbox.h"
+#include "session/job.h"
+#include "session/jobguard.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QPointer>
+
+namespace hotkernel {
+
+namespace {
+
+// The host's private report folder goes with the profile, however it ends (the next connection
+// sweeps one a crash left).
+struct RemoteFolder
+{
+    QPointer<RemoteHost> host;
+    QString path;
+    ~RemoteFolder()
+    {
+        if (host && !path.isEmpty())
+            host->removeLater(path);
+    }
+};
+
+// Saves a file that came back into profiles/ as ProfileRunner saves its own: confined to the
+// working directory, never through a symlink, replaced atomically.
+QString saveHere(const ProfileRequest &request, const QString &suffix, const QByteArray &bytes)
+{
+    const QString path = request.reportBase + suffix;
+    ConfinedWrite::writeFile(request.workingDirectory, QDir(request.workingDirectory).relativeFilePath(path),
+                             bytes);
+    return path;
+}
+
+QString onHost(const RemoteHost &host, const ProcessSpec &spec)
+{
+    return QStringLiteral("on %1: %2").arg(host.display(), spec.commandLine());
+}
+
+ProcessSpec specOnHost(const QString &program, const ProfileRequest &request)
+{
+    ProcessSpec spec;
+    spec.program = program;
+    spec.workingDirectory = request.workingDirectory;
+    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    return spec;
+}
+
+QCoro::Task<ProcessResult> nothingToRun()
+{
+    co_return ProcessResult();
+}
+
+// Every co_await runs unconditionally; a plain function picks the task (docs/hacking.md).
+QCoro::Task<ProcessResult> runIfWanted(RemoteHost *host, const ProcessSpec &spec, bool wanted, Job *job)
+{
+    if (!wanted)
+        return nothingToRun();
+    return RemoteToolbox::run(host, spec, job);
+}
+
+QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, RemoteHost *host, Job *job)
+{
+    const JobGuard guard(job);
+    const QPointer<RemoteHost> alive(host);
+    ProfileOutcome out;
+    out.tool = QStringLiteral("ncu");
+    const QString ncu = co_await RemoteToolbox::locate(host, QStringLiteral("ncu"), job);
+    if (guard.stopped() || !alive || ncu.isEmpty())
+        co_return out;
+    const QString purpose = QStringLiteral("profile");
+    const QString dir = co_await host->makePrivateDir(guard.job(), purpose);
+    if (guard.stopped() || !alive || dir.isEmpty())
+        co_return out;
+    RemoteFolder folder{alive, dir};
+    const QString report = folder.path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName();
+
+    ProcessSpec spec = specOnHost(ncu, request);
+    spec.arguments = ProfileRunner::ncuOptions(request);
+    spec.arguments << QStringLiteral("-o") << report << QStringLiteral("-f") << request.command;
+    out.commands << onHost(*alive, spec);
+    guard.job()->setProgress(0, 3,
+                             QStringLiteral("profiling with ncu on %1 (each kernel is replayed; this is slow)")
+                                 .arg(alive->display()));
+    const ProcessResult r = co_await RemoteToolbox::run(host, spec, guard.job());
+    if (guard.stopped() || !alive)
+        co_return out;
+    ProfileRunner::checkRun(r, QStringLiteral("ncu on ") + alive->display(), request.timeoutSeconds);
+    out.exitCode = r.exitCode;
+    out.stderrTail = r.stderrTail(12);
+    const std::optional<QByteArray> bytes =
+        co_await RemoteToolbox::read(host, report + QStringLiteral(".ncu-rep"), guard.job());
+    if (guard.stopped() || !alive)
+        co_return out;
+    if (!bytes)
+        throw ProfileRunner::noReportError(request, r, out.stderrTail);
+    out.report = saveHere(request, QStringLiteral(".ncu-rep"), *bytes);
+
+    // The pages are exported there, by the ncu that wrote the report: this machine needs no ncu.
+    guard.job()->setProgress(1, 3, QStringLiteral("exporting the details page on %1").arg(alive->display()));
+    ProcessSpec details = specOnHost(ncu, request);
+    details.timeout = std::chrono::minutes(5);
+    details.arguments = ProfileRunner::ncuExportArguments(report + QStringLiteral(".ncu-rep"), false);
+    out.commands << onHost(*alive, details);
+    const ProcessResult e = co_await RemoteToolbox::run(host, details, guard.job());
+    if (guard.stopped() || !alive)
+        co_return out;
+    if (!e.succeeded())
+        throw UserError(QStringLiteral("`%1` failed: %2").arg(out.commands.back(), e.stderrTail(6)));
+    out.summaryCsv = saveHere(request, QStringLiteral(".details.csv"), e.standardOutput);
+    out.table = co_await ProfileRunner::parseNcuDetails(e.standardOutput, out.summaryCsv);
+
+    ProcessSpec source = specOnHost(ncu, request);
+    source.timeout = std::chrono::minutes(5);
+    source.arguments = ProfileRunner::ncuExportArguments(report + QStringLiteral(".ncu-rep"), true);
+    const bool wanted = ProfileRunner::wantsSourcePage(request);
+    if (wanted) {
+        guard.job()->setProgress(2, 3, QStringLiteral("exporting the source page on %1").arg(alive->display()));
+        out.commands << onHost(*alive, source);
+    }
+    const ProcessResult src = co_await runIfWanted(host, source, wanted, guard.job());
+    if (guard.stopped() || !alive)
+        co_return out;
+    if (wanted) {
+        if (!src.succeeded() || !src.standardOutput.contains("\"Kernel Name\""))
+            out.sourceNote = QStringLiteral("`%1` gave no source page: %2")
+                                 .arg(out.commands.back(), src.stderrTail(4));
+        else
+            out.sourceCsv = saveHere(request, QStringLiteral(".source-sass.csv"), src.standardOutput);
+    }
+    co_await host->remove(folder.path, guard.job());
+    folder.path.clear();
+    co_return out;
+}
+
+QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, RemoteHost *host, Job *job)
+{
+    const JobGuard guard(job);
+    const QPointer<RemoteHost> alive(host);
+    ProfileOutcome out;
+    out.tool = QStringLiteral("trace");
+    const QString tracerFile = QStringLiteral("libhotkernel_tracer.so");
+    const QString tracer = co_await RemoteToolbox::nativeHelper(host, tracerFile, job);
+    if (guard.stopped() || !alive || tracer.isEmpty())
+        co_return out;
+    const QString purpose = QStringLiteral("profile");
+    const QString dir = co_await host->makePrivateDir(guard.job(), purpose);
+    if (guard.stopped() || !alive || dir.isEmpty())
+        co_return out;
+    RemoteFolder folder{alive, dir};
+    const QString trace =
+        folder.path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName() + QStringLiteral(".trace.jsonl");
+
+    ProcessSpec spec = specOnHost(request.command.value(0), request);
+    spec.arguments = request.command.mid(1);
+    spec.extraEnvironment.insert(QStringLiteral("CUDA_INJECTION64_PATH"), tracer);
+    spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), trace);
+    out.commands << QStringLiteral("on %1: CUDA_INJECTION64_PATH=%2 HOTKERNEL_TRACE_FILE=%3 %4")
+                        .arg(alive->display(), shellQuote(tracer), shellQuote(trace), spec.commandLine());
+    guard.job()->setProgress(0, 1, QStringLiteral("running under the kernel tracer on %1").arg(alive->display()));
+    const ProcessResult r = co_await RemoteToolbox::run(host, spec, guard.job());
+    if (guard.stopped() || !alive)
+        co_return out;
+    ProfileRunner::checkRun(r, request.command.value(0) + QStringLiteral(" on ") + alive->display(),
+                            request.timeoutSeconds);
+    out.exitCode = r.exitCode;
+    out.stderrTail = r.stderrTail(12);
+    const std::optional<QByteArray> bytes = co_await RemoteToolbox::read(host, trace, guard.job());
+    if (guard.stopped() || !alive)
+        co_return out;
+    if (!bytes)
+        throw UserError(
+            QStringLiteral("The tracer wrote no trace on %1 (exit %2). Either the command never initialised "
+                           "CUDA there, or the driver did not load %3 (CUDA_INJECTION64_PATH).\n%4")
+                .arg(alive->display())
+                .arg(r.exitCode)
+                .arg(tracer, out.stderrTail));
+    out.report = saveHere(request, QStringLiteral(".trace.jsonl"), *bytes);
+    out.table = co_await ProfileRunner::parseTrace(*bytes, out.report);
+    co_await host->remove(folder.path, guard.job());
+    folder.path.clear();
+    co_return out;
+}
+
+QCoro::Task<ProfileOutcome> refuseNsys(QString host)
+{
+    throw UserError(QStringLiteral("profile with nsys on a remote host is not built (%1): use tool \"trace\" "
+                                   "(every kernel's time, from hotkernel's CUPTI tracer built there) or "
+                                   "\"ncu\", or run nsys on the host itself.")
+                        .arg(host));
+    co_return ProfileOutcome();
+}
+
+} // namespace
+
+QCoro::Task<ProfileOutcome> RemoteProfile::run(ProfileRequest request, RemoteHost *host, Job *job)
+{
+    if (request.command.isEmpty())
+        throw UserError(
+            QStringLiteral("Give the command to profile, e.g. [\"python\", \"rmsnorm_baseline.py\"]."));
+    if (request.tool == QLatin1String("ncu"))
+        co_return co_await runNcu(std::move(request), host, job);
+    if (request.tool == QLatin1String("trace"))
+        co_return co_await runTrace(std::move(request), host, job);
+    if (request.tool == QLatin1String("nsys"))
+        co_return co_await refuseNsys(host->display());
+    throw UserError(QStringLiteral("Unknown profiler '%1': use ncu or trace.").arg(request.tool));
+}
+
+} // namespace hotkernel
