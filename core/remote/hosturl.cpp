@@ -63,6 +63,7 @@ std::optional<HostUrl> HostUrl::parse(const QString &input, QString *error)
         h.host = QStringLiteral("slurm");
         h.workdir = h.slurm.workdir;
         h.python = h.slurm.python;
+        h.toolDirs = h.slurm.toolDirs;
         return h;
     }
     if (!text.startsWith(QLatin1String("ssh://"))) {

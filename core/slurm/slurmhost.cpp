@@ -120,6 +120,13 @@ SlurmHost SlurmHost::parse(const QString &text)
                                           "hotkernel may fill")
                                .arg(value));
             host.workdir = dir;
+        } else if (key == QLatin1String("tools")) {
+            host.toolDirs = value.split(QLatin1Char(':'), Qt::SkipEmptyParts);
+            for (const QString &dir : std::as_const(host.toolDirs))
+                if (!dir.startsWith(QLatin1Char('/')) || dir.contains(QLatin1Char('\n')))
+                    fail(text, QStringLiteral("tools= takes absolute folders on the node, separated by ':' "
+                                              "('%1' is not absolute)")
+                                   .arg(dir));
         } else if (key == QLatin1String("lifetime")) {
             if (value == QLatin1String("session"))
                 host.lifetime = Lifetime::Session;
@@ -132,7 +139,7 @@ SlurmHost SlurmHost::parse(const QString &text)
                          .arg(value));
         } else {
             fail(text, QStringLiteral("unknown option '%1'; the options are gres, time, account, qos, cpus, "
-                                      "lifetime, python and workdir")
+                                      "lifetime, python, workdir and tools")
                            .arg(key));
         }
     }
@@ -158,6 +165,8 @@ QString SlurmHost::toUrl() const
         query << QStringLiteral("python=") + QString::fromUtf8(QUrl::toPercentEncoding(python, "/"));
     if (!workdir.isEmpty())
         query << QStringLiteral("workdir=") + QString::fromUtf8(QUrl::toPercentEncoding(workdir, "/"));
+    if (!toolDirs.isEmpty())
+        query << QStringLiteral("tools=") + QString::fromUtf8(QUrl::toPercentEncoding(toolDirs.join(QLatin1Char(':')), "/:"));
     QString url = scheme + partition;
     if (!query.isEmpty())
         url += QLatin1Char('?') + query.join(QLatin1Char('&'));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A Slurm host as the user writes it, `slurm://[partition][?gres=gpu:1&time=60&account=...]`, parsed
 // into a plain value with the salloc options it stands for, and where hotkernel works on its node
-// (python=, workdir=). Pure; any thread.
+// (python=, workdir=, tools=). Pure; any thread.
 #pragma once
 
 #include <QString>
@@ -25,6 +25,7 @@ struct SlurmHost
     QString python;  // the interpreter on the node; empty: python3 on the PATH srun passes on
     QString workdir; // absolute, or relative to the home there; empty: this directory when the node
                      // sees it (a shared file system), else one hotkernel picks below the home
+    QStringList toolDirs; // folders on the node searched first for ncu, cuobjdump, nvdisasm, cmake
 
     // Throws UserError naming what is wrong in text and how to write it instead.
     static SlurmHost parse(const QString &text);

@@ -67,6 +67,17 @@ inline int runHotkernel(const QString &directory, const QProcessEnvironment &env
     return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
 }
 
+// The folder of the cuobjdump wheel in the test venv (packaging/setup-deps.sh installs it), for a
+// host URL's ?tools=: the host's own interpreter does not have it. Empty when there is none.
+inline QString venvCuobjdumpDir(const QString &testPython)
+{
+    const QString lib = QDir::cleanPath(QFileInfo(testPython).absolutePath() + QStringLiteral("/../lib"));
+    for (QDirIterator it(lib, {QStringLiteral("cuobjdump")}, QDir::Files, QDirIterator::Subdirectories);
+         it.hasNext();)
+        return QFileInfo(it.next()).absolutePath();
+    return {};
+}
+
 // One tool call in an in-process session, waited for; an error result when it did not finish.
 inline ToolResult callTool(Session &session, const QString &tool, const Json &arguments)
 {

@@ -196,6 +196,13 @@ private Q_SLOTS:
         QCOMPARE(again->toString(), url->toString());
         QCOMPARE(again->slurm, url->slurm);
 
+        // ?tools= on a node as on an ssh host; toString() keeps it.
+        const auto withTools =
+            HostUrl::parse(QStringLiteral("slurm://gpu?time=30&tools=/opt/ncu:/usr/local/cuda/bin"), &problem);
+        QVERIFY2(withTools, qPrintable(problem));
+        QCOMPARE(withTools->toolDirs, QStringList({QStringLiteral("/opt/ncu"), QStringLiteral("/usr/local/cuda/bin")}));
+        QCOMPARE(HostUrl::parse(withTools->toString(), &problem)->toolDirs, withTools->toolDirs);
+
         const auto plain = HostUrl::parse(QStringLiteral("slurm://"), &problem);
         QVERIFY2(plain && plain->kind == HostUrl::Kind::Slurm, qPrintable(problem));
         QVERIFY(plain->slurm.partition.isEmpty());

@@ -365,12 +365,7 @@ private Q_SLOTS:
         // cuobjdump runs there: a cubin in the session's directory is copied over first. The CI's
         // cuobjdump is a wheel in the test venv, which the host's interpreter does not have, so the
         // URL names its folder (?tools=).
-        QString tools;
-        const QString venv = QFileInfo(QStringLiteral(HOTKERNEL_TEST_PYTHON)).absolutePath() + QStringLiteral("/..");
-        for (QDirIterator it(QDir::cleanPath(venv + QStringLiteral("/lib")), {QStringLiteral("cuobjdump")},
-                             QDir::Files, QDirIterator::Subdirectories);
-             it.hasNext();)
-            tools = QFileInfo(it.next()).absolutePath();
+        const QString tools = hotkernel::test::venvCuobjdumpDir(QStringLiteral(HOTKERNEL_TEST_PYTHON));
         if (tools.isEmpty())
             QSKIP("no cuobjdump wheel in the test venv (packaging/setup-deps.sh installs it)");
         QVERIFY(QDir(project()).mkpath(QStringLiteral("kernels")));

@@ -11,6 +11,8 @@
 #include "slurmtestcluster.h"
 
 #include <QDir>
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -298,6 +300,42 @@ private Q_SLOTS:
             QVERIFY2(gpu[QStringLiteral("source")].toString().contains(m_url), out.constData());
         else
             QVERIFY2(r[QStringLiteral("reason")].toString().contains(m_url), out.constData());
+        verifyNothingLeft();
+    }
+
+    void inspectToolsInAStep()
+    {
+        // torch_trace and disasm run as steps of the allocation, as the workers do; what they make
+        // comes back here.
+        QByteArray out, err;
+        int exitCode = hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
+                                  QStringLiteral("torch-trace"), QStringLiteral("targets/gelu_baseline.py"),
+                                  QStringLiteral("--save-trace")},
+                                 &out, &err);
+        QVERIFY2(exitCode == 0, err.constData());
+        const QJsonObject trace = QJsonDocument::fromJson(out).object();
+        QCOMPARE(trace[QStringLiteral("host")].toString(), m_url);
+        QCOMPARE(trace[QStringLiteral("script")].toString(), m_remoteDir + QStringLiteral("/targets/gelu_baseline.py"));
+        QVERIFY(trace[QStringLiteral("op_count")].toInt() > 0);
+        QVERIFY(!QJsonDocument::fromJson(readFile(trace[QStringLiteral("chrome_trace")].toString())).isNull());
+
+        const QString tools = hotkernel::test::venvCuobjdumpDir(QStringLiteral(HOTKERNEL_TEST_PYTHON));
+        if (tools.isEmpty())
+            QSKIP("no cuobjdump wheel in the test venv (packaging/setup-deps.sh installs it)");
+        QVERIFY(QDir(project()).mkpath(QStringLiteral("kernels")));
+        const QString cubin = QStringLiteral("kernels/templated.sm_90.cubin");
+        QVERIFY(QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/templated.sm_90.cubin"),
+                            project() + QLatin1Char('/') + cubin));
+        const QString url = m_url + QStringLiteral("&tools=") + tools;
+        exitCode = hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), url, QStringLiteral("disasm"),
+                              cubin, QStringLiteral("--list")},
+                             &out, &err);
+        QVERIFY2(exitCode == 0, err.constData());
+        const QJsonObject listing = QJsonDocument::fromJson(out).object();
+        QCOMPARE(listing[QStringLiteral("binary")].toString(), m_remoteDir + QLatin1Char('/') + cubin);
+        QVERIFY2(listing[QStringLiteral("command")].toString().startsWith(QStringLiteral("on %1: %2").arg(url, tools)),
+                 out.constData());
+        QVERIFY(!listing[QStringLiteral("functions")].toArray().isEmpty());
         verifyNothingLeft();
     }
 
