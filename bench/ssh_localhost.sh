@@ -67,11 +67,15 @@ echo "host: $url"
 summary() {
     "$python" -c 'import json, sys
 d = json.load(sys.stdin)
-print("| %s | %s | %s | %.2f | %s |" % (sys.argv[1], d.get("verdict"), d.get("speedup") and "%.3fx" % d["speedup"],
-      d.get("wall_s") or 0, (d.get("host") or {}).get("hostname", "local")))' "$1"
+w = d.get("witness") or {}
+seen = "; ".join("%s %s kernels, %.4f ms busy/call" % (side, w[side].get("kernels"), w[side].get("busy_ms_per_call") or 0)
+                 for side in ("baseline", "candidate") if isinstance(w.get(side), dict) and w[side])
+unwitnessed = [x for x in d.get("warnings", []) if "witness" in x]
+print("| %s | %s | %s | %.2f | %s | %s |" % (sys.argv[1], d.get("verdict"), d.get("speedup") and "%.3fx" % d["speedup"],
+      d.get("wall_s") or 0, (d.get("host") or {}).get("hostname", "local"), seen or "; ".join(unwitnessed)[:160] or "-"))' "$1"
 }
-echo "| path | verdict | speedup | wall s | host |"
-echo "|---|---|---|---|---|"
+echo "| path | verdict | speedup | wall s | host | GPU witness (last pair) |"
+echo "|---|---|---|---|---|---|"
 for _ in $(seq "$repeat"); do
     hotkernel verify "${target}_baseline.py" "${target}_candidate.py" --n "$n" --json 2>>"$keys/progress.log" |
         summary direct
@@ -85,3 +89,56 @@ for _ in $(seq 30); do
     sleep 0.5
 done
 echo "processes left under $work after 15 s: ${left:-none}"
+
+# The inspect tools on the host (HOTKERNEL_SSH_INSPECT=1): each run directly and through SSH, with
+# what it found, so the two can be compared line by line. profile --tool trace and calibrate build
+# hotkernel's helpers on the host with its CMake and nvcc first (timed in their rows).
+[ "${HOTKERNEL_SSH_INSPECT:-0}" = 1 ] || exit 0
+facts() {
+    "$python" -c 'import json, sys
+name, path, rc, start, end, file = sys.argv[1:]
+wall = float(end) - float(start)
+try:
+    d = json.load(open(file))
+except Exception:
+    d = {}
+k = d.get("kernels") or []
+if "calibration" in d:
+    f = d["calibration"].get("figures", {})
+    what = ", ".join("%s %.0f %s" % (n, v.get("value", 0), v.get("unit", "")) for n, v in list(f.items())[:2])
+elif "functions" in d:
+    what = "%d functions, first %s; %s" % (len(d["functions"]), d["functions"][0]["demangled"][:40] if d["functions"] else "-", d.get("command", "")[:60])
+elif k:
+    top = k[0]
+    what = "%d kernels, top %s %.1f us x%s; report %s" % (d.get("kernel_count", len(k)), (top.get("name") or "")[:40],
+            (top.get("avg_ns") or top.get("total_ns") or 0) / 1e3, top.get("calls"), d.get("report", ""))
+else:
+    what = (d.get("error") or open(file).read()[-200:]).replace("\n", " ")
+print("| %s | %s | %s | %.1f | %s |" % (name, path, rc, wall, what))' "$@"
+}
+inspect() { # ROW-NAME then hotkernel's arguments
+    local name=$1 rc start end
+    shift
+    for path in direct ssh; do
+        local host=()
+        [ "$path" = ssh ] && host=(--host "$url")
+        start=$(date +%s.%N)
+        rc=0
+        hotkernel "${host[@]}" --json "$@" >"$keys/out.json" 2>>"$keys/progress.log" || rc=$?
+        end=$(date +%s.%N)
+        facts "$name" "$path" "$rc" "$start" "$end" "$keys/out.json"
+    done
+}
+echo
+echo "| tool | path | exit | wall s | what it found |"
+echo "|---|---|---|---|---|"
+inspect "profile ncu" profile --tool ncu --kernel-regex "${HOTKERNEL_SSH_KERNEL:-rms}" --launch-count 1 "${target}_baseline.py"
+inspect "profile trace (1st: builds the tracer there)" profile --tool trace "${target}_candidate.py"
+inspect "profile trace" profile --tool trace "${target}_candidate.py"
+inspect "torch-trace" torch-trace "${target}_baseline.py"
+cubin=$(ls -t "${TRITON_CACHE_DIR:-$HOME/.triton/cache}"/*/*.cubin 2>/dev/null | head -n 1 || true)
+[ -n "$cubin" ] && inspect "disasm (Triton's cubin)" disasm "$cubin" --list
+inspect "calibrate --quick (1st: builds it there)" calibrate --quick
+echo "processes left under $work: $(ps -eo args | grep -F "$work" | grep -v grep || echo none)"
+echo "progress lines of the SSH runs:"
+grep -E "building|on ssh" "$keys/progress.log" | sort | uniq -c | head -n 12 || true

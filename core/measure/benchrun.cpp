@@ -34,6 +34,9 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     const bool hostReady = co_await MeasureSetup::prepareHost(session, hostFiles, job);
     if (!job || !hostReady || job->isCancelled())
         co_return ToolResult::cancelledResult();
+    co_await MeasureSetup::prepareRemoteWitness(session, job);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
     PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();

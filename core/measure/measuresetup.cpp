@@ -4,6 +4,7 @@
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cudatools.h"
+#include "inspect/nativehelpers.h"
 #include "inspect/gpuprobe.h"
 #include "measure/devicelock.h"
 #include "measure/freshscriptrunner.h"
@@ -11,6 +12,7 @@
 #include "measure/workerpool.h"
 #include "measure/workerscriptrunner.h"
 #include "remote/remotehost.h"
+#include "remote/remotetoolbox.h"
 #include "remote/syncset.h"
 #include "session/session.h"
 
@@ -141,7 +143,24 @@ QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo 
 
 QString witnessTracer(const Session &session)
 {
-    return session.remote() ? QString() : CudaTools::tracerLibrary();
+    if (RemoteHost *remote = session.remote())
+        return remote->toolCache().value(QStringLiteral("native:") + NativeHelpers::tracerFileName());
+    return CudaTools::tracerLibrary();
+}
+
+QCoro::Task<void> prepareRemoteWitness(Session &session, Job *job)
+{
+    RemoteHost *remote = session.remote();
+    if (!remote || remote->gpu().empty() || !witnessTracer(session).isEmpty())
+        co_return;
+    const QString tracerFile = NativeHelpers::tracerFileName();
+    try {
+        co_await RemoteToolbox::nativeHelper(remote, tracerFile, job);
+    } catch (const UserError &e) {
+        // The runs go unwitnessed; verify's and bench's warning says so, this says why.
+        if (job)
+            job->log(QStringLiteral("no GPU witness on %1: %2").arg(remote->display(), e.message()));
+    }
 }
 
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,
@@ -155,8 +174,13 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     options.timeout = timeout;
     // It records nothing until the contract's untimed witness replays.
     options.witnessTracer = witnessTracer(session);
-    if (RemoteHost *remote = session.remote())
+    if (RemoteHost *remote = session.remote()) {
         options.remote = remote->shell();
+        // A fresh process per run on a host is not witnessed: only a worker's supervisor streams
+        // the tracer's file back.
+        if (fresh)
+            options.witnessTracer.clear();
+    }
     PreparedRunner prepared;
     if (fresh) {
         prepared.runner = std::make_shared<FreshScriptRunner>(options);

@@ -73,9 +73,14 @@ QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job);
 QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job);
 
 // The CUPTI tracer every measured process of this session runs under in witness mode (issue 19),
-// and so every spare (issue 23): empty where none is built, and on a remote host, where the tracer
-// built here is not (docs/remote.md).
+// and so every spare (issue 23): empty where none is built. On a remote host, the tracer
+// prepareRemoteWitness() built there (its workers stream the witness back; docs/remote.md).
 QString witnessTracer(const Session &session);
+// On a remote host with a GPU: builds the tracer there the first time (RemoteToolbox), so that
+// its workers are witnessed as local ones are. A host that cannot build it (no CMake, no CUDA
+// Toolkit) leaves its runs unwitnessed, which verify and bench then warn about, with this reason
+// logged on the job. Nothing to do for a local session or a host without a GPU.
+QCoro::Task<void> prepareRemoteWitness(Session &session, Job *job);
 
 // A fresh runner, or the pool's worker for (role, script) in warm mode; started, not yet ready.
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,

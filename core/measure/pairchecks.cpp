@@ -59,8 +59,10 @@ QString PairChecks::witnessed(const RunOutcome &ob, const RunOutcome &oc, int pa
 {
     for (const RunOutcome *o : {&ob, &oc}) {
         if (!o->witnessed && stringField(o->line.json, "device") == QLatin1String("cuda")) {
-            *unavailable = QStringLiteral("hotkernel's GPU tracer, libhotkernel_tracer.so, is not installed "
-                                          "beside hotkernel or named by HOTKERNEL_TRACER");
+            *unavailable = QStringLiteral("hotkernel's GPU tracer, libhotkernel_tracer.so, was not loaded: "
+                                          "here it is not installed beside hotkernel or named by "
+                                          "HOTKERNEL_TRACER; on a remote host it could not be built there "
+                                          "(see the job's log), or the runs were fresh processes");
             return {};
         }
     }

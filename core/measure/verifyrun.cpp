@@ -155,6 +155,9 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     const bool hostReady = co_await MeasureSetup::prepareHost(session, hostFiles, job);
     if (!job || !hostReady || job->isCancelled())
         co_return ToolResult::cancelledResult();
+    co_await MeasureSetup::prepareRemoteWitness(session, job);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
     // On a remote host the candidate writes its judged outputs there, the baseline judges them
     // there, and a copy comes here for the checks made before that (docs/remote.md).
     const QPointer<RemoteHost> remote(session.remote());

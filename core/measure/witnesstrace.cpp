@@ -51,16 +51,46 @@ QString millis(double ms)
 
 WitnessTrace::WitnessTrace() : m_dir(std::make_unique<QTemporaryDir>()) {}
 
+WitnessTrace::WitnessTrace(bool streamed) : m_streamed(streamed) {}
+
 WitnessTrace::~WitnessTrace() = default;
 
 bool WitnessTrace::isValid() const
 {
-    return m_dir && m_dir->isValid();
+    return m_streamed || (m_dir && m_dir->isValid());
+}
+
+std::unique_ptr<WitnessTrace> WitnessTrace::streamed()
+{
+    return std::unique_ptr<WitnessTrace>(new WitnessTrace(true));
+}
+
+QProcessEnvironment WitnessTrace::remoteEnvironment(const QString &tracer)
+{
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("CUDA_INJECTION64_PATH"), tracer);
+    env.insert(QStringLiteral("HOTKERNEL_TRACE_WITNESS"), QStringLiteral("1"));
+    return env;
+}
+
+bool WitnessTrace::takeStreamLine(const QByteArray &text)
+{
+    if (!m_streamed || !text.startsWith("{\"hotkernel_trace\":"))
+        return false;
+    const std::optional<Json> line = parseJson(text);
+    if (!line || !line->is_object() || m_token.isEmpty() ||
+        stringField(*line, "token").toLatin1() != m_token) {
+        ++m_forged;
+        return true;
+    }
+    m_received +=
+        QByteArray::fromBase64(QByteArray::fromStdString(line->value("hotkernel_trace", std::string())));
+    return true;
 }
 
 QString WitnessTrace::path() const
 {
-    return isValid() ? m_dir->filePath(QStringLiteral("witness.jsonl")) : QString();
+    return m_dir && m_dir->isValid() ? m_dir->filePath(QStringLiteral("witness.jsonl")) : QString();
 }
 
 QProcessEnvironment WitnessTrace::environment(const QString &tracer) const
@@ -87,6 +117,16 @@ std::unique_ptr<WitnessTrace> WitnessTrace::inject(QProcess &process, const QStr
 
 std::vector<WitnessWindow> WitnessTrace::takeNew()
 {
+    if (m_streamed) {
+        // The supervisor sends whole lines only.
+        std::vector<WitnessWindow> windows = parse(std::exchange(m_received, {}));
+        if (std::exchange(m_forged, 0) > 0) {
+            WitnessWindow forged;
+            forged.forged = true;
+            windows.push_back(forged);
+        }
+        return windows;
+    }
     QFile file(path());
     if (!isValid() || !file.open(QIODevice::ReadOnly))
         return {};
@@ -158,6 +198,10 @@ bool WitnessTrace::unwitnessed(const std::vector<WitnessWindow> &windows, const 
 
 QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const Json &line, Time time)
 {
+    for (const WitnessWindow &w : windows)
+        if (w.forged)
+            return QStringLiteral("the worker printed a line posing as the remote supervisor's GPU trace "
+                                  "(without its token): a forged witness");
     const long long replays = integerField(line, "witness_replays", 0);
     if (replays <= 0)
         return QStringLiteral("the line reports no witness replays, but the GPU tracer recorded %1 witness "

@@ -32,6 +32,8 @@ struct WitnessWindow
     int outsideGraph = 0;  // kernels with graph_id 0 (not launched by a CUDA graph)
     QStringList outsideNames;
     QSet<long long> graphIds;
+    // A remote worker printed a line posing as its supervisor's trace (WitnessTrace::takeStreamLine).
+    bool forged = false;
 };
 
 class WitnessTrace
@@ -75,7 +77,25 @@ public:
     // directory could be made (its runs then go unwitnessed).
     static std::unique_ptr<WitnessTrace> inject(QProcess &process, const QString &tracer);
 
+    // A worker on a remote host (issue 24): the tracer writes there, and the remote supervisor
+    // (--stream-trace) sends what it wrote ahead of each stdout line, as a line
+    // {"hotkernel_trace": "<base64>"}. Such a trace reads from what feed() got, not from a file.
+    static std::unique_ptr<WitnessTrace> streamed();
+    // The variables that load `tracer` there in witness mode (the supervisor adds the file).
+    static QProcessEnvironment remoteEnvironment(const QString &tracer);
+    // The token the supervisor marks its lines with (sent to it on its stdin, never to the worker).
+    void expectToken(const QByteArray &token) { m_token = token; }
+    // A streamed trace takes the supervisor's line (true) and keeps its bytes for takeNew(). A line
+    // that looks like one but lacks the token (the worker forging it) is taken and dropped, so that
+    // it cannot pass for a result line either.
+    bool takeStreamLine(const QByteArray &line);
+
 private:
+    WitnessTrace(bool streamed);
+    bool m_streamed = false;
+    QByteArray m_token;
+    QByteArray m_received;
+    int m_forged = 0;
     std::unique_ptr<QTemporaryDir> m_dir;
     qint64 m_offset = 0;
     QByteArray m_partial;

@@ -15,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
+#include <QUuid>
 
 namespace hotkernel {
 
@@ -91,14 +92,27 @@ void WorkerScriptRunner::start()
     m_process->setProgram(m_options.python);
     m_process->setArguments(QStringList{m_options.script, QStringLiteral("--worker")});
     m_process->setWorkingDirectory(m_options.workingDirectory);
-    if (!m_options.witnessTracer.isEmpty())
+    QByteArray traceToken;
+    if (m_options.remote) {
+        // ssh runs it there, under the remote supervisor (docs/remote.md); with the host's tracer,
+        // the supervisor streams the witness back, marked with a token only it and we know.
+        QProcessEnvironment environment;
+        if (!m_options.witnessTracer.isEmpty()) {
+            m_witness = WitnessTrace::streamed();
+            traceToken = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
+            m_witness->expectToken(traceToken);
+            environment = WitnessTrace::remoteEnvironment(m_options.witnessTracer);
+        }
+        m_options.remote->wrap(*m_process, environment, !traceToken.isEmpty());
+    } else if (!m_options.witnessTracer.isEmpty()) {
         m_witness = WitnessTrace::inject(*m_process, m_options.witnessTracer);
-    if (m_options.remote) // ssh runs it there, under the remote supervisor (docs/remote.md)
-        m_options.remote->wrap(*m_process, QProcessEnvironment());
+    }
     Supervisor::wrap(*m_process);
     connectProcess();
     qCDebug(lcMeasure) << "starting worker" << commandLine();
     m_process->start();
+    if (!traceToken.isEmpty()) // the supervisor's first line, never the worker's
+        m_process->write(traceToken + '\n');
     if (m_process->processId() > 0)
         m_group = m_process->processId();
 }
@@ -172,6 +186,8 @@ void WorkerScriptRunner::readStandardOutput()
     while ((newline = m_stdoutBuffer.indexOf('\n')) >= 0) {
         QByteArray line = m_stdoutBuffer.left(newline);
         m_stdoutBuffer.remove(0, newline + 1);
+        if (m_witness && m_witness->takeStreamLine(line))
+            continue; // the remote supervisor's witness bytes, ahead of the line they vouch for
         if (!line.trimmed().isEmpty()) {
             m_lines.push_back(std::move(line));
             any = true;

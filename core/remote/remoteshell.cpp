@@ -50,12 +50,14 @@ QString RemoteShell::localPath(const QString &remotePath) const
 
 QString RemoteShell::remoteCommand(const QString &program, const QStringList &arguments,
                                    const QString &workingDirectory, const QProcessEnvironment &environment,
-                                   bool keepOnEndOfInput) const
+                                   bool keepOnEndOfInput, bool streamTrace) const
 {
     const QString dir = workingDirectory.isEmpty() ? m_remoteWorkdir : remotePath(workingDirectory);
     QStringList words{QStringLiteral("exec"), shellQuote(remotePython()), shellQuote(supervisorPath())};
     if (keepOnEndOfInput)
         words << QStringLiteral("--keep-on-eof");
+    if (streamTrace)
+        words << QStringLiteral("--stream-trace");
     words << QStringLiteral("--");
     const QStringList keys = environment.keys();
     if (!keys.isEmpty()) {
@@ -84,10 +86,10 @@ void RemoteShell::wrap(ProcessSpec &spec, bool keepOnEndOfInput) const
     spec.workingDirectory = m_localRoot;
 }
 
-void RemoteShell::wrap(QProcess &process, const QProcessEnvironment &environment) const
+void RemoteShell::wrap(QProcess &process, const QProcessEnvironment &environment, bool streamTrace) const
 {
-    const QString command =
-        remoteCommand(process.program(), process.arguments(), process.workingDirectory(), environment, false);
+    const QString command = remoteCommand(process.program(), process.arguments(), process.workingDirectory(),
+                                          environment, false, streamTrace);
     process.setProgram(program());
     process.setArguments(commandArguments(command));
     process.setWorkingDirectory(m_localRoot);

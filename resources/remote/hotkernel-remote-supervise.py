@@ -5,7 +5,7 @@
 hotkernel copies this file into <workdir>/.hotkernel/ when it connects and runs every remote
 process as
 
-    python3 hotkernel-remote-supervise.py [--keep-on-eof] -- PROGRAM ARGS...
+    python3 hotkernel-remote-supervise.py [--keep-on-eof] [--stream-trace] -- PROGRAM ARGS...
 
 It starts PROGRAM in a process group of its own, passes stdin on to it (stdout and stderr are
 PROGRAM's own: the ssh session's pipes), and ends the whole group (SIGTERM, then SIGKILL) when:
@@ -14,6 +14,15 @@ PROGRAM's own: the ssh session's pipes), and ends the whole group (SIGTERM, then
 - the ssh session is gone: its stdout pipe has no reader any more (sshd killed, connection lost);
 - it gets SIGTERM, SIGHUP or SIGINT.
 Killing ssh without a tty leaves remote processes running otherwise. It exits as PROGRAM did.
+
+--stream-trace: the GPU witness (issue 19) on this host. PROGRAM gets HOTKERNEL_TRACE_FILE, a
+private file beside this script that hotkernel's CUPTI tracer appends to, and its stdout goes
+through the supervisor: before each line of it, what the tracer added since is sent as one line
+{"hotkernel_trace": "<base64>", "token": TOKEN}, TOKEN being the first line hotkernel writes to the
+supervisor's stdin (never passed on, never in an argv: PROGRAM cannot forge such a line). The
+tracer closes a witness window before the contract prints
+the run's line, so the window always arrives before the line it vouches for. The file is removed
+at the end.
 
     python3 hotkernel-remote-supervise.py --hold-gpu-lock
 
@@ -25,13 +34,16 @@ hotkernel-gpuN.lock in $XDG_RUNTIME_DIR when private, else /tmp/hotkernel-UID), 
 Pure Python 3 standard library; no third-party module.
 """
 
+import base64
 import errno
 import fcntl
+import json
 import os
 import select
 import signal
 import stat
 import sys
+import tempfile
 import time
 
 GRACE_S = 2.0  # after the end of stdin, for PROGRAM to exit by itself
@@ -65,8 +77,88 @@ def exit_like(status):
     sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
-def supervise(keep_on_eof, command):
+class TraceStream:
+    """PROGRAM's stdout, with the tracer's new bytes sent ahead of each line (--stream-trace)."""
+
+    def __init__(self):
+        self.token = read_first_line(0)
+        fd, self.path = tempfile.mkstemp(prefix="witness-", suffix=".jsonl",
+                                         dir=os.path.dirname(os.path.abspath(__file__)))
+        os.close(fd)
+        self.offset = 0
+        self.pending = b""
+        self.read_fd, self.write_fd = os.pipe()
+
+    def trace_line(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return b""
+        # Whole lines only; a line the tracer is still writing goes with the next one.
+        end = data.rfind(b"\n") + 1
+        self.offset += end
+        if not end:
+            return b""
+        line = {"hotkernel_trace": base64.b64encode(data[:end]).decode(), "token": self.token}
+        return (json.dumps(line) + "\n").encode()
+
+    def forward(self, data):
+        self.pending += data
+        out = b""
+        while True:
+            newline = self.pending.find(b"\n")
+            if newline < 0:
+                break
+            out += self.trace_line() + self.pending[:newline + 1]
+            self.pending = self.pending[newline + 1:]
+        write_all(1, out)
+
+    def drain(self):
+        """After PROGRAM ended: what is left in the pipe, then the trace's tail."""
+        os.set_blocking(self.read_fd, False)
+        while True:
+            try:
+                data = os.read(self.read_fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            self.forward(data)
+        write_all(1, self.trace_line() + self.pending)
+        self.pending = b""
+
+    def remove(self):
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+
+def read_first_line(fd):
+    """One line of fd, read byte by byte so that nothing after it is taken from PROGRAM."""
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            break
+        line += byte
+    return line.decode(errors="replace").strip()
+
+
+def write_all(fd, data):
+    while data:
+        try:
+            data = data[os.write(fd, data):]
+        except OSError:
+            return  # the reader is gone; the poll loop notices
+
+
+def supervise(keep_on_eof, command, trace=None):
     child_in_r, child_in_w = os.pipe()
+    if trace:
+        os.environ["HOTKERNEL_TRACE_FILE"] = trace.path
     pid = os.fork()
     if pid == 0:
         try:
@@ -74,6 +166,10 @@ def supervise(keep_on_eof, command):
             os.dup2(child_in_r, 0)
             os.close(child_in_r)
             os.close(child_in_w)
+            if trace:
+                os.dup2(trace.write_fd, 1)
+                os.close(trace.write_fd)
+                os.close(trace.read_fd)
             os.execvp(command[0], command)
         except OSError as e:
             os.write(2, ("hotkernel-remote-supervise: cannot start %s: %s\n" % (command[0], e.strerror)).encode())
@@ -83,6 +179,8 @@ def supervise(keep_on_eof, command):
     except OSError:
         pass  # the child did it first, or already exec'd
     os.close(child_in_r)
+    if trace:
+        os.close(trace.write_fd)
 
     ending = []
 
@@ -97,16 +195,22 @@ def supervise(keep_on_eof, command):
     poller.register(0, select.POLLIN)
     # Registered for no event: poll still reports POLLERR/POLLHUP once the reader is gone.
     poller.register(1, 0)
+    if trace:
+        poller.register(trace.read_fd, select.POLLIN)
     eof_at = None
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             kill_group(pid)  # whatever it left behind
+            if trace:
+                trace.drain()
+                trace.remove()
             exit_like(status)
-        if ending:
-            kill_group(pid)
-            break
-        if eof_at is not None and time.monotonic() - eof_at > GRACE_S:
+        stopping = ending or (eof_at is not None and time.monotonic() - eof_at > GRACE_S)
+        if stopping:
+            # The trace file first: a SIGKILL may follow the SIGTERM that brought us here.
+            if trace:
+                trace.remove()
             kill_group(pid)
             break
         try:
@@ -116,6 +220,12 @@ def supervise(keep_on_eof, command):
         for fd, ev in events:
             if fd == 1 and ev & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
                 ending.append("connection lost")
+            elif trace and fd == trace.read_fd:
+                data = os.read(fd, 65536) if ev & select.POLLIN else b""
+                if data:
+                    trace.forward(data)
+                else:
+                    poller.unregister(fd)  # PROGRAM closed its stdout; waitpid ends the loop
             elif fd == 0:
                 data = b""
                 if ev & select.POLLIN:
@@ -135,6 +245,8 @@ def supervise(keep_on_eof, command):
                 if not keep_on_eof:
                     eof_at = time.monotonic()
     done, status = os.waitpid(pid, 0)
+    if trace:
+        trace.remove()
     exit_like(status)
 
 
@@ -196,10 +308,13 @@ def hold_gpu_lock(device):
 
 def main(argv):
     keep_on_eof = False
+    stream_trace = False
     i = 0
     while i < len(argv) and argv[i] != "--":
         if argv[i] == "--keep-on-eof":
             keep_on_eof = True
+        elif argv[i] == "--stream-trace":
+            stream_trace = True
         elif argv[i] == "--hold-gpu-lock":
             hold_gpu_lock(current_device())
         else:
@@ -208,9 +323,9 @@ def main(argv):
         i += 1
     command = argv[i + 1:]
     if not command:
-        sys.stderr.write("usage: hotkernel-remote-supervise.py [--keep-on-eof] -- PROGRAM ARGS...\n")
+        sys.stderr.write("usage: hotkernel-remote-supervise.py [--keep-on-eof] [--stream-trace] -- PROGRAM ARGS...\n")
         return 2
-    supervise(keep_on_eof, command)
+    supervise(keep_on_eof, command, TraceStream() if stream_trace else None)
     return 0
 
 

@@ -11,6 +11,7 @@ ignores the request, as an old contract would).
 Environment: HOTKERNEL_FAKE_PIDFILE (write the process group id there), HOTKERNEL_FAKE_CONTRACT_SHA256
 (the contract hash to report), HOTKERNEL_FAKE_SCALE (multiplies ms).
 """
+import base64
 import json
 import os
 import random
@@ -129,10 +130,25 @@ def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
         # The real contract asks for the seed after timing; so does this double (docs/contract.md).
         emit({"event": "judge_seed", "run": run})
         judge_seed = json.loads(sys.stdin.readline())["judge_seed"]
+    if behaviour == "witnessed":  # as the tracer does in witness mode: a window, then the line
+        with open(os.environ["HOTKERNEL_TRACE_FILE"], "a") as f:
+            f.write(_witness_window(run))
+    if behaviour == "forgedtrace":  # a worker posing as the remote supervisor's trace stream
+        forged = base64.b64encode(_witness_window(run).encode()).decode()
+        emit({"hotkernel_trace": forged, "token": "a-guess"})
     line = result(behaviour, run, timer)
     if line["ok"]:
         write_judged(behaviour, run, judge_seed, judge_dir)
     emit(line)
+
+
+def _witness_window(run):
+    """One witness window with two kernels of 1000 + run ns each, as the tracer writes it."""
+    kernels = "".join(
+        json.dumps({"type": "kernel", "name": "k", "start_ns": 10000 * i, "end_ns": 10000 * i + 1000 + run,
+                    "graph_id": 7}) + "\n" for i in range(2))
+    return (json.dumps({"type": "witness", "phase": "begin"}) + "\n" + kernels +
+            json.dumps({"type": "witness", "phase": "end", "kernels": 2, "dropped": 0}) + "\n")
 
 
 def _event(what):
