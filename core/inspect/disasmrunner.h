@@ -19,10 +19,10 @@ class Job;
 // Which program disassembles a file, and how (pure; shared with a remote host's disasm).
 struct DisasmPlan
 {
-    QString tool;         // "cuobjdump" or "nvdisasm"; empty: a .ptx file, read as it is
-    QString variable;     // HOTKERNEL_CUOBJDUMP or HOTKERNEL_NVDISASM
+    QString tool;          // "cuobjdump" or "nvdisasm"; empty: a .ptx file, read as it is
+    QString variable;      // HOTKERNEL_CUOBJDUMP or HOTKERNEL_NVDISASM
     QStringList arguments; // after the program
-    bool ptx = false;     // the output is PTX
+    bool ptx = false;      // the output is PTX
 };
 
 class DisasmRunner

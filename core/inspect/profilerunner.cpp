@@ -307,9 +307,8 @@ QStringList ProfileRunner::ncuOptions(const ProfileRequest &request)
     // Match the names every table shows (demangled, "void at::native::...GeluCUDAKernelImpl..."),
     // not ncu's default function base name, and ignore case unless asked not to.
     if (!request.kernelRegex.isEmpty())
-        args << QStringLiteral("--kernel-name-base") << QStringLiteral("demangled")
-                       << QStringLiteral("-k")
-                       << NcuKernelFilter::argument(request.kernelRegex, request.caseSensitive);
+        args << QStringLiteral("--kernel-name-base") << QStringLiteral("demangled") << QStringLiteral("-k")
+             << NcuKernelFilter::argument(request.kernelRegex, request.caseSensitive);
     if (request.launchSkip > 0)
         args << QStringLiteral("-s") << QString::number(request.launchSkip);
     if (request.launchCount > 0)

@@ -10,8 +10,9 @@
 namespace hotkernel {
 
 namespace {
-const QString kForm = QStringLiteral("write it as ssh://[user@]host[:port][/workdir][?python=PATH&tools=DIR:DIR], "
-                                     "slurm://[partition][?gres=gpu:1&time=60], or local");
+const QString kForm =
+    QStringLiteral("write it as ssh://[user@]host[:port][/workdir][?python=PATH&tools=DIR:DIR], "
+                   "slurm://[partition][?gres=gpu:1&time=60], or local");
 
 bool fail(QString *error, const QString &text, const QString &why)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where a session runs its workers: `local`, `ssh://[user@]host[:port][/workdir][?python=PATH&tools=DIRS]`, or
-// a Slurm allocation, `slurm://[partition][?gres=...&time=...&python=...&workdir=...]` (issue 24).
-// A plain value; parse() is pure. Any thread.
+// Where a session runs its workers: `local`, `ssh://[user@]host[:port][/workdir][?python=PATH&tools=DIRS]`,
+// or a Slurm allocation, `slurm://[partition][?gres=...&time=...&python=...&workdir=...]` (issue 24). A plain
+// value; parse() is pure. Any thread.
 #pragma once
 
 #include "slurm/slurmhost.h"

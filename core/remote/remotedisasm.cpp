@@ -27,16 +27,18 @@ QCoro::Task<QByteArray> runOnHost(RemoteHost *host, DisasmPlan plan, Job *job, Q
     QStringList shown{program};
     for (const QString &a : plan.arguments)
         shown << alive->shell()->remotePath(a);
-    const QString shownCommand = QStringLiteral("on %1: %2").arg(alive->display(), shown.join(QLatin1Char(' ')));
+    const QString shownCommand =
+        QStringLiteral("on %1: %2").arg(alive->display(), shown.join(QLatin1Char(' ')));
     if (commandLine)
         *commandLine = shownCommand;
     const ProcessResult r = co_await RemoteToolbox::run(host, spec, job);
     if (!alive || r.status == ProcessResult::Status::Cancelled)
         co_return QByteArray();
     if (r.status == ProcessResult::Status::TimedOut)
-        throw UserError(QStringLiteral("`%1` ran for over 5 minutes and was stopped; disassemble a smaller file "
-                                       "(a single .cubin) instead.")
-                            .arg(shownCommand));
+        throw UserError(
+            QStringLiteral("`%1` ran for over 5 minutes and was stopped; disassemble a smaller file "
+                           "(a single .cubin) instead.")
+                .arg(shownCommand));
     if (!r.succeeded())
         throw DisasmRunner::failure(shownCommand, r.exitCode, r.stderrTail(6).trimmed());
     co_return r.standardOutput;
@@ -56,7 +58,8 @@ QCoro::Task<std::vector<SassFunction>> ptxText(RemoteHost *host, QString path, J
     if (!alive)
         co_return std::vector<SassFunction>();
     if (!text)
-        throw UserError(QStringLiteral("%1 is not a file on %2.").arg(alive->shell()->remotePath(path), alive->display()));
+        throw UserError(QStringLiteral("%1 is not a file on %2.")
+                            .arg(alive->shell()->remotePath(path), alive->display()));
     co_return co_await DisasmRunner::parseOffThread(*text, true);
 }
 
@@ -65,7 +68,8 @@ QCoro::Task<std::map<QString, std::map<QString, QString>>> noUsage()
     co_return std::map<QString, std::map<QString, QString>>();
 }
 
-QCoro::Task<std::map<QString, std::map<QString, QString>>> usageOnHost(QString path, RemoteHost *host, Job *job)
+QCoro::Task<std::map<QString, std::map<QString, QString>>> usageOnHost(QString path, RemoteHost *host,
+                                                                       Job *job)
 {
     DisasmPlan plan;
     plan.tool = QStringLiteral("cuobjdump");
@@ -83,14 +87,15 @@ QCoro::Task<std::vector<SassFunction>> RemoteDisasm::disassemble(QString path, Q
     const DisasmPlan plan = DisasmRunner::plan(path, level, tool);
     if (plan.tool.isEmpty()) {
         if (commandLine)
-            *commandLine = QStringLiteral("read %1 on %2").arg(host->shell()->remotePath(path), host->display());
+            *commandLine =
+                QStringLiteral("read %1 on %2").arg(host->shell()->remotePath(path), host->display());
         return ptxText(host, path, job);
     }
     return toolListing(host, plan, job, commandLine);
 }
 
-QCoro::Task<std::map<QString, std::map<QString, QString>>> RemoteDisasm::resourceUsage(QString path,
-                                                                                       RemoteHost *host, Job *job)
+QCoro::Task<std::map<QString, std::map<QString, QString>>>
+RemoteDisasm::resourceUsage(QString path, RemoteHost *host, Job *job)
 {
     if (path.isEmpty())
         return noUsage();

@@ -27,8 +27,8 @@ public:
                                                               RemoteHost *host, Job *job,
                                                               QString *commandLine = nullptr);
     // DisasmRunner::resourceUsage() on the host; empty at once for an empty path.
-    static QCoro::Task<std::map<QString, std::map<QString, QString>>> resourceUsage(QString path,
-                                                                                   RemoteHost *host, Job *job);
+    static QCoro::Task<std::map<QString, std::map<QString, QString>>>
+    resourceUsage(QString path, RemoteHost *host, Job *job);
 };
 
 } // namespace hotkernel

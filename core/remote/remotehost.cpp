@@ -251,7 +251,8 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
             "if [ -e %2 ]; then echo shared=yes; fi\n"
             "mkdir -p .hotkernel && chmod 700 .hotkernel\n"
             // What an ended session could not remove: judge directories, new's staging folders.
-            "find .hotkernel -maxdepth 1 \\( -name 'judge-*' -o -name 'profile-*' -o -name 'witness-*' \\) -mmin +720 "
+            "find .hotkernel -maxdepth 1 \\( -name 'judge-*' -o -name 'profile-*' -o -name 'witness-*' \\) "
+            "-mmin +720 "
             "-exec rm -rf {} + 2>/dev/null || true\n"
             "find . -maxdepth 4 -type d -name '.hotkernel-new-*' -mmin +60 -prune -exec rm -rf {} + "
             "2>/dev/null || true\n"

@@ -14,8 +14,8 @@
 #include "remote/sshhost.h"
 
 #include <QByteArray>
-#include <QHash>
 #include <QCoroTask>
+#include <QHash>
 #include <QObject>
 
 #include <chrono>

@@ -86,9 +86,10 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, RemoteHost *host, Job
     spec.arguments = ProfileRunner::ncuOptions(request);
     spec.arguments << QStringLiteral("-o") << report << QStringLiteral("-f") << request.command;
     out.commands << onHost(*alive, spec);
-    guard.job()->setProgress(0, 3,
-                             QStringLiteral("profiling with ncu on %1 (each kernel is replayed; this is slow)")
-                                 .arg(alive->display()));
+    guard.job()->setProgress(
+        0, 3,
+        QStringLiteral("profiling with ncu on %1 (each kernel is replayed; this is slow)")
+            .arg(alive->display()));
     const ProcessResult r = co_await RemoteToolbox::run(host, spec, guard.job());
     if (guard.stopped() || !alive)
         co_return out;
@@ -122,7 +123,8 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, RemoteHost *host, Job
     source.arguments = ProfileRunner::ncuExportArguments(report + QStringLiteral(".ncu-rep"), true);
     const bool wanted = ProfileRunner::wantsSourcePage(request);
     if (wanted) {
-        guard.job()->setProgress(2, 3, QStringLiteral("exporting the source page on %1").arg(alive->display()));
+        guard.job()->setProgress(2, 3,
+                                 QStringLiteral("exporting the source page on %1").arg(alive->display()));
         out.commands << onHost(*alive, source);
     }
     const ProcessResult src = co_await runIfWanted(host, source, wanted, guard.job());
@@ -130,8 +132,8 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, RemoteHost *host, Job
         co_return out;
     if (wanted) {
         if (!src.succeeded() || !src.standardOutput.contains("\"Kernel Name\""))
-            out.sourceNote = QStringLiteral("`%1` gave no source page: %2")
-                                 .arg(out.commands.back(), src.stderrTail(4));
+            out.sourceNote =
+                QStringLiteral("`%1` gave no source page: %2").arg(out.commands.back(), src.stderrTail(4));
         else
             out.sourceCsv = saveHere(request, QStringLiteral(".source-sass.csv"), src.standardOutput);
     }
@@ -155,8 +157,8 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, RemoteHost *host, J
     if (guard.stopped() || !alive || dir.isEmpty())
         co_return out;
     RemoteFolder folder{alive, dir};
-    const QString trace =
-        folder.path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName() + QStringLiteral(".trace.jsonl");
+    const QString trace = folder.path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName() +
+                          QStringLiteral(".trace.jsonl");
 
     ProcessSpec spec = specOnHost(request.command.value(0), request);
     spec.arguments = request.command.mid(1);
@@ -164,7 +166,8 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, RemoteHost *host, J
     spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), trace);
     out.commands << QStringLiteral("on %1: CUDA_INJECTION64_PATH=%2 HOTKERNEL_TRACE_FILE=%3 %4")
                         .arg(alive->display(), shellQuote(tracer), shellQuote(trace), spec.commandLine());
-    guard.job()->setProgress(0, 1, QStringLiteral("running under the kernel tracer on %1").arg(alive->display()));
+    guard.job()->setProgress(0, 1,
+                             QStringLiteral("running under the kernel tracer on %1").arg(alive->display()));
     const ProcessResult r = co_await RemoteToolbox::run(host, spec, guard.job());
     if (guard.stopped() || !alive)
         co_return out;

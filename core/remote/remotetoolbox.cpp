@@ -20,8 +20,9 @@ QByteArray resource(const QString &path)
 {
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
-        throw UserError(QStringLiteral("this hotkernel was built without %1; rebuild it from a full checkout.")
-                            .arg(path));
+        throw UserError(
+            QStringLiteral("this hotkernel was built without %1; rebuild it from a full checkout.")
+                .arg(path));
     return f.readAll();
 }
 
@@ -29,8 +30,8 @@ QByteArray resource(const QString &path)
 QString toolsCommand(const RemoteHost &host, const QStringList &arguments)
 {
     QStringList words{shellQuote(host.python().path), QStringLiteral("-c"),
-                      shellQuote(QString::fromUtf8(resource(
-                          QStringLiteral(":/hotkernel/remote/hotkernel-remote-tools.py"))))};
+                      shellQuote(QString::fromUtf8(
+                          resource(QStringLiteral(":/hotkernel/remote/hotkernel-remote-tools.py"))))};
     for (const QString &a : arguments)
         words << shellQuote(a);
     for (const QString &dir : host.url().toolDirs)
@@ -133,10 +134,11 @@ QCoro::Task<QString> RemoteToolbox::nativeHelper(RemoteHost *host, QString fileN
     if (!alive || r.status == ProcessResult::Status::Cancelled)
         co_return QString();
     if (field(r.standardOutput, "missing") == QLatin1String("cmake"))
-        throw UserError(QStringLiteral("host %1 has no cmake, which builds hotkernel's %2 there from source: "
-                                       "install CMake 3.25 or newer and the CUDA Toolkit with CUPTI there, or "
-                                       "name their folders in the host URL (?tools=/path/to/bin).")
-                            .arg(alive->display(), fileName));
+        throw UserError(
+            QStringLiteral("host %1 has no cmake, which builds hotkernel's %2 there from source: "
+                           "install CMake 3.25 or newer and the CUDA Toolkit with CUPTI there, or "
+                           "name their folders in the host URL (?tools=/path/to/bin).")
+                .arg(alive->display(), fileName));
     const QString built = field(r.standardOutput, "built");
     if (built.isEmpty()) {
         const QString log = field(r.standardOutput, "log");

@@ -166,7 +166,8 @@ QString SlurmHost::toUrl() const
     if (!workdir.isEmpty())
         query << QStringLiteral("workdir=") + QString::fromUtf8(QUrl::toPercentEncoding(workdir, "/"));
     if (!toolDirs.isEmpty())
-        query << QStringLiteral("tools=") + QString::fromUtf8(QUrl::toPercentEncoding(toolDirs.join(QLatin1Char(':')), "/:"));
+        query << QStringLiteral("tools=") +
+                     QString::fromUtf8(QUrl::toPercentEncoding(toolDirs.join(QLatin1Char(':')), "/:"));
     QString url = scheme + partition;
     if (!query.isEmpty())
         url += QLatin1Char('?') + query.join(QLatin1Char('&'));

@@ -22,9 +22,9 @@ struct SlurmHost
     QString qos;
     int cpus = 0; // CPUs for the workers (salloc --cpus-per-task); 0: the partition's default
     Lifetime lifetime = Lifetime::Session;
-    QString python;  // the interpreter on the node; empty: python3 on the PATH srun passes on
-    QString workdir; // absolute, or relative to the home there; empty: this directory when the node
-                     // sees it (a shared file system), else one hotkernel picks below the home
+    QString python;       // the interpreter on the node; empty: python3 on the PATH srun passes on
+    QString workdir;      // absolute, or relative to the home there; empty: this directory when the node
+                          // sees it (a shared file system), else one hotkernel picks below the home
     QStringList toolDirs; // folders on the node searched first for ncu, cuobjdump, nvdisasm, cmake
 
     // Throws UserError naming what is wrong in text and how to write it instead.

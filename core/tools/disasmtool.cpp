@@ -214,7 +214,8 @@ QCoro::Task<bool> prepareBinaryHost(Session &session, QString binary, Job *job)
         co_return false;
     RemoteHost *remote = session.remote();
     const QString root = QDir::cleanPath(session.workDir().root());
-    const bool here = QFileInfo(binary).isFile() && QDir::cleanPath(binary).startsWith(root + QLatin1Char('/'));
+    const bool here =
+        QFileInfo(binary).isFile() && QDir::cleanPath(binary).startsWith(root + QLatin1Char('/'));
     QStringList files;
     if (remote && here)
         files << QDir(root).relativeFilePath(binary);
@@ -322,7 +323,8 @@ QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
 
     QString command;
     job.setProgress(0, std::nullopt, QStringLiteral("disassembling %1").arg(QFileInfo(binary).fileName()));
-    std::vector<SassFunction> functions = co_await disassembleWhere(session, binary, level, tool, guard, &command);
+    std::vector<SassFunction> functions =
+        co_await disassembleWhere(session, binary, level, tool, guard, &command);
     if (!guard || guard->isCancelled())
         co_return ToolResult::cancelledResult();
     if (functions.empty())
@@ -437,25 +439,29 @@ void registerDisasmTool(ToolRegistry &registry)
         "SASS or PTX of a .cubin, .ptx, .so or executable, or of the newest Triton-cache kernel "
         "named by function (target \"triton-cache\"), with registers and spills. With source_report "
         "(ncu source CSV), or that CSV as target alone: the hottest instructions and stall reasons.");
-    spec.help = QStringLiteral("Disassembles a .cubin, .ptx, .so or executable (cuobjdump -sass/-ptx, "
-                               "or nvdisasm for a cubin), or the newest "
-                               "Triton-cache kernel whose name matches (target \"triton-cache\" with "
-                               "function NAME; searches $TRITON_CACHE_DIR "
-                               "and ~/.triton/cache) with its metadata (num_warps, num_stages, shared "
-                               "memory). `list` names the functions in "
-                               "the binary; `function` picks one by name substring. SASS comes with "
-                               "the registers, stack, shared and local "
-                               "memory (where spills go) that cuobjdump -res-usage reports. A target that "
-                               "is an ncu source-page CSV (profile's source_csv) gives the SASS, executed "
-                               "counts and stall samples by reason from the export alone. With "
-                               "source_report (an `ncu --import R.ncu-rep "
-                               "--csv --page source --print-source sass` export of a report made with "
-                               "`--set full --import-source yes`), each "
-                               "instruction gets its warp-stall samples and executed count, and the "
-                               "hottest instructions and top stall reasons "
-                               "are named. Read-only. Fails with what to install when "
-                               "cuobjdump/nvdisasm are missing (PATH, $CUDA_HOME/bin, "
-                               "/usr/local/cuda/bin, HOTKERNEL_CUOBJDUMP, HOTKERNEL_NVDISASM).");
+    spec.help =
+        QStringLiteral("Disassembles a .cubin, .ptx, .so or executable (cuobjdump -sass/-ptx, "
+                       "or nvdisasm for a cubin), or the newest "
+                       "Triton-cache kernel whose name matches (target \"triton-cache\" with "
+                       "function NAME; searches $TRITON_CACHE_DIR "
+                       "and ~/.triton/cache) with its metadata (num_warps, num_stages, shared "
+                       "memory). `list` names the functions in "
+                       "the binary; `function` picks one by name substring. SASS comes with "
+                       "the registers, stack, shared and local "
+                       "memory (where spills go) that cuobjdump -res-usage reports. A target that "
+                       "is an ncu source-page CSV (profile's source_csv) gives the SASS, executed "
+                       "counts and stall samples by reason from the export alone. With "
+                       "source_report (an `ncu --import R.ncu-rep "
+                       "--csv --page source --print-source sass` export of a report made with "
+                       "`--set full --import-source yes`), each "
+                       "instruction gets its warp-stall samples and executed count, and the "
+                       "hottest instructions and top stall reasons "
+                       "are named. Read-only. Fails with what to install when "
+                       "cuobjdump/nvdisasm are missing (PATH, $CUDA_HOME/bin, "
+                       "/usr/local/cuda/bin, HOTKERNEL_CUOBJDUMP, HOTKERNEL_NVDISASM). In a session on "
+                       "a remote host the disassembler runs there, on the file as the host has it "
+                       "(one in the session's directory is copied there first); the host's "
+                       "Triton cache is not searched: give the .cubin's path there.");
     spec.inputSchema = Json{
         {"type", "object"},
         {"properties",
@@ -498,7 +504,10 @@ void registerDisasmTool(ToolRegistry &registry)
     spec.outputSchema = Json{
         {"type", "object"},
         {"properties",
-         {{"binary", {{"type", "string"}, {"description", "the file disassembled"}}},
+         {{"binary", {{"type", "string"}, {"description", "the file disassembled (as its host has it)"}}},
+          {"host",
+           {{"type", "string"},
+            {"description", "the session's remote host the disassembler ran on; absent here"}}},
           {"command", {{"type", "string"}, {"description", "the disassembler command run"}}},
           {"level", {{"type", "string"}, {"description", "sass or ptx"}}},
           {"functions",

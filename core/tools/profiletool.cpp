@@ -97,10 +97,11 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     request.tool = stringField(arguments, "tool", QStringLiteral("auto"));
     // nsys is not looked for on a remote host; the tracer is built there.
     if (request.tool == QLatin1String("auto"))
-        request.tool = session.remote() ||
-                               CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
-                           ? QStringLiteral("trace")
-                           : QStringLiteral("nsys");
+        request.tool =
+            session.remote() ||
+                    CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
+                ? QStringLiteral("trace")
+                : QStringLiteral("nsys");
     request.kernelRegex = stringField(arguments, "kernel_regex");
     request.caseSensitive = arguments.value("case_sensitive", false);
     request.launchCount = arguments.value("launch_count", 1);
@@ -195,7 +196,10 @@ void registerProfileTool(ToolRegistry &registry)
                                "starting with a .py file runs in the torch interpreter. Reports go to "
                                "profiles/ in the working directory. Fails "
                                "with what to do on ERR_NVGPUCTRPERM (counter permission), a missing "
-                               "ncu/nsys, or a tracer not built.");
+                               "ncu/nsys, or a tracer not built. In a session on a remote host ncu or "
+                               "the tracer (built there once with its CMake and CUDA Toolkit) run "
+                               "there, the .py scripts copied first, and the report and CSVs come back "
+                               "into profiles/ here; nsys is not run there (auto means trace).");
     spec.inputSchema =
         Json{{"type", "object"},
              {"properties",
@@ -209,7 +213,7 @@ void registerProfileTool(ToolRegistry &registry)
                 {{"type", "string"},
                  {"enum", Json::array({"auto", "ncu", "nsys", "trace"})},
                  {"default", "auto"},
-                 {"description", "auto: nsys when installed, else trace."}}},
+                 {"description", "auto: nsys when installed, else trace (trace on a remote host)."}}},
                {"kernel_regex",
                 {{"type", "string"},
                  {"default", ""},

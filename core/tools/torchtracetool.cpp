@@ -177,7 +177,9 @@ void registerTorchTraceTool(ToolRegistry &registry)
                                "save_trace keeps the profiler's chrome trace under profiles/. The "
                                "execution trace (on by default) adds op_rows: each kernel joined to the "
                                "aten op that launched it, with every argument, and the saved report "
-                               "feeds new --from-trace. Fails "
+                               "feeds new --from-trace. In a session on a remote host the "
+                               "script (copied there with what it imports) runs in the host's "
+                               "interpreter and the traces come back here. Fails "
                                "with the script's traceback when the "
                                "script fails.");
     spec.inputSchema =
@@ -212,7 +214,8 @@ void registerTorchTraceTool(ToolRegistry &registry)
     spec.outputSchema = Json{
         {"type", "object"},
         {"properties",
-         {{"script", {{"type", "string"}, {"description", "the script profiled"}}},
+         {{"script", {{"type", "string"}, {"description", "the script profiled (as its host has it)"}}},
+          {"host", {{"type", "string"}, {"description", "the session's remote host it ran on; absent here"}}},
           {"torch", {{"type", "string"}, {"description", "torch version"}}},
           {"device",
            {{"type", "string"},

@@ -121,13 +121,13 @@ private Q_SLOTS:
     {
         // ?tools= names folders on the host searched first for ncu, cuobjdump, nvdisasm and cmake.
         QString problem;
-        const auto url =
-            HostUrl::parse(QStringLiteral("ssh://box/k?python=/opt/py/bin/python3&tools=/opt/ncu:/opt/cuda/bin"),
-                           &problem);
+        const auto url = HostUrl::parse(
+            QStringLiteral("ssh://box/k?python=/opt/py/bin/python3&tools=/opt/ncu:/opt/cuda/bin"), &problem);
         QVERIFY2(url, qPrintable(problem));
         QCOMPARE(url->toolDirs, QStringList({QStringLiteral("/opt/ncu"), QStringLiteral("/opt/cuda/bin")}));
         QCOMPARE(url->python, QStringLiteral("/opt/py/bin/python3"));
-        QCOMPARE(url->toString(), QStringLiteral("ssh://box/k?python=/opt/py/bin/python3&tools=/opt/ncu:/opt/cuda/bin"));
+        QCOMPARE(url->toString(),
+                 QStringLiteral("ssh://box/k?python=/opt/py/bin/python3&tools=/opt/ncu:/opt/cuda/bin"));
     }
 
     void paths()
@@ -197,10 +197,11 @@ private Q_SLOTS:
         QCOMPARE(again->slurm, url->slurm);
 
         // ?tools= on a node as on an ssh host; toString() keeps it.
-        const auto withTools =
-            HostUrl::parse(QStringLiteral("slurm://gpu?time=30&tools=/opt/ncu:/usr/local/cuda/bin"), &problem);
+        const auto withTools = HostUrl::parse(
+            QStringLiteral("slurm://gpu?time=30&tools=/opt/ncu:/usr/local/cuda/bin"), &problem);
         QVERIFY2(withTools, qPrintable(problem));
-        QCOMPARE(withTools->toolDirs, QStringList({QStringLiteral("/opt/ncu"), QStringLiteral("/usr/local/cuda/bin")}));
+        QCOMPARE(withTools->toolDirs,
+                 QStringList({QStringLiteral("/opt/ncu"), QStringLiteral("/usr/local/cuda/bin")}));
         QCOMPARE(HostUrl::parse(withTools->toString(), &problem)->toolDirs, withTools->toolDirs);
 
         const auto plain = HostUrl::parse(QStringLiteral("slurm://"), &problem);

@@ -338,16 +338,17 @@ private Q_SLOTS:
     {
         // The script runs under torch.profiler there; its chrome trace comes back into profiles/.
         QByteArray out, err;
-        const int exitCode = hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
-                                        QStringLiteral("torch-trace"), QStringLiteral("targets/gelu_baseline.py"),
-                                        QStringLiteral("--save-trace")},
-                                       &out, &err);
+        const int exitCode = hotkernel(
+            {QStringLiteral("--json"), QStringLiteral("--host"), m_url, QStringLiteral("torch-trace"),
+             QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--save-trace")},
+            &out, &err);
         QVERIFY2(exitCode == 0, err.constData());
         const QJsonObject r = QJsonDocument::fromJson(out).object();
         QVERIFY2(!r.isEmpty(), err.constData());
         QCOMPARE(r[QStringLiteral("host")].toString(), m_url);
         // It ran the host's copy of the script, in the host's directory.
-        QCOMPARE(r[QStringLiteral("script")].toString(), m_remoteDir + QStringLiteral("/targets/gelu_baseline.py"));
+        QCOMPARE(r[QStringLiteral("script")].toString(),
+                 m_remoteDir + QStringLiteral("/targets/gelu_baseline.py"));
         QVERIFY(r[QStringLiteral("op_count")].toInt() > 0);
         const QString chrome = r[QStringLiteral("chrome_trace")].toString();
         QVERIFY2(chrome.startsWith(project() + QStringLiteral("/profiles/")), qPrintable(chrome));
@@ -382,19 +383,22 @@ private Q_SLOTS:
         QVERIFY2(!remote.isEmpty(), err.constData());
         QCOMPARE(remote[QStringLiteral("host")].toString(), url);
         QCOMPARE(remote[QStringLiteral("binary")].toString(), m_remoteDir + QLatin1Char('/') + cubin);
-        QVERIFY2(remote[QStringLiteral("command")].toString().startsWith(QStringLiteral("on %1: %2").arg(url, tools)),
+        QVERIFY2(remote[QStringLiteral("command")].toString().startsWith(
+                     QStringLiteral("on %1: %2").arg(url, tools)),
                  qPrintable(remote[QStringLiteral("command")].toString()));
-        QCOMPARE(readFile(m_remoteDir + QLatin1Char('/') + cubin), readFile(project() + QLatin1Char('/') + cubin));
+        QCOMPARE(readFile(m_remoteDir + QLatin1Char('/') + cubin),
+                 readFile(project() + QLatin1Char('/') + cubin));
         // The same functions as cuobjdump here finds.
         QProcessEnvironment env = environment();
         env.insert(QStringLiteral("HOTKERNEL_TOOL_DIRS"), tools);
         QByteArray localOut;
-        QCOMPARE(hotkernel::test::runHotkernel(project(), env,
-                                               {QStringLiteral("--json"), QStringLiteral("disasm"), cubin,
-                                                QStringLiteral("--list")},
-                                               &localOut, &err),
+        QCOMPARE(hotkernel::test::runHotkernel(
+                     project(), env,
+                     {QStringLiteral("--json"), QStringLiteral("disasm"), cubin, QStringLiteral("--list")},
+                     &localOut, &err),
                  0);
-        const QJsonArray here = QJsonDocument::fromJson(localOut).object()[QStringLiteral("functions")].toArray();
+        const QJsonArray here =
+            QJsonDocument::fromJson(localOut).object()[QStringLiteral("functions")].toArray();
         QVERIFY(!here.isEmpty());
         QCOMPARE(remote[QStringLiteral("functions")].toArray(), here);
 
@@ -404,7 +408,9 @@ private Q_SLOTS:
                             QStringLiteral("cuobjdump")},
                            &out, &err),
                  1);
-        QVERIFY2(err.contains(QStringLiteral("on %1").arg(url).toUtf8()) && err.contains("/nonexistent/kernel.cubin"), err.constData());
+        QVERIFY2(err.contains(QStringLiteral("on %1").arg(url).toUtf8()) &&
+                     err.contains("/nonexistent/kernel.cubin"),
+                 err.constData());
     }
 
     void profileOnTheHost()
@@ -412,28 +418,32 @@ private Q_SLOTS:
         // ncu is looked for there, not here: a host without it is an error naming the host, where
         // it looked and ?tools=.
         QByteArray out, err;
-        QCOMPARE(hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("profile"), QStringLiteral("--tool"),
-                            QStringLiteral("ncu"), QStringLiteral("targets/gelu_baseline.py")},
-                           &out, &err),
-                 1);
-        QVERIFY2(err.contains(QStringLiteral("host %1 has no ncu").arg(m_url).toUtf8()) && err.contains("?tools="),
+        QCOMPARE(
+            hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("profile"), QStringLiteral("--tool"),
+                       QStringLiteral("ncu"), QStringLiteral("targets/gelu_baseline.py")},
+                      &out, &err),
+            1);
+        QVERIFY2(err.contains(QStringLiteral("host %1 has no ncu").arg(m_url).toUtf8()) &&
+                     err.contains("?tools="),
                  err.constData());
         // The tracer is built there with the host's CMake and CUDA Toolkit, then injected into the
         // command; a CPU target never starts CUDA, so the driver never loads it: the error says so.
         if (!QFileInfo::exists(QStringLiteral("/usr/local/cuda/bin/nvcc")) ||
             QStandardPaths::findExecutable(QStringLiteral("cmake")).isEmpty())
             QSKIP("no CUDA Toolkit in /usr/local/cuda or no cmake: the tracer cannot be built on the host");
-        QCOMPARE(hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("profile"), QStringLiteral("--tool"),
-                            QStringLiteral("trace"), QStringLiteral("targets/gelu_baseline.py")},
-                           &out, &err),
-                 1);
+        QCOMPARE(
+            hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("profile"), QStringLiteral("--tool"),
+                       QStringLiteral("trace"), QStringLiteral("targets/gelu_baseline.py")},
+                      &out, &err),
+            1);
         QVERIFY2(err.contains(QStringLiteral("The tracer wrote no trace on %1").arg(m_url).toUtf8()) &&
                      err.contains("never initialised CUDA") && err.contains("libhotkernel_tracer.so"),
                  err.constData());
         // Built once, in this user's cache there, and found again by the next call.
         QStringList built;
         for (QDirIterator it(QDir::homePath() + QStringLiteral("/.cache/hotkernel"),
-                             {QStringLiteral("libhotkernel_tracer.so")}, QDir::Files, QDirIterator::Subdirectories);
+                             {QStringLiteral("libhotkernel_tracer.so")}, QDir::Files,
+                             QDirIterator::Subdirectories);
              it.hasNext();)
             built << it.next();
         QVERIFY2(!built.isEmpty(), err.constData());

@@ -5,8 +5,8 @@
 // is this machine through `sh -c` (the transport is tst_remotessh's business): the supervisor, the
 // worker runner and the witness parser are the real ones, the worker a fake that writes the
 // tracer's lines itself (tests/data/measure/fake_witnessed.py).
-#include "measure/workerscriptrunner.h"
 #include "measure/measuretesthelpers.h"
+#include "measure/workerscriptrunner.h"
 #include "remote/remoteshell.h"
 #include "testlimits.h"
 
@@ -62,7 +62,8 @@ class TestTraceStream : public QObject
     }
 
     // The worker's outcomes for runs; fewer, and *error saying why, when one failed.
-    static std::vector<RunOutcome> serve(WorkerScriptRunner &worker, const std::vector<int> &runs, QString *error)
+    static std::vector<RunOutcome> serve(WorkerScriptRunner &worker, const std::vector<int> &runs,
+                                         QString *error)
     {
         std::vector<RunOutcome> outcomes;
         worker.start();
@@ -88,8 +89,9 @@ private Q_SLOTS:
     {
         QVERIFY(m_root.isValid());
         QVERIFY(QDir(m_root.path()).mkpath(QStringLiteral(".hotkernel")));
-        QVERIFY(QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/remote/hotkernel-remote-supervise.py"),
-                            m_root.filePath(QStringLiteral(".hotkernel/hotkernel-remote-supervise.py"))));
+        QVERIFY(QFile::copy(
+            QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/remote/hotkernel-remote-supervise.py"),
+            m_root.filePath(QStringLiteral(".hotkernel/hotkernel-remote-supervise.py"))));
         m_shell = std::make_shared<ThisMachineShell>(m_root.path(), QStringLiteral("python3"));
     }
 

@@ -315,9 +315,11 @@ private Q_SLOTS:
         QVERIFY2(exitCode == 0, err.constData());
         const QJsonObject trace = QJsonDocument::fromJson(out).object();
         QCOMPARE(trace[QStringLiteral("host")].toString(), m_url);
-        QCOMPARE(trace[QStringLiteral("script")].toString(), m_remoteDir + QStringLiteral("/targets/gelu_baseline.py"));
+        QCOMPARE(trace[QStringLiteral("script")].toString(),
+                 m_remoteDir + QStringLiteral("/targets/gelu_baseline.py"));
         QVERIFY(trace[QStringLiteral("op_count")].toInt() > 0);
-        QVERIFY(!QJsonDocument::fromJson(readFile(trace[QStringLiteral("chrome_trace")].toString())).isNull());
+        QVERIFY(
+            !QJsonDocument::fromJson(readFile(trace[QStringLiteral("chrome_trace")].toString())).isNull());
 
         const QString tools = hotkernel::test::venvCuobjdumpDir(QStringLiteral(HOTKERNEL_TEST_PYTHON));
         if (tools.isEmpty())
@@ -327,13 +329,14 @@ private Q_SLOTS:
         QVERIFY(QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/templated.sm_90.cubin"),
                             project() + QLatin1Char('/') + cubin));
         const QString url = m_url + QStringLiteral("&tools=") + tools;
-        exitCode = hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), url, QStringLiteral("disasm"),
-                              cubin, QStringLiteral("--list")},
+        exitCode = hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), url,
+                              QStringLiteral("disasm"), cubin, QStringLiteral("--list")},
                              &out, &err);
         QVERIFY2(exitCode == 0, err.constData());
         const QJsonObject listing = QJsonDocument::fromJson(out).object();
         QCOMPARE(listing[QStringLiteral("binary")].toString(), m_remoteDir + QLatin1Char('/') + cubin);
-        QVERIFY2(listing[QStringLiteral("command")].toString().startsWith(QStringLiteral("on %1: %2").arg(url, tools)),
+        QVERIFY2(listing[QStringLiteral("command")].toString().startsWith(
+                     QStringLiteral("on %1: %2").arg(url, tools)),
                  out.constData());
         QVERIFY(!listing[QStringLiteral("functions")].toArray().isEmpty());
         verifyNothingLeft();
