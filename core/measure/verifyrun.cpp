@@ -124,18 +124,6 @@ struct PerVerifySettings
     }
 };
 
-// The remote judge directory goes with the verify, however it ends.
-struct RemoteDirRemoval
-{
-    QPointer<RemoteHost> remote;
-    QString path;
-    ~RemoteDirRemoval()
-    {
-        if (remote && !path.isEmpty()) // a verify that failed or was cancelled
-            remote->removeLater(path);
-    }
-};
-
 } // namespace
 
 QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
@@ -168,7 +156,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         if (!job || remoteJudgeDir.isEmpty() || job->isCancelled())
             co_return ToolResult::cancelledResult();
     }
-    RemoteDirRemoval removeRemoteJudgeDir{remote, remoteJudgeDir};
+    RemoteHost::FolderRemoval removeRemoteJudgeDir{remote, remoteJudgeDir};
     PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();

@@ -42,6 +42,12 @@ QString supervisorSource(QString *error)
 
 QString field(const QByteArray &output, const char *key)
 {
+    return RemoteHost::outputField(output, key);
+}
+} // namespace
+
+QString RemoteHost::outputField(const QByteArray &output, const char *key)
+{
     const QByteArray prefix = QByteArray(key) + '=';
     for (const QByteArray &line : output.split('\n')) {
         if (line.startsWith(prefix))
@@ -49,7 +55,6 @@ QString field(const QByteArray &output, const char *key)
     }
     return {};
 }
-} // namespace
 
 RemoteHost::RemoteHost(HostUrl url, QString localRoot, QObject *parent)
     : QObject(parent), m_url(std::move(url)), m_localRoot(QDir::cleanPath(localRoot))

@@ -17,6 +17,7 @@
 #include <QCoroTask>
 #include <QHash>
 #include <QObject>
+#include <QPointer>
 
 #include <chrono>
 #include <functional>
@@ -64,6 +65,20 @@ public:
     QCoro::Task<void> remove(QString remotePath, Job *job);
     // Removes a remote path without waiting for it.
     void removeLater(const QString &remotePath);
+    // Removes a private folder (makePrivateDir) when it goes out of scope, unless path was cleared:
+    // whatever ends a job there (return, throw, cancel) leaves nothing behind on the host.
+    struct FolderRemoval
+    {
+        QPointer<RemoteHost> host;
+        QString path;
+        ~FolderRemoval()
+        {
+            if (host && !path.isEmpty())
+                host->removeLater(path);
+        }
+    };
+    // The value of a `key=value` line in a remote command's output; empty when there is none.
+    static QString outputField(const QByteArray &output, const char *key);
     // Takes this user's GPU lock on the host (the file local hotkernel sessions there use too) and
     // holds it while the returned process lives; destroying it releases the lock. Null when the job
     // was cancelled. onWait is told while another process of the user holds it; throws UserError

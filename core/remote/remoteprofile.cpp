@@ -16,19 +16,6 @@ namespace hotkernel {
 
 namespace {
 
-// The host's private report folder goes with the profile, however it ends (the next connection
-// sweeps one a crash left).
-struct RemoteFolder
-{
-    QPointer<RemoteHost> host;
-    QString path;
-    ~RemoteFolder()
-    {
-        if (host && !path.isEmpty())
-            host->removeLater(path);
-    }
-};
-
 // Saves a file that came back into profiles/ as ProfileRunner saves its own: confined to the
 // working directory, never through a symlink, replaced atomically.
 QString saveHere(const ProfileRequest &request, const QString &suffix, const QByteArray &bytes)
@@ -66,21 +53,15 @@ QCoro::Task<ProcessResult> runIfWanted(RemoteHost *host, const ProcessSpec &spec
     return RemoteToolbox::run(host, spec, job);
 }
 
-QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, RemoteHost *host, Job *job)
+// ncu (the host's path) profiles the request into the private folder there.
+QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, QString ncu, RemoteHost *host,
+                                   RemoteHost::FolderRemoval *folder, Job *job)
 {
     const JobGuard guard(job);
     const QPointer<RemoteHost> alive(host);
     ProfileOutcome out;
     out.tool = QStringLiteral("ncu");
-    const QString ncu = co_await RemoteToolbox::locate(host, QStringLiteral("ncu"), job);
-    if (guard.stopped() || !alive || ncu.isEmpty())
-        co_return out;
-    const QString purpose = QStringLiteral("profile");
-    const QString dir = co_await host->makePrivateDir(guard.job(), purpose);
-    if (guard.stopped() || !alive || dir.isEmpty())
-        co_return out;
-    RemoteFolder folder{alive, dir};
-    const QString report = folder.path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName();
+    const QString report = folder->path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName();
 
     ProcessSpec spec = specOnHost(ncu, request);
     spec.arguments = ProfileRunner::ncuOptions(request);
@@ -137,27 +118,20 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, RemoteHost *host, Job
         else
             out.sourceCsv = saveHere(request, QStringLiteral(".source-sass.csv"), src.standardOutput);
     }
-    co_await host->remove(folder.path, guard.job());
-    folder.path.clear();
+    co_await host->remove(folder->path, guard.job());
+    folder->path.clear();
     co_return out;
 }
 
-QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, RemoteHost *host, Job *job)
+// The command runs under the tracer (the host's build), which writes into the private folder there.
+QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, QString tracer, RemoteHost *host,
+                                     RemoteHost::FolderRemoval *folder, Job *job)
 {
     const JobGuard guard(job);
     const QPointer<RemoteHost> alive(host);
     ProfileOutcome out;
     out.tool = QStringLiteral("trace");
-    const QString tracerFile = QStringLiteral("libhotkernel_tracer.so");
-    const QString tracer = co_await RemoteToolbox::nativeHelper(host, tracerFile, job);
-    if (guard.stopped() || !alive || tracer.isEmpty())
-        co_return out;
-    const QString purpose = QStringLiteral("profile");
-    const QString dir = co_await host->makePrivateDir(guard.job(), purpose);
-    if (guard.stopped() || !alive || dir.isEmpty())
-        co_return out;
-    RemoteFolder folder{alive, dir};
-    const QString trace = folder.path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName() +
+    const QString trace = folder->path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName() +
                           QStringLiteral(".trace.jsonl");
 
     ProcessSpec spec = specOnHost(request.command.value(0), request);
@@ -187,9 +161,25 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, RemoteHost *host, J
                 .arg(tracer, out.stderrTail));
     out.report = saveHere(request, QStringLiteral(".trace.jsonl"), *bytes);
     out.table = co_await ProfileRunner::parseTrace(*bytes, out.report);
-    co_await host->remove(folder.path, guard.job());
-    folder.path.clear();
+    co_await host->remove(folder->path, guard.job());
+    folder->path.clear();
     co_return out;
+}
+
+// A plain function picks the task (docs/hacking.md, "Compiler rules").
+QCoro::Task<QString> profilerOnHost(RemoteHost *host, bool ncu, Job *job)
+{
+    if (ncu)
+        return RemoteToolbox::locate(host, QStringLiteral("ncu"), job);
+    return RemoteToolbox::nativeHelper(host, QStringLiteral("libhotkernel_tracer.so"), job);
+}
+
+QCoro::Task<ProfileOutcome> profileWith(const ProfileRequest &request, const QString &program, bool ncu,
+                                        RemoteHost *host, RemoteHost::FolderRemoval *folder, Job *job)
+{
+    if (ncu)
+        return runNcu(request, program, host, folder, job);
+    return runTrace(request, program, host, folder, job);
 }
 
 QCoro::Task<ProfileOutcome> refuseNsys(QString host)
@@ -208,13 +198,23 @@ QCoro::Task<ProfileOutcome> RemoteProfile::run(ProfileRequest request, RemoteHos
     if (request.command.isEmpty())
         throw UserError(
             QStringLiteral("Give the command to profile, e.g. [\"python\", \"rmsnorm_baseline.py\"]."));
-    if (request.tool == QLatin1String("ncu"))
-        co_return co_await runNcu(std::move(request), host, job);
-    if (request.tool == QLatin1String("trace"))
-        co_return co_await runTrace(std::move(request), host, job);
     if (request.tool == QLatin1String("nsys"))
         co_return co_await refuseNsys(host->display());
-    throw UserError(QStringLiteral("Unknown profiler '%1': use ncu or trace.").arg(request.tool));
+    const bool ncu = request.tool == QLatin1String("ncu");
+    if (!ncu && request.tool != QLatin1String("trace"))
+        throw UserError(QStringLiteral("Unknown profiler '%1': use ncu or trace.").arg(request.tool));
+    const JobGuard guard(job);
+    const QPointer<RemoteHost> alive(host);
+    // ncu found there, or the tracer built there; then a private folder for what they write.
+    const QString program = co_await profilerOnHost(host, ncu, job);
+    if (guard.stopped() || !alive || program.isEmpty())
+        co_return ProfileOutcome();
+    const QString purpose = QStringLiteral("profile");
+    const QString dir = co_await host->makePrivateDir(guard.job(), purpose);
+    if (guard.stopped() || !alive || dir.isEmpty())
+        co_return ProfileOutcome();
+    RemoteHost::FolderRemoval folder{alive, dir};
+    co_return co_await profileWith(request, program, ncu, host, &folder, guard.job());
 }
 
 } // namespace hotkernel

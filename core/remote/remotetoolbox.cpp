@@ -41,12 +41,7 @@ QString toolsCommand(const RemoteHost &host, const QStringList &arguments)
 
 QString field(const QByteArray &output, const char *key)
 {
-    const QByteArray prefix = QByteArray(key) + '=';
-    for (const QByteArray &line : output.split('\n')) {
-        if (line.startsWith(prefix))
-            return QString::fromUtf8(line.mid(prefix.size())).trimmed();
-    }
-    return {};
+    return RemoteHost::outputField(output, key);
 }
 
 const QStringList kNativeSources{QStringLiteral("CMakeLists.txt"), QStringLiteral("tracer.cpp"),

@@ -26,18 +26,6 @@ QByteArray wrapperSource()
     return f.readAll();
 }
 
-// The remote folder goes with the run, however it ends (the next connection sweeps a crash's).
-struct RemoteFolder
-{
-    QPointer<RemoteHost> host;
-    QString path;
-    ~RemoteFolder()
-    {
-        if (host && !path.isEmpty())
-            host->removeLater(path);
-    }
-};
-
 // Where torch writes a trace there: the private folder, under the local destination's name; empty
 // when the trace is not asked for. A plain function: a lambda capturing the coroutine's locals by
 // reference read freed memory here under g++ 12 (docs/hacking.md, "Compiler rules").
@@ -74,7 +62,7 @@ QCoro::Task<Json> RemoteTorchTrace::run(TorchTraceRequest request, RemoteHost *h
     const QString dir = co_await host->makePrivateDir(job, purpose);
     if (guard.stopped() || !alive || dir.isEmpty())
         co_return Json::object();
-    RemoteFolder folder{alive, dir};
+    RemoteHost::FolderRemoval folder{alive, dir};
     const QString wrapper = dir + QStringLiteral("/torch_trace.py");
     const ProcessResult copied =
         co_await host->run(QStringLiteral("cat > ") + shellQuote(wrapper), wrapperSource(), guard.job());

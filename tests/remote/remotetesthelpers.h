@@ -78,6 +78,18 @@ inline QString venvCuobjdumpDir(const QString &testPython)
     return {};
 }
 
+// A real sm_90 cubin (tests/data/inspect) copied into project/kernels/; its path relative to
+// project, empty when the copy failed.
+inline QString placeCubin(const QString &project)
+{
+    const QString cubin = QStringLiteral("kernels/templated.sm_90.cubin");
+    if (!QDir(project).mkpath(QStringLiteral("kernels")) ||
+        !QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/templated.sm_90.cubin"),
+                     project + QLatin1Char('/') + cubin))
+        return {};
+    return cubin;
+}
+
 // One tool call in an in-process session, waited for; an error result when it did not finish.
 inline ToolResult callTool(Session &session, const QString &tool, const Json &arguments)
 {

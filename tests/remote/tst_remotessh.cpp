@@ -369,10 +369,8 @@ private Q_SLOTS:
         const QString tools = hotkernel::test::venvCuobjdumpDir(QStringLiteral(HOTKERNEL_TEST_PYTHON));
         if (tools.isEmpty())
             QSKIP("no cuobjdump wheel in the test venv (packaging/setup-deps.sh installs it)");
-        QVERIFY(QDir(project()).mkpath(QStringLiteral("kernels")));
-        const QString cubin = QStringLiteral("kernels/templated.sm_90.cubin");
-        QVERIFY(QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/templated.sm_90.cubin"),
-                            project() + QLatin1Char('/') + cubin));
+        const QString cubin = hotkernel::test::placeCubin(project());
+        QVERIFY(!cubin.isEmpty());
         const QString url = m_url + QStringLiteral("&tools=") + tools;
         QByteArray out, err;
         QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), url, QStringLiteral("disasm"),
