@@ -3,6 +3,7 @@
 
 #include "base/json.h"
 #include "base/usererror.h"
+#include "inspect/nativehelpers.h"
 #include "process/processrunner.h"
 #include "remote/remotehost.h"
 #include "session/job.h"
@@ -39,20 +40,15 @@ QString toolsCommand(const RemoteHost &host, const QStringList &arguments)
     return words.join(QLatin1Char(' '));
 }
 
-QString field(const QByteArray &output, const char *key)
-{
-    return RemoteHost::outputField(output, key);
-}
-
 const QStringList kNativeSources{QStringLiteral("CMakeLists.txt"), QStringLiteral("tracer.cpp"),
                                  QStringLiteral("calibrate.cu"), QStringLiteral("supervise.cpp")};
 
 // The CMake target that makes a helper file.
 QString targetOf(const QString &fileName)
 {
-    if (fileName == QLatin1String("libhotkernel_tracer.so"))
+    if (fileName == NativeHelpers::tracerFileName())
         return QStringLiteral("hotkernel-tracer");
-    if (fileName == QLatin1String("hotkernel-calibrate"))
+    if (fileName == NativeHelpers::calibrateFileName())
         return QStringLiteral("hotkernel-calibrate");
     throw UserError(QStringLiteral("hotkernel has no native helper named %1.").arg(fileName));
 }
@@ -64,6 +60,13 @@ QString toolHint(const QString &tool)
     return QStringLiteral("install the CUDA Toolkit there, or pip install nvidia-cuda-%1 into the host's "
                           "interpreter")
         .arg(tool == QLatin1String("nvdisasm") ? QStringLiteral("nvdisasm") : QStringLiteral("cuobjdump"));
+}
+
+// ~/.cache/hotkernel/native-<16 hex digits of the sources' hash>.
+QString cacheFor(const QByteArray &sources)
+{
+    const QByteArray hash = QCryptographicHash::hash(sources, QCryptographicHash::Sha256);
+    return QStringLiteral("~/.cache/hotkernel/native-") + QString::fromLatin1(hash.toHex().left(16));
 }
 
 } // namespace
@@ -78,9 +81,7 @@ QByteArray RemoteToolbox::buildRequest()
 
 QString RemoteToolbox::buildCache()
 {
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(buildRequest());
-    return QStringLiteral("~/.cache/hotkernel/native-") + QString::fromLatin1(hash.result().toHex().left(16));
+    return cacheFor(buildRequest());
 }
 
 QCoro::Task<QString> RemoteToolbox::locate(RemoteHost *host, QString tool, Job *job)
@@ -95,13 +96,14 @@ QCoro::Task<QString> RemoteToolbox::locate(RemoteHost *host, QString tool, Job *
     if (!r.succeeded())
         throw UserError(QStringLiteral("host %1: looking for %2 there failed (%3).")
                             .arg(alive->display(), tool, r.stderrTail(4)));
-    const QString path = field(r.standardOutput, "path");
+    const QString path = RemoteHost::outputField(r.standardOutput, "path");
     if (path.isEmpty())
         throw UserError(
             QStringLiteral("host %1 has no %2 where hotkernel looked (%3): %4, or name its folder in the "
                            "host URL (?tools=/path/to/bin).")
                 .arg(alive->display(), tool,
-                     field(r.standardOutput, "looked").replace(QLatin1Char(':'), QStringLiteral(", ")),
+                     RemoteHost::outputField(r.standardOutput, "looked")
+                         .replace(QLatin1Char(':'), QStringLiteral(", ")),
                      toolHint(tool)));
     alive->toolCache().insert(tool, path);
     co_return path;
@@ -114,10 +116,11 @@ QCoro::Task<QString> RemoteToolbox::nativeHelper(RemoteHost *host, QString fileN
     if (const QString known = host->toolCache().value(key); !known.isEmpty())
         co_return known;
     const QString target = targetOf(fileName);
-    Json request = Json::parse(buildRequest().toStdString());
+    const QByteArray sources = buildRequest();
+    Json request = Json::parse(sources.toStdString());
     request["target"] = toStd(target);
     request["output"] = toStd(fileName);
-    const QString cache = buildCache() + QLatin1Char('/') + target;
+    const QString cache = cacheFor(sources) + QLatin1Char('/') + target;
     if (job)
         job->setProgress(0, std::nullopt,
                          QStringLiteral("building hotkernel's %1 on %2 with its CMake and CUDA Toolkit (once "
@@ -128,15 +131,15 @@ QCoro::Task<QString> RemoteToolbox::nativeHelper(RemoteHost *host, QString fileN
     const ProcessResult r = co_await host->run(command, input, job, std::chrono::minutes(15));
     if (!alive || r.status == ProcessResult::Status::Cancelled)
         co_return QString();
-    if (field(r.standardOutput, "missing") == QLatin1String("cmake"))
+    if (RemoteHost::outputField(r.standardOutput, "missing") == QLatin1String("cmake"))
         throw UserError(
             QStringLiteral("host %1 has no cmake, which builds hotkernel's %2 there from source: "
                            "install CMake 3.25 or newer and the CUDA Toolkit with CUPTI there, or "
                            "name their folders in the host URL (?tools=/path/to/bin).")
                 .arg(alive->display(), fileName));
-    const QString built = field(r.standardOutput, "built");
+    const QString built = RemoteHost::outputField(r.standardOutput, "built");
     if (built.isEmpty()) {
-        const QString log = field(r.standardOutput, "log");
+        const QString log = RemoteHost::outputField(r.standardOutput, "log");
         QString tail = r.stderrTail(6);
         if (!log.isEmpty()) {
             const ProcessResult t =
