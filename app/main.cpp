@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool
             return LeaderboardCommand::run(session.workDir().root(), options.rest.mid(1));
         if (verb == QLatin1String("calibrate")) { // a native helper, not one of the MCP tools
-            // Here, or on the session's host, where the helper is built from the sources we carry.
+            // Here, or on the session's host, where the helper is built from the sources hotkernel carries.
             RemoteHost *remote = session.remote();
             CalibrateRunner::Measure measure = [remote](QStringList helperArguments) {
                 if (remote)

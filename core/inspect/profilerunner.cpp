@@ -85,16 +85,6 @@ private:
     QString m_name;
 };
 
-// A process run for the request: its working directory and its time limit.
-ProcessSpec specFor(const QString &program, const ProfileRequest &request)
-{
-    ProcessSpec spec;
-    spec.program = program;
-    spec.workingDirectory = request.workingDirectory;
-    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
-    return spec;
-}
-
 // Runs the profiler (or the traced command) with the checks every profiler shares, and keeps its
 // exit code and stderr tail in out. Empty when the job was cancelled.
 QCoro::Task<std::optional<ProcessResult>> runProfiled(const ProcessSpec &spec, const ProfileRequest &request,
@@ -128,7 +118,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
     out.tool = QStringLiteral("ncu");
     const QString ncu = CudaTools::require(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU"));
     const ReportFiles files(request);
-    ProcessSpec spec = specFor(ncu, request);
+    ProcessSpec spec = ProfileRunner::processSpec(ncu, request);
     spec.arguments = ProfileRunner::ncuOptions(request);
     spec.arguments << QStringLiteral("-o") << files.scratch() << QStringLiteral("-f");
     spec.arguments << request.command;
@@ -143,7 +133,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 
     if (guard.job())
         guard.job()->setProgress(1, 2, QStringLiteral("exporting the details page"));
-    ProcessSpec exportSpec = specFor(ncu, request);
+    ProcessSpec exportSpec = ProfileRunner::processSpec(ncu, request);
     exportSpec.timeout = std::chrono::minutes(5);
     exportSpec.arguments = ProfileRunner::ncuExportArguments(out.report, false);
     out.commands << exportSpec.commandLine();
@@ -158,7 +148,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, Job *job)
 
     // The source page holds every profiled kernel's SASS with executed counts and stall samples:
     // exported here, disasm reads hot instructions from it with no binary at hand.
-    ProcessSpec sourceSpec = specFor(ncu, request);
+    ProcessSpec sourceSpec = ProfileRunner::processSpec(ncu, request);
     sourceSpec.timeout = std::chrono::minutes(5);
     if (ProfileRunner::wantsSourcePage(request))
         sourceSpec.arguments = ProfileRunner::ncuExportArguments(out.report, true);
@@ -189,7 +179,7 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
     out.tool = QStringLiteral("nsys");
     const QString nsys = CudaTools::require(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS"));
     const ReportFiles files(request);
-    ProcessSpec spec = specFor(nsys, request);
+    ProcessSpec spec = ProfileRunner::processSpec(nsys, request);
     spec.arguments << QStringLiteral("profile") << QStringLiteral("--trace") << QStringLiteral("cuda")
                    << QStringLiteral("--force-overwrite") << QStringLiteral("true") << QStringLiteral("-o")
                    << files.scratch() << request.command;
@@ -210,7 +200,7 @@ QCoro::Task<ProfileOutcome> runNsys(ProfileRequest request, Job *job)
     // cuda_gpu_kern_sum since nsys 2023; gpukernsum before.
     QByteArray csv;
     const QStringList reportNames{QStringLiteral("cuda_gpu_kern_sum"), QStringLiteral("gpukernsum")};
-    ProcessSpec stats = specFor(nsys, request);
+    ProcessSpec stats = ProfileRunner::processSpec(nsys, request);
     stats.timeout = std::chrono::minutes(5);
     ProcessResult s;
     for (const QString &report : reportNames) {
@@ -261,7 +251,7 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
     // finds an old trace there.
     const ReportFiles files(request);
     const QString scratchTrace = files.scratch(QStringLiteral(".trace.jsonl"));
-    ProcessSpec spec = specFor(request.command.value(0), request);
+    ProcessSpec spec = ProfileRunner::processSpec(request.command.value(0), request);
     spec.arguments = request.command.mid(1);
     spec.extraEnvironment.insert(QStringLiteral("CUDA_INJECTION64_PATH"), library);
     spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), scratchTrace);
@@ -298,6 +288,15 @@ QString ProfileRunner::counterPermissionAdvice()
         "the driver or reboot (see https://developer.nvidia.com/ERR_NVGPUCTRPERM). In a container, start it "
         "with "
         "--cap-add=SYS_ADMIN. Meanwhile `profile --tool trace` times kernels without counters.");
+}
+
+ProcessSpec ProfileRunner::processSpec(const QString &program, const ProfileRequest &request)
+{
+    ProcessSpec spec;
+    spec.program = program;
+    spec.workingDirectory = request.workingDirectory;
+    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
+    return spec;
 }
 
 QStringList ProfileRunner::ncuOptions(const ProfileRequest &request)

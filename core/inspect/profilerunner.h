@@ -56,6 +56,8 @@ public:
     static QString counterPermissionAdvice();
 
     // Pieces a profile on a remote host shares (RemoteProfile):
+    // A process run for the request: program in its working directory, with its time limit.
+    static ProcessSpec processSpec(const QString &program, const ProfileRequest &request);
     // ncu's options for the request, everything before `-o REPORT -f COMMAND...`.
     static QStringList ncuOptions(const ProfileRequest &request);
     // Throws UserError for a profiler run that failed as a whole (counter permission, not started,

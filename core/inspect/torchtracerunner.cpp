@@ -107,23 +107,23 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
     const ProcessResult r = co_await ProcessRunner::run(spec, job);
     if (guard.stopped())
         co_return Json::object();
-    std::optional<Json> document = interpret(r, request);
+    Json document = interpret(r, request);
     // Both traces land in the same destination folder (both requests name profiles/).
     const auto moveIntoPlace = [&](const QString &destination, const char *key) {
-        if (!traceScratch || destination.isEmpty() || !document->contains(key))
+        if (!traceScratch || destination.isEmpty() || !document.contains(key))
             return;
         const QString name = QFileInfo(destination).fileName();
         if (traceScratch->dir().hasFile(name)) {
             traceDir->moveFrom(traceScratch->dir(), name, name);
-            (*document)[key] = toStd(traceDir->filePath(name));
+            document[key] = toStd(traceDir->filePath(name));
         } else {
-            document->erase(key);
-            (*document)[std::string(key) + "_error"] = "torch wrote no file";
+            document.erase(key);
+            document[std::string(key) + "_error"] = "torch wrote no file";
         }
     };
     moveIntoPlace(request.chromeTrace, "chrome_trace");
     moveIntoPlace(request.executionTrace, "execution_trace");
-    co_return *document;
+    co_return document;
 }
 
 } // namespace hotkernel

@@ -153,14 +153,26 @@ QCoro::Task<void> prepareRemoteWitness(Session &session, Job *job)
     RemoteHost *remote = session.remote();
     if (!remote || remote->gpu().empty() || !witnessTracer(session).isEmpty())
         co_return;
-    const QString tracerFile = NativeHelpers::tracerFileName();
-    try {
-        co_await RemoteToolbox::nativeHelper(remote, tracerFile, job);
-    } catch (const UserError &e) {
-        // The runs go unwitnessed; verify's and bench's warning says so, this says why.
-        if (job)
-            job->log(QStringLiteral("no GPU witness on %1: %2").arg(remote->display(), e.message()));
+    // A build that failed is not tried again on every verify of the connection (each try is a
+    // CMake run there); the reason is logged each time.
+    const QString failedKey = QStringLiteral("witness-unavailable");
+    QString why = remote->toolCache().value(failedKey);
+    if (why.isEmpty()) {
+        const QPointer<RemoteHost> alive(remote);
+        const QString tracerFile = NativeHelpers::tracerFileName();
+        try {
+            co_await RemoteToolbox::nativeHelper(remote, tracerFile, job);
+        } catch (const UserError &e) {
+            why = e.message();
+            if (alive)
+                alive->toolCache().insert(failedKey, why);
+        }
+        if (!alive)
+            co_return;
     }
+    // The runs go unwitnessed; verify's and bench's warning says so, this says why.
+    if (!why.isEmpty() && job)
+        job->log(QStringLiteral("no GPU witness on %1: %2").arg(remote->display(), why));
 }
 
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,

@@ -79,7 +79,8 @@ QString witnessTracer(const Session &session);
 // On a remote host with a GPU: builds the tracer there the first time (RemoteToolbox), so that
 // its workers are witnessed as local ones are. A host that cannot build it (no CMake, no CUDA
 // Toolkit) leaves its runs unwitnessed, which verify and bench then warn about, with this reason
-// logged on the job. Nothing to do for a local session or a host without a GPU.
+// logged on the job; it is not tried again while the connection lasts. Nothing to do for a local
+// session or a host without a GPU.
 QCoro::Task<void> prepareRemoteWitness(Session &session, Job *job);
 
 // A fresh runner, or the pool's worker for (role, script) in warm mode; started, not yet ready.

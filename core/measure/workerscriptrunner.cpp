@@ -95,7 +95,7 @@ void WorkerScriptRunner::start()
     QByteArray traceToken;
     if (m_options.remote) {
         // ssh runs it there, under the remote supervisor (docs/remote.md); with the host's tracer,
-        // the supervisor streams the witness back, marked with a token only it and we know.
+        // the supervisor streams the witness back, marked with a token only it and hotkernel know.
         QProcessEnvironment environment;
         if (!m_options.witnessTracer.isEmpty()) {
             m_witness = WitnessTrace::streamed();

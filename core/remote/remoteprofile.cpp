@@ -3,6 +3,7 @@
 
 #include "base/confinedwrite.h"
 #include "base/usererror.h"
+#include "inspect/nativehelpers.h"
 #include "remote/remotehost.h"
 #include "remote/remotetoolbox.h"
 #include "session/job.h"
@@ -31,15 +32,6 @@ QString onHost(const RemoteHost &host, const ProcessSpec &spec)
     return QStringLiteral("on %1: %2").arg(host.display(), spec.commandLine());
 }
 
-ProcessSpec specOnHost(const QString &program, const ProfileRequest &request)
-{
-    ProcessSpec spec;
-    spec.program = program;
-    spec.workingDirectory = request.workingDirectory;
-    spec.timeout = std::chrono::seconds(request.timeoutSeconds);
-    return spec;
-}
-
 QCoro::Task<ProcessResult> nothingToRun()
 {
     co_return ProcessResult();
@@ -63,7 +55,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, QString ncu, RemoteHo
     out.tool = QStringLiteral("ncu");
     const QString report = folder->path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName();
 
-    ProcessSpec spec = specOnHost(ncu, request);
+    ProcessSpec spec = ProfileRunner::processSpec(ncu, request);
     spec.arguments = ProfileRunner::ncuOptions(request);
     spec.arguments << QStringLiteral("-o") << report << QStringLiteral("-f") << request.command;
     out.commands << onHost(*alive, spec);
@@ -87,7 +79,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, QString ncu, RemoteHo
 
     // The pages are exported there, by the ncu that wrote the report: this machine needs no ncu.
     guard.job()->setProgress(1, 3, QStringLiteral("exporting the details page on %1").arg(alive->display()));
-    ProcessSpec details = specOnHost(ncu, request);
+    ProcessSpec details = ProfileRunner::processSpec(ncu, request);
     details.timeout = std::chrono::minutes(5);
     details.arguments = ProfileRunner::ncuExportArguments(report + QStringLiteral(".ncu-rep"), false);
     out.commands << onHost(*alive, details);
@@ -99,7 +91,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, QString ncu, RemoteHo
     out.summaryCsv = saveHere(request, QStringLiteral(".details.csv"), e.standardOutput);
     out.table = co_await ProfileRunner::parseNcuDetails(e.standardOutput, out.summaryCsv);
 
-    ProcessSpec source = specOnHost(ncu, request);
+    ProcessSpec source = ProfileRunner::processSpec(ncu, request);
     source.timeout = std::chrono::minutes(5);
     source.arguments = ProfileRunner::ncuExportArguments(report + QStringLiteral(".ncu-rep"), true);
     const bool wanted = ProfileRunner::wantsSourcePage(request);
@@ -134,7 +126,7 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, QString tracer, Rem
     const QString trace = folder->path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName() +
                           QStringLiteral(".trace.jsonl");
 
-    ProcessSpec spec = specOnHost(request.command.value(0), request);
+    ProcessSpec spec = ProfileRunner::processSpec(request.command.value(0), request);
     spec.arguments = request.command.mid(1);
     spec.extraEnvironment.insert(QStringLiteral("CUDA_INJECTION64_PATH"), tracer);
     spec.extraEnvironment.insert(QStringLiteral("HOTKERNEL_TRACE_FILE"), trace);
@@ -171,7 +163,7 @@ QCoro::Task<QString> profilerOnHost(RemoteHost *host, bool ncu, Job *job)
 {
     if (ncu)
         return RemoteToolbox::locate(host, QStringLiteral("ncu"), job);
-    return RemoteToolbox::nativeHelper(host, QStringLiteral("libhotkernel_tracer.so"), job);
+    return RemoteToolbox::nativeHelper(host, NativeHelpers::tracerFileName(), job);
 }
 
 QCoro::Task<ProfileOutcome> profileWith(const ProfileRequest &request, const QString &program, bool ncu,

@@ -208,7 +208,7 @@ def supervise(keep_on_eof, command, trace=None):
             exit_like(status)
         stopping = ending or (eof_at is not None and time.monotonic() - eof_at > GRACE_S)
         if stopping:
-            # The trace file first: a SIGKILL may follow the SIGTERM that brought us here.
+            # The trace file first: a SIGKILL may follow the SIGTERM that ended the loop.
             if trace:
                 trace.remove()
             kill_group(pid)

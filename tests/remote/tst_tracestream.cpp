@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The GPU witness of a remote worker (issue 24 on issue 19): the remote supervisor we ship, run with
+// The GPU witness of a remote worker (issue 24 on issue 19): the remote supervisor hotkernel ships, run with
 // --stream-trace, sends what the tracer wrote ahead of each line of the worker's stdout, marked with
 // a token the worker never sees; WorkerScriptRunner feeds it to the run's witness. Here "the host"
 // is this machine through `sh -c` (the transport is tst_remotessh's business): the supervisor, the
