@@ -141,4 +141,4 @@ cubin=$(ls -t "${TRITON_CACHE_DIR:-$HOME/.triton/cache}"/*/*.cubin 2>/dev/null |
 inspect "calibrate --quick (1st: builds it there)" calibrate --quick
 echo "processes left under $work: $(ps -eo args | grep -F "$work" | grep -v grep || echo none)"
 echo "progress lines of the SSH runs:"
-grep -E "building|on ssh" "$keys/progress.log" | sort | uniq -c | head -n 12 || true
+grep -E "preparing|on ssh" "$keys/progress.log" | sort | uniq -c | head -n 12 || true

@@ -50,6 +50,18 @@ Json CalibrateRunner::interpret(const ProcessResult &result, const QString &comm
     return data;
 }
 
+namespace {
+// As every other verb fails: the reason on stderr, and with --json also as {"error": ...} on
+// stdout, so a script reading stdout learns why rather than finding it empty.
+int failCli(const QString &message, bool json)
+{
+    if (json)
+        std::printf("%s\n", Json{{"error", toStd(message)}}.dump(2).c_str());
+    std::fprintf(stderr, "hotkernel calibrate: %s\n", qPrintable(message));
+    return 1;
+}
+} // namespace
+
 QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir, bool json, Measure measure,
                                          QString where)
 {
@@ -84,21 +96,18 @@ QCoro::Task<int> CalibrateRunner::runCli(QStringList arguments, QString workDir,
         QCoro::Task<Json> measuring = measure(helperArgs);
         data = co_await std::move(measuring);
     } catch (const UserError &e) {
-        std::fprintf(stderr, "hotkernel calibrate: %s\n", qPrintable(e.message()));
-        co_return 1;
+        co_return failCli(e.message(), json);
     }
     QString error;
     const QString saved = CalibrationStore::save(data, &error);
     if (saved.isEmpty()) {
-        std::fprintf(stderr, "hotkernel calibrate: %s\n", qPrintable(error));
-        co_return 1;
+        co_return failCli(error, json);
     }
     QString recorded;
     if (record) {
         recorded = CalibrationStore::saveRecord(data, workDir, &error);
         if (recorded.isEmpty()) {
-            std::fprintf(stderr, "hotkernel calibrate: %s\n", qPrintable(error));
-            co_return 1;
+            co_return failCli(error, json);
         }
     }
     if (json) {

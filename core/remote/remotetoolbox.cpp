@@ -122,10 +122,11 @@ QCoro::Task<QString> RemoteToolbox::nativeHelper(RemoteHost *host, QString fileN
     request["output"] = toStd(fileName);
     const QString cache = cacheFor(sources) + QLatin1Char('/') + target;
     if (job)
-        job->setProgress(0, std::nullopt,
-                         QStringLiteral("building hotkernel's %1 on %2 with its CMake and CUDA Toolkit (once "
-                                        "per host and hotkernel version; about a minute)")
-                             .arg(fileName, host->display()));
+        job->setProgress(
+            0, std::nullopt,
+            QStringLiteral("preparing hotkernel's %1 on %2 (built there with its CMake and CUDA "
+                           "Toolkit once per host and hotkernel version, about a minute; reused after)")
+                .arg(fileName, host->display()));
     const QString command = toolsCommand(*host, QStringList{QStringLiteral("build"), cache});
     const QByteArray input = QByteArray::fromStdString(request.dump());
     const ProcessResult r = co_await host->run(command, input, job, std::chrono::minutes(15));
@@ -133,10 +134,13 @@ QCoro::Task<QString> RemoteToolbox::nativeHelper(RemoteHost *host, QString fileN
         co_return QString();
     if (RemoteHost::outputField(r.standardOutput, "missing") == QLatin1String("cmake"))
         throw UserError(
-            QStringLiteral("host %1 has no cmake, which builds hotkernel's %2 there from source: "
-                           "install CMake 3.25 or newer and the CUDA Toolkit with CUPTI there, or "
-                           "name their folders in the host URL (?tools=/path/to/bin).")
-                .arg(alive->display(), fileName));
+            QStringLiteral("host %1 has no cmake where hotkernel looked (%3), and CMake builds hotkernel's "
+                           "%2 there from source: install CMake 3.25 or newer there (pip install cmake into "
+                           "the host's interpreter will do) with the CUDA Toolkit and CUPTI, or name their "
+                           "folders in the host URL (?tools=/path/to/bin).")
+                .arg(alive->display(), fileName,
+                     RemoteHost::outputField(r.standardOutput, "looked")
+                         .replace(QLatin1Char(':'), QStringLiteral(", "))));
     const QString built = RemoteHost::outputField(r.standardOutput, "built");
     if (built.isEmpty()) {
         const QString log = RemoteHost::outputField(r.standardOutput, "log");

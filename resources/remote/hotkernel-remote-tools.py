@@ -8,7 +8,8 @@ hotkernel runs it there as `PYTHON -c SOURCE MODE ...` through the session's con
   build CACHE [DIR ...]   reads {"files": {name: text}, "target": T, "output": FILE} (core/native's
                           sources) on stdin, builds target T with CMake in CACHE (once: a finished
                           build is reused) and prints `built=PATH` when FILE was made, `log=PATH`,
-                          and `missing=cmake` without CMake; DIRs go before PATH.
+                          and `missing=cmake` (with `looked=`) without CMake; DIRs, then the
+                          interpreter's bin folder, go before PATH.
 """
 import fcntl
 import glob
@@ -54,9 +55,14 @@ def build(cache, extra):
     target, output = request["target"], request["output"]
     os.makedirs(cache, exist_ok=True)
     env = dict(os.environ)
-    env["PATH"] = os.pathsep.join(list(extra) + [env.get("PATH", ""), "/usr/local/cuda/bin"])
+    # The interpreter's own bin folder as if its environment were activated: a CMake installed
+    # with pip into the torch venv is found although a non-interactive ssh command's PATH lacks it.
+    scripts = sysconfig.get_path("scripts") or os.path.dirname(sys.executable)
+    dirs = list(extra) + [scripts] + env.get("PATH", "").split(os.pathsep) + ["/usr/local/cuda/bin"]
+    env["PATH"] = os.pathsep.join(d for d in dirs if d)
     if not shutil.which("cmake", path=env["PATH"]):
         print("missing=cmake")
+        print("looked=" + env["PATH"])
         return
     # One build at a time per cache folder: two sessions starting together wait for each other.
     with open(os.path.join(cache, ".lock"), "w") as lock:

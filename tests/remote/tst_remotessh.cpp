@@ -449,6 +449,29 @@ private Q_SLOTS:
                                   qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
     }
 
+    void calibrateOnTheHost()
+    {
+        // calibrate measures the host's card with a helper built there; this host has no GPU, so the
+        // helper runs and fails, and the reason, naming the host, reaches stdout as --json's error.
+        if (!QFileInfo::exists(QStringLiteral("/usr/local/cuda/bin/nvcc")) ||
+            QStandardPaths::findExecutable(QStringLiteral("cmake")).isEmpty())
+            QSKIP("no CUDA Toolkit in /usr/local/cuda or no cmake: calibrate cannot be built on the host");
+        if (QFileInfo::exists(QStringLiteral("/dev/nvidia0")))
+            QSKIP("this machine has a GPU: calibrate would succeed there (bench/ssh_localhost.sh shows it)");
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
+                            QStringLiteral("calibrate"), QStringLiteral("--quick")},
+                           &out, &err),
+                 1);
+        const QString error = QJsonDocument::fromJson(out).object()[QStringLiteral("error")].toString();
+        QVERIFY2(error.contains(QStringLiteral("on %1 failed").arg(m_url)) &&
+                     error.contains(QStringLiteral("CUDA")),
+                 qPrintable(error + QLatin1Char('\n') + QString::fromUtf8(err)));
+        QVERIFY2(err.contains(error.toUtf8()), err.constData());
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
+    }
+
     void sharedDirectory()
     {
         // The host's working directory is this very directory (as on a shared file system): found

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The helper the inspect tools run on a remote host (resources/remote/hotkernel-remote-tools.py),
 // run here as hotkernel runs it there (`python3 -c SOURCE MODE ...`): where it finds NVIDIA's
-// programs, what it says without CMake, and the sources RemoteToolbox sends it to build.
+// programs, what it says without CMake, where it finds CMake, and the sources RemoteToolbox sends it to
+// build.
 #include "base/json.h"
 #include "remote/remotehost.h"
 #include "remote/remotetoolbox.h"
@@ -23,18 +24,22 @@ class TestRemoteTools : public QObject
 
     QTemporaryDir m_tmp;
 
+    // A real interpreter, not a shim that needs PATH (a test's PATH may be empty).
+    static QString systemPython()
+    {
+        return QFileInfo::exists(QStringLiteral("/usr/bin/python3"))
+                   ? QStringLiteral("/usr/bin/python3")
+                   : QStandardPaths::findExecutable(QStringLiteral("python3"));
+    }
+
     static QByteArray runTools(const QStringList &arguments, const QProcessEnvironment &env,
-                               const QByteArray &input = {})
+                               const QByteArray &input = {}, const QString &python = systemPython())
     {
         QFile source(QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/remote/hotkernel-remote-tools.py"));
         if (!source.open(QIODevice::ReadOnly))
             return {};
         QProcess p;
         p.setProcessEnvironment(env);
-        // A real interpreter, not a shim that needs PATH (env's PATH may be empty).
-        const QString python = QFileInfo::exists(QStringLiteral("/usr/bin/python3"))
-                                   ? QStringLiteral("/usr/bin/python3")
-                                   : QStandardPaths::findExecutable(QStringLiteral("python3"));
         p.start(python, QStringList{QStringLiteral("-c"), QString::fromUtf8(source.readAll())} + arguments);
         p.write(input);
         p.closeWriteChannel();
@@ -79,6 +84,46 @@ private Q_SLOTS:
             runTools({QStringLiteral("build"), cache}, env, QByteArray::fromStdString(request.dump()));
         QCOMPARE(RemoteHost::outputField(out, "missing"), QStringLiteral("cmake"));
         QVERIFY(RemoteHost::outputField(out, "built").isEmpty());
+        // Where it looked, for the message: the empty PATH and the CUDA Toolkit's usual folder.
+        const QString looked = RemoteHost::outputField(out, "looked");
+        QVERIFY2(looked.contains(m_tmp.filePath(QStringLiteral("empty"))), qPrintable(looked));
+        QVERIFY(looked.endsWith(QStringLiteral("/usr/local/cuda/bin")));
+    }
+
+    void buildFindsCMakeBesideTheInterpreter()
+    {
+        // The GPU machine's CMake is pip's, in the torch venv: a non-interactive ssh command's PATH
+        // lacks that venv's bin, so the helper looks there as an activated venv would. A stand-in
+        // cmake there records that it was run and fails, so the build reports its log, not
+        // missing=cmake.
+        const QString venv = m_tmp.filePath(QStringLiteral("venv"));
+        QProcess make;
+        make.start(systemPython(),
+                   {QStringLiteral("-m"), QStringLiteral("venv"), QStringLiteral("--without-pip"), venv});
+        QVERIFY(make.waitForFinished(60000));
+        if (make.exitCode() != 0)
+            QSKIP("python3 -m venv is not available here (Debian's python3-venv)");
+        const QString marker = m_tmp.filePath(QStringLiteral("cmake-ran"));
+        QFile cmake(venv + QStringLiteral("/bin/cmake"));
+        QVERIFY(cmake.open(QIODevice::WriteOnly));
+        cmake.write(QStringLiteral("#!/bin/sh\necho \"$@\" >> %1\nexit 1\n").arg(marker).toUtf8());
+        cmake.close();
+        QVERIFY(cmake.setPermissions(QFile::ReadOwner | QFile::ExeOwner));
+
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("PATH"), m_tmp.filePath(QStringLiteral("empty")));
+        Json request = Json::parse(RemoteToolbox::buildRequest().toStdString());
+        request["target"] = "hotkernel-tracer";
+        request["output"] = "libhotkernel_tracer.so";
+        const QByteArray out =
+            runTools({QStringLiteral("build"), m_tmp.filePath(QStringLiteral("venv-cache"))}, env,
+                     QByteArray::fromStdString(request.dump()), venv + QStringLiteral("/bin/python3"));
+        QVERIFY2(RemoteHost::outputField(out, "missing").isEmpty(), out.constData());
+        QVERIFY(RemoteHost::outputField(out, "built").isEmpty());
+        QVERIFY(!RemoteHost::outputField(out, "log").isEmpty());
+        QFile ran(marker);
+        QVERIFY2(ran.open(QIODevice::ReadOnly), "the venv's cmake was not run");
+        QVERIFY(ran.readAll().startsWith("-S "));
     }
 
     void theSourcesTravelWhole()
