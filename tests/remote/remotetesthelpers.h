@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the end-to-end tests of remote hosts (tst_remotessh, tst_remoteslurm) share: running the
-// hotkernel binary in a project, a tool call through an in-process Session, and the search of
-// /proc for processes left behind.
+// hotkernel binary in a project, a tool call through an in-process Session, an agent's loop over
+// MCP, and the search of /proc for processes left behind.
 #pragma once
 
 #include "measure/measuretesthelpers.h"
@@ -13,6 +13,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -120,6 +121,56 @@ inline void checkRecordedVerify(const QByteArray &out, const QString &project, c
     const QJsonObject host = (*recorded)[QStringLiteral("host")].toObject();
     QCOMPARE(host[QStringLiteral("url")].toString(), url);
     QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
+}
+
+// Runs tests/remote/agent_loop.py in project: the official MCP Python SDK (in testPython, the test
+// venv) launches `hotkernel mcp` with HOTKERNEL_HOST=url in environment and calls new_target, bench,
+// verify and record for a CPU gelu target named target. Checks that each call ran on url's host,
+// that the server's progress named the host, and that the log record wrote here names it. A void
+// function, since QVERIFY returns.
+inline void checkAgentLoop(const QString &project, QProcessEnvironment environment, const QString &url,
+                           const QString &testPython, const QString &target)
+{
+    environment.insert(QStringLiteral("HOTKERNEL_HOST"), url);
+    environment.insert(QStringLiteral("HOTKERNEL_BINARY"), QStringLiteral(HOTKERNEL_BINARY));
+    QProcess agent;
+    agent.setWorkingDirectory(project);
+    agent.setProcessEnvironment(environment);
+    agent.start(testPython,
+                {QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/remote/agent_loop.py"), project, target});
+    QVERIFY2(agent.waitForFinished(kEventLimitMs), "the agent did not finish");
+    const QByteArray err = agent.readAllStandardError();
+    QVERIFY2(agent.exitStatus() == QProcess::NormalExit && agent.exitCode() == 0, err.constData());
+    const QJsonObject out = QJsonDocument::fromJson(agent.readAllStandardOutput()).object();
+    const auto hostOf = [&out](const char *call) {
+        return out[QLatin1String(call)]
+            .toObject()[QStringLiteral("host")]
+            .toObject()[QStringLiteral("url")]
+            .toString();
+    };
+    QCOMPARE(out[QStringLiteral("new_target")]
+                 .toObject()[QStringLiteral("python")]
+                 .toObject()[QStringLiteral("source")]
+                 .toString(),
+             url);
+    QCOMPARE(hostOf("bench"), url);
+    QCOMPARE(hostOf("verify"), url);
+    const QString verdict = out[QStringLiteral("verify")].toObject()[QStringLiteral("verdict")].toString();
+    QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
+                 verdict == QLatin1String("inconclusive"),
+             qPrintable(verdict));
+    bool progressNamesHost = false;
+    for (const QJsonValue &message : out[QStringLiteral("progress")].toArray())
+        progressNamesHost = progressNamesHost || message.toString().contains(url);
+    QVERIFY2(progressNamesHost,
+             QJsonDocument(out[QStringLiteral("progress")].toArray()).toJson().constData());
+    const QString log = out[QStringLiteral("record")].toObject()[QStringLiteral("log")].toString();
+    QVERIFY2(!log.isEmpty(), err.constData());
+    const QJsonObject recorded = QJsonDocument::fromJson(readFile(QDir(project).filePath(log)))
+                                     .object()[QStringLiteral("verify")]
+                                     .toObject();
+    QCOMPARE(recorded[QStringLiteral("host")].toObject()[QStringLiteral("url")].toString(), url);
+    QCOMPARE(recorded[QStringLiteral("verdict")].toString(), verdict);
 }
 
 } // namespace hotkernel::test

@@ -5,6 +5,7 @@
 // ssh://root@127.0.0.1:PORT/DIR. Then the fault: sshd killed mid-verify must end in an error
 // naming the host, with no worker left on either side. Needs root, sshd, rsync and CPU torch.
 #include "remotetesthelpers.h"
+#include "windowloop.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -334,6 +335,25 @@ private Q_SLOTS:
                                   qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 15000);
     }
 
+    void agentRunsTheLoop()
+    {
+        // An agent's MCP server with HOTKERNEL_HOST set (its .mcp.json "env"), driven by the
+        // official MCP Python SDK: new_target, bench, verify and record all on the host.
+        hotkernel::test::checkAgentLoop(project(), environment(), m_url,
+                                        QStringLiteral(HOTKERNEL_TEST_PYTHON), QStringLiteral("agentgelu"));
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 15000);
+    }
+
+    void windowRunsTheLoop()
+    {
+        // The workbench window over a session on the host: its toolbar's jobs and Record dialog.
+        qputenv("HOTKERNEL_SSH_CONFIG", path(QStringLiteral("ssh_config")).toUtf8());
+        hotkernel::test::checkWindowLoop(project(), m_url, QStringLiteral("windowgelu"));
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 15000);
+    }
+
     void torchTraceOnTheHost()
     {
         // The script runs under torch.profiler there; its chrome trace comes back into profiles/.
@@ -519,5 +539,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRemoteSsh)
+QTEST_MAIN(TestRemoteSsh)
 #include "tst_remotessh.moc"

@@ -8,6 +8,7 @@
 // passed mid-verify, each an error naming the host and the fix, with no process and no job left.
 // Needs root, Debian's slurm-wlm and munge, and CPU torch; skips with the reason.
 #include "../remote/remotetesthelpers.h"
+#include "../remote/windowloop.h"
 #include "slurmtestcluster.h"
 
 #include <QDir>
@@ -263,6 +264,22 @@ private Q_SLOTS:
         verifyNothingLeft();
     }
 
+    void agentRunsTheLoop()
+    {
+        // An agent's MCP server with HOTKERNEL_HOST=slurm://... (its .mcp.json "env"), driven by
+        // the official MCP Python SDK: new_target, bench, verify and record in the allocation.
+        checkAgentLoop(project(), environment(), m_url, QStringLiteral(HOTKERNEL_TEST_PYTHON),
+                       QStringLiteral("agentgelu"));
+        verifyNothingLeft();
+    }
+
+    void windowRunsTheLoop()
+    {
+        // The workbench window over a session whose host is the Slurm partition.
+        checkWindowLoop(project(), m_url, QStringLiteral("windowgelu"));
+        verifyNothingLeft();
+    }
+
     void lifetimePerVerify()
     {
         // lifetime=verify: each run queues for its own allocation and gives it back at its end.
@@ -398,5 +415,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestRemoteSlurm)
+QTEST_MAIN(TestRemoteSlurm)
 #include "tst_remoteslurm.moc"
