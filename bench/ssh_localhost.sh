@@ -12,6 +12,7 @@
 #       libgpg-error0 libcap2 zlib1g libnsl2 libtirpc3 libtirpc-common
 # There (root; hotkernel on PATH, e.g. from packaging/gpu-bundle.sh):
 #   bash bench/ssh_localhost.sh .carry/debs [TARGET] [REPEAT] [N]
+# (HOTKERNEL_SSH_INSPECT=1 adds the inspect tools, HOTKERNEL_SSH_RECORD=WHO a recorded verify.)
 # The remote working directory is the local one (a shared directory, detected by hotkernel), so
 # nothing is copied and the host needs no rsync.
 set -euo pipefail
@@ -82,6 +83,25 @@ for _ in $(seq "$repeat"); do
     hotkernel --host "$url" verify "${target}_baseline.py" "${target}_candidate.py" --n "$n" --json \
         2>>"$keys/progress.log" | summary ssh
 done
+# HOTKERNEL_SSH_RECORD=WHO: one more verify through SSH, recorded (into this run's scratch copy,
+# not the project's results/), and what its log says of where it ran: the host, and the card,
+# driver and clocks read there.
+if [ -n "${HOTKERNEL_SSH_RECORD:-}" ]; then
+    hotkernel --host "$url" verify "${target}_baseline.py" "${target}_candidate.py" --n "$n" --json --record \
+        --note "through SSH to localhost (bench/ssh_localhost.sh)" --who "$HOTKERNEL_SSH_RECORD" \
+        2>>"$keys/progress.log" >"$keys/recorded.json" || true
+    "$python" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+log = (d.get("record") or {}).get("log")
+if not log:
+    sys.exit("not recorded: %s" % (d.get("error") or d.get("reason")))
+v = json.load(open(log))["verify"]
+g, h = v.get("gpu") or {}, v.get("host") or {}
+print("recorded %s: %s %s" % (log, v.get("verdict"), v.get("speedup") and "%.3fx" % v["speedup"]))
+print("  host: %s" % {k: h.get(k) for k in ("url", "hostname", "card", "driver", "shared_directory")})
+print("  gpu (read there): %s" % {k: g.get(k) for k in ("source", "name", "driver", "sm_clock_mhz", "mem_clock_mhz", "max_sm_clock_mhz", "throttle_reasons")})' \
+        "$keys/recorded.json"
+fi
 # The remote supervisors end when their ssh session closes: give them the seconds that takes.
 for _ in $(seq 30); do
     left=$(ps -eo args | grep -F "$work" | grep -v grep || true)
