@@ -27,6 +27,12 @@ QString saveHere(const ProfileRequest &request, const QString &suffix, const QBy
     return path;
 }
 
+// The report's base name (rmsnorm_baseline-<time>) inside the private folder on the host.
+QString baseOnHost(const ProfileRequest &request, const RemoteHost::FolderRemoval &folder)
+{
+    return folder.path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName();
+}
+
 QString onHost(const RemoteHost &host, const ProcessSpec &spec)
 {
     return QStringLiteral("on %1: %2").arg(host.display(), spec.commandLine());
@@ -53,7 +59,7 @@ QCoro::Task<ProfileOutcome> runNcu(ProfileRequest request, QString ncu, RemoteHo
     const QPointer<RemoteHost> alive(host);
     ProfileOutcome out;
     out.tool = QStringLiteral("ncu");
-    const QString report = folder->path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName();
+    const QString report = baseOnHost(request, *folder);
 
     ProcessSpec spec = ProfileRunner::processSpec(ncu, request);
     spec.arguments = ProfileRunner::ncuOptions(request);
@@ -123,8 +129,7 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, QString tracer, Rem
     const QPointer<RemoteHost> alive(host);
     ProfileOutcome out;
     out.tool = QStringLiteral("trace");
-    const QString trace = folder->path + QLatin1Char('/') + QFileInfo(request.reportBase).fileName() +
-                          QStringLiteral(".trace.jsonl");
+    const QString trace = baseOnHost(request, *folder) + QStringLiteral(".trace.jsonl");
 
     ProcessSpec spec = ProfileRunner::processSpec(request.command.value(0), request);
     spec.arguments = request.command.mid(1);

@@ -69,14 +69,26 @@ QString cacheFor(const QByteArray &sources)
     return QStringLiteral("~/.cache/hotkernel/native-") + QString::fromLatin1(hash.toHex().left(16));
 }
 
-} // namespace
-
-QByteArray RemoteToolbox::buildRequest()
+// {"files": {name: text}}: core/native's sources as this binary carries them.
+Json nativeSources()
 {
     Json files = Json::object();
     for (const QString &name : kNativeSources)
         files[toStd(name)] = resource(QStringLiteral(":/hotkernel/native/") + name).toStdString();
-    return QByteArray::fromStdString(Json{{"files", files}}.dump());
+    return Json{{"files", files}};
+}
+
+// The helper script's `looked=` folders, as a message lists them.
+QString foldersLooked(const QByteArray &output)
+{
+    return RemoteHost::outputField(output, "looked").replace(QLatin1Char(':'), QStringLiteral(", "));
+}
+
+} // namespace
+
+QByteArray RemoteToolbox::buildRequest()
+{
+    return QByteArray::fromStdString(nativeSources().dump());
 }
 
 QString RemoteToolbox::buildCache()
@@ -101,10 +113,7 @@ QCoro::Task<QString> RemoteToolbox::locate(RemoteHost *host, QString tool, Job *
         throw UserError(
             QStringLiteral("host %1 has no %2 where hotkernel looked (%3): %4, or name its folder in the "
                            "host URL (?tools=/path/to/bin).")
-                .arg(alive->display(), tool,
-                     RemoteHost::outputField(r.standardOutput, "looked")
-                         .replace(QLatin1Char(':'), QStringLiteral(", ")),
-                     toolHint(tool)));
+                .arg(alive->display(), tool, foldersLooked(r.standardOutput), toolHint(tool)));
     alive->toolCache().insert(tool, path);
     co_return path;
 }
@@ -116,11 +125,10 @@ QCoro::Task<QString> RemoteToolbox::nativeHelper(RemoteHost *host, QString fileN
     if (const QString known = host->toolCache().value(key); !known.isEmpty())
         co_return known;
     const QString target = targetOf(fileName);
-    const QByteArray sources = buildRequest();
-    Json request = Json::parse(sources.toStdString());
+    Json request = nativeSources();
+    const QString cache = cacheFor(QByteArray::fromStdString(request.dump())) + QLatin1Char('/') + target;
     request["target"] = toStd(target);
     request["output"] = toStd(fileName);
-    const QString cache = cacheFor(sources) + QLatin1Char('/') + target;
     if (job)
         job->setProgress(
             0, std::nullopt,
@@ -138,9 +146,7 @@ QCoro::Task<QString> RemoteToolbox::nativeHelper(RemoteHost *host, QString fileN
                            "%2 there from source: install CMake 3.25 or newer there (pip install cmake into "
                            "the host's interpreter will do) with the CUDA Toolkit and CUPTI, or name their "
                            "folders in the host URL (?tools=/path/to/bin).")
-                .arg(alive->display(), fileName,
-                     RemoteHost::outputField(r.standardOutput, "looked")
-                         .replace(QLatin1Char(':'), QStringLiteral(", "))));
+                .arg(alive->display(), fileName, foldersLooked(r.standardOutput)));
     const QString built = RemoteHost::outputField(r.standardOutput, "built");
     if (built.isEmpty()) {
         const QString log = RemoteHost::outputField(r.standardOutput, "log");

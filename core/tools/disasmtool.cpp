@@ -213,14 +213,12 @@ QCoro::Task<bool> prepareBinaryHost(Session &session, QString binary, Job *job)
     if (!connected)
         co_return false;
     RemoteHost *remote = session.remote();
-    const QString root = QDir::cleanPath(session.workDir().root());
-    const bool here =
-        QFileInfo(binary).isFile() && QDir::cleanPath(binary).startsWith(root + QLatin1Char('/'));
-    QStringList files;
-    if (remote && here)
-        files << QDir(root).relativeFilePath(binary);
     if (!remote)
         co_return true;
+    const QString root = QDir::cleanPath(session.workDir().root());
+    QStringList files;
+    if (QFileInfo(binary).isFile() && QDir::cleanPath(binary).startsWith(root + QLatin1Char('/')))
+        files << QDir(root).relativeFilePath(binary);
     co_return co_await remote->sync(files, job);
 }
 

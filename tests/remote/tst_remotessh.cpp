@@ -58,6 +58,13 @@ class TestRemoteSsh : public QObject
         return env;
     }
 
+    // The host (this machine) can build hotkernel's native helpers: CMake and the CUDA Toolkit.
+    static bool canBuildHelpers()
+    {
+        return QFileInfo::exists(QStringLiteral("/usr/local/cuda/bin/nvcc")) &&
+               !QStandardPaths::findExecutable(QStringLiteral("cmake")).isEmpty();
+    }
+
     int hotkernel(const QStringList &arguments, QByteArray *out, QByteArray *err)
     {
         return hotkernel::test::runHotkernel(project(), environment(), arguments, out, err);
@@ -446,8 +453,7 @@ private Q_SLOTS:
                  err.constData());
         // The tracer is built there with the host's CMake and CUDA Toolkit, then injected into the
         // command; a CPU target never starts CUDA, so the driver never loads it: the error says so.
-        if (!QFileInfo::exists(QStringLiteral("/usr/local/cuda/bin/nvcc")) ||
-            QStandardPaths::findExecutable(QStringLiteral("cmake")).isEmpty())
+        if (!canBuildHelpers())
             QSKIP("no CUDA Toolkit in /usr/local/cuda or no cmake: the tracer cannot be built on the host");
         QCOMPARE(
             hotkernel({QStringLiteral("--host"), m_url, QStringLiteral("profile"), QStringLiteral("--tool"),
@@ -473,8 +479,7 @@ private Q_SLOTS:
     {
         // calibrate measures the host's card with a helper built there; this host has no GPU, so the
         // helper runs and fails, and the reason, naming the host, reaches stdout as --json's error.
-        if (!QFileInfo::exists(QStringLiteral("/usr/local/cuda/bin/nvcc")) ||
-            QStandardPaths::findExecutable(QStringLiteral("cmake")).isEmpty())
+        if (!canBuildHelpers())
             QSKIP("no CUDA Toolkit in /usr/local/cuda or no cmake: calibrate cannot be built on the host");
         if (QFileInfo::exists(QStringLiteral("/dev/nvidia0")))
             QSKIP("this machine has a GPU: calibrate would succeed there (bench/ssh_localhost.sh shows it)");
