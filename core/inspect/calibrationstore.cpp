@@ -64,24 +64,70 @@ std::optional<Json> readJson(const QString &path)
     return j;
 }
 
-// Newest first (by the measured_at stamp, then the file time) among *.json in dir that pass.
-std::optional<StoredCalibration> newestIn(const QString &dir, const std::function<bool(const Json &)> &accept)
+// Every *.json in dir that passes validate(), in no particular order.
+std::vector<StoredCalibration> readAllIn(const QString &dir)
+{
+    std::vector<StoredCalibration> all;
+    const QFileInfoList files = QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files);
+    for (const QFileInfo &fi : files) {
+        if (auto j = readJson(fi.absoluteFilePath()))
+            all.push_back(StoredCalibration{std::move(*j), fi.absoluteFilePath()});
+    }
+    return all;
+}
+
+// Newest first (by the measured_at stamp, then the file time) among those that pass accept.
+std::optional<StoredCalibration> newestOf(const std::vector<StoredCalibration> &all,
+                                          const std::function<bool(const Json &)> &accept)
 {
     std::optional<StoredCalibration> best;
     QString bestStamp;
-    const QFileInfoList files = QDir(dir).entryInfoList({QStringLiteral("*.json")}, QDir::Files);
-    for (const QFileInfo &fi : files) {
-        auto j = readJson(fi.absoluteFilePath());
-        if (!j || !accept(*j))
+    for (const StoredCalibration &c : all) {
+        if (!accept(c.data))
             continue;
-        const QString stamp =
-            stringField(*j, "measured_at") + fi.lastModified().toUTC().toString(Qt::ISODate);
+        const QString stamp = stringField(c.data, "measured_at") +
+                              QFileInfo(c.origin).lastModified().toUTC().toString(Qt::ISODate);
         if (!best || stamp > bestStamp) {
-            best = StoredCalibration{std::move(*j), fi.absoluteFilePath()};
+            best = c;
             bestStamp = stamp;
         }
     }
     return best;
+}
+
+std::function<bool(const Json &)> sameUuid(const QString &uuid)
+{
+    return [uuid](const Json &j) { return stringField(j, "uuid").compare(uuid, Qt::CaseInsensitive) == 0; };
+}
+
+std::function<bool(const Json &)> sameCardRow(const QString &cardId)
+{
+    return [cardId](const Json &j) {
+        const CardSpec *row = CardTable::builtin().find(stringField(j, "card"));
+        return row && row->id == cardId;
+    };
+}
+
+// By UUID: the newest recorded copy in the working directory, then the user's file for it.
+std::optional<StoredCalibration> byUuid(const CalibrationSnapshot &s, const QString &uuid)
+{
+    if (uuid.isEmpty())
+        return std::nullopt;
+    if (auto recorded = newestOf(s.recorded, sameUuid(uuid)))
+        return recorded;
+    const QString path = CalibrationStore::userPath(uuid);
+    for (const StoredCalibration &c : s.user) {
+        if (c.origin == path && sameUuid(uuid)(c.data))
+            return c;
+    }
+    return std::nullopt;
+}
+
+std::optional<StoredCalibration> byCardRow(const CalibrationSnapshot &s, const QString &cardId)
+{
+    if (auto recorded = newestOf(s.recorded, sameCardRow(cardId)))
+        return recorded;
+    return newestOf(s.user, sameCardRow(cardId));
 }
 
 } // namespace
@@ -159,44 +205,41 @@ QString CalibrationStore::saveRecord(const Json &calibration, const QString &wor
     }
 }
 
+CalibrationSnapshot CalibrationStore::snapshot(const QString &workDir)
+{
+    CalibrationSnapshot s;
+    if (!workDir.isEmpty())
+        s.recorded = readAllIn(recordDirectory(workDir));
+    s.user = readAllIn(userDirectory());
+    return s;
+}
+
 std::optional<StoredCalibration> CalibrationStore::load(const QString &uuid, const QString &workDir)
 {
     if (uuid.isEmpty())
         return std::nullopt;
-    auto sameCard = [&](const Json &j) {
-        return stringField(j, "uuid").compare(uuid, Qt::CaseInsensitive) == 0;
-    };
-    if (!workDir.isEmpty()) {
-        if (auto recorded = newestIn(recordDirectory(workDir), sameCard))
-            return recorded;
-    }
-    const QString path = userPath(uuid);
-    if (auto j = readJson(path); j && sameCard(*j))
-        return StoredCalibration{std::move(*j), path};
-    return std::nullopt;
+    return byUuid(snapshot(workDir), uuid);
 }
 
 std::optional<StoredCalibration> CalibrationStore::loadForCard(const QString &cardId, const QString &workDir)
 {
-    auto sameRow = [&](const Json &j) {
-        const CardSpec *row = CardTable::builtin().find(stringField(j, "card"));
-        return row && row->id == cardId;
-    };
-    if (!workDir.isEmpty()) {
-        if (auto recorded = newestIn(recordDirectory(workDir), sameRow))
-            return recorded;
-    }
-    return newestIn(userDirectory(), sameRow);
+    return byCardRow(snapshot(workDir), cardId);
 }
 
 std::optional<MeasuredCeilings> CalibrationStore::forDevice(const QString &name, const QString &uuid,
                                                             const QString &workDir)
 {
-    std::optional<StoredCalibration> stored = load(uuid, workDir);
+    return forDevice(snapshot(workDir), name, uuid);
+}
+
+std::optional<MeasuredCeilings> CalibrationStore::forDevice(const CalibrationSnapshot &snapshot,
+                                                            const QString &name, const QString &uuid)
+{
+    std::optional<StoredCalibration> stored = byUuid(snapshot, uuid);
     if (!stored) {
         const CardSpec *row = name.isEmpty() ? nullptr : CardTable::builtin().find(name);
         if (row)
-            stored = loadForCard(row->id, workDir);
+            stored = byCardRow(snapshot, row->id);
     }
     if (!stored)
         return std::nullopt;

@@ -11,6 +11,7 @@
 #include <QString>
 
 #include <optional>
+#include <vector>
 
 namespace hotkernel {
 
@@ -18,6 +19,14 @@ struct StoredCalibration
 {
     Json data;      // the object hotkernel-calibrate printed
     QString origin; // the file it was read from
+};
+
+// Every valid calibration of both places, read at one moment (issue 41): a verify reads the store
+// before its workers start, so nothing a worker writes afterwards reaches its floor.
+struct CalibrationSnapshot
+{
+    std::vector<StoredCalibration> recorded; // workDir/results/calibration/*.json
+    std::vector<StoredCalibration> user;     // the user's data directory
 };
 
 class CalibrationStore
@@ -46,6 +55,10 @@ public:
     // row; nullopt when neither exists or the name matches no row.
     static std::optional<MeasuredCeilings> forDevice(const QString &name, const QString &uuid,
                                                      const QString &workDir);
+    // Both places read now; the forDevice below then picks from what was read, reading nothing.
+    static CalibrationSnapshot snapshot(const QString &workDir);
+    static std::optional<MeasuredCeilings> forDevice(const CalibrationSnapshot &snapshot, const QString &name,
+                                                     const QString &uuid);
 
     static MeasuredCeilings ceilings(const StoredCalibration &calibration);
 };

@@ -37,6 +37,11 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     co_await MeasureSetup::prepareRemoteWitness(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
+    // Issue 41: read before the script's worker runs, like verify's.
+    const QString workRoot = session.workDir().root();
+    const CalibrationSnapshot calibrations = co_await MeasureSetup::calibrations(workRoot);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
     PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -131,10 +136,7 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     deviceLock.release();
     remoteLock.reset();
     // Issue 25: a time below what this card can physically do marks the result invalid.
-    const QString root = session.workDir().root();
-    const FloorCeilings ceilings = co_await MeasureSetup::floorCeilings(gpu, first.json, root);
-    if (!job || job->isCancelled())
-        co_return ToolResult::cancelledResult();
+    const FloorCeilings ceilings = MeasureSetup::floorCeilings(gpu, first.json, calibrations);
     const PhysicalFloor::Report floor = PhysicalFloor::judge(ceilings, PhysicalFloor::work(first.json),
                                                              {{QStringLiteral("script"), samples}});
 

@@ -294,18 +294,22 @@ QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
     co_return gpu;
 }
 
-QCoro::Task<FloorCeilings> floorCeilings(Json gpu, Json line, QString workDir)
+QCoro::Task<CalibrationSnapshot> calibrations(QString workDir)
+{
+    // A named future, no lambda temporary in the co_await (docs/hacking.md, "Compiler rules").
+    QFuture<CalibrationSnapshot> loading = QtConcurrent::run(&CalibrationStore::snapshot, workDir);
+    co_await loading;
+    co_return loading.result();
+}
+
+FloorCeilings floorCeilings(const Json &gpu, const Json &line, const CalibrationSnapshot &calibrations)
 {
     QString name = stringField(gpu, "name");
     if (name.isEmpty())
         name = stringField(line, "device_name");
-    const QString uuid = stringField(gpu, "uuid");
-    // A named future, no lambda temporary in the co_await (docs/hacking.md, "Compiler rules").
-    QFuture<std::optional<MeasuredCeilings>> loading =
-        QtConcurrent::run(&CalibrationStore::forDevice, name, uuid, workDir);
-    co_await loading;
-    const std::optional<MeasuredCeilings> measured = loading.result();
-    co_return PhysicalFloor::ceilings(CardTable::builtin().find(name), measured, stringField(line, "dtype"));
+    const std::optional<MeasuredCeilings> measured =
+        CalibrationStore::forDevice(calibrations, name, stringField(gpu, "uuid"));
+    return PhysicalFloor::ceilings(CardTable::builtin().find(name), measured, stringField(line, "dtype"));
 }
 
 Json benchResultHead(const ScriptFile &script)

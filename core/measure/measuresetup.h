@@ -5,6 +5,7 @@
 #pragma once
 
 #include "base/json.h"
+#include "inspect/calibrationstore.h"
 #include "measure/physicalfloor.h"
 #include "measure/runline.h"
 #include "measure/scriptrunner.h"
@@ -119,9 +120,13 @@ QCoro::Task<bool> takeGpuLock(DeviceLock &deviceLock, std::shared_ptr<QProcess> 
 
 // The GPU snapshot plus warnings about other processes on it (our own workers are left out).
 QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings);
-// The roofline floor's ceilings (issue 25) for the card of a GPU snapshot and a result line's
-// dtype: the calibration files are read off the main thread.
-QCoro::Task<FloorCeilings> floorCeilings(Json gpu, Json line, QString workDir);
+// Every calibration of the working directory and the user's store, read off the main thread.
+// Issue 41: a measurement reads it before its workers start, so a worker cannot plant the file its
+// floor is computed from.
+QCoro::Task<CalibrationSnapshot> calibrations(QString workDir);
+// The roofline floor's ceilings (issue 25) for the card of a GPU snapshot (else the result line's
+// device_name) and the line's dtype, from calibrations read earlier, capped by the card's spec.
+FloorCeilings floorCeilings(const Json &gpu, const Json &line, const CalibrationSnapshot &calibrations);
 
 Json interpreterJson(const PythonInfo &python);
 // The first keys of a result, contracted or not: tool, version, and the script as given, its path

@@ -71,12 +71,32 @@ FloorCeilings PhysicalFloor::ceilings(const CardSpec *card, const std::optional<
 {
     FloorCeilings c;
     c.card = card ? card->name : (measured ? measured->card : QString());
-    if (measured && measured->bandwidthBytesPerSecond) {
-        c.bandwidthBytesPerSecond = measured->bandwidthBytesPerSecond;
+    QStringList capped;
+    // A measured figure is used only up to the spec sheet's: no card beats its own datasheet, so a
+    // higher figure is a broken or planted calibration and would lower the floor for everyone.
+    auto withinSpec = [&](double measuredValue, std::optional<double> spec, const QString &what,
+                          const QString &unit) -> std::optional<double> {
+        if (spec && measuredValue > *spec) {
+            capped.append(QStringLiteral("the calibration's %1 (%2) is above the spec's %3 for the %4, so "
+                                         "the spec is used")
+                              .arg(what, decimalText(measuredValue, unit), decimalText(*spec, unit), c.card));
+            return std::nullopt;
+        }
+        return measuredValue;
+    };
+    const std::optional<double> specBandwidth = card && card->bandwidthBytesPerSecond()
+                                                    ? std::optional<double>(card->bandwidthBytesPerSecond())
+                                                    : std::nullopt;
+    std::optional<double> measuredBandwidth;
+    if (measured && measured->bandwidthBytesPerSecond)
+        measuredBandwidth = withinSpec(*measured->bandwidthBytesPerSecond, specBandwidth,
+                                       QStringLiteral("copy rate"), QStringLiteral("B/s"));
+    if (measuredBandwidth) {
+        c.bandwidthBytesPerSecond = measuredBandwidth;
         c.bandwidthSource = QStringLiteral("calibration");
         c.calibration = measured->origin;
-    } else if (card && card->bandwidthBytesPerSecond()) {
-        c.bandwidthBytesPerSecond = card->bandwidthBytesPerSecond();
+    } else if (specBandwidth) {
+        c.bandwidthBytesPerSecond = specBandwidth;
         c.bandwidthSource = QStringLiteral("spec");
     }
     // An fp32 target may legitimately run on tensor cores (TF32, or split-bf16 schemes accurate to
@@ -85,14 +105,23 @@ FloorCeilings PhysicalFloor::ceilings(const CardSpec *card, const std::optional<
     const QString key = dtype.compare(QLatin1String("fp32"), Qt::CaseInsensitive) == 0
                             ? QStringLiteral("tf32")
                             : dtype.toLower();
-    if (measured && measured->peakFlopsPerSecond.count(key)) {
-        c.peakFlopsPerSecond = measured->peakFlopsPerSecond.at(key);
+    const std::optional<double> specPeak =
+        card && CardTable::dtypes().contains(key) && card->peakFlopsPerSecond(key)
+            ? std::optional<double>(card->peakFlopsPerSecond(key))
+            : std::nullopt;
+    std::optional<double> measuredPeak;
+    if (measured && measured->peakFlopsPerSecond.count(key))
+        measuredPeak = withinSpec(measured->peakFlopsPerSecond.at(key), specPeak,
+                                  key + QStringLiteral(" peak"), QStringLiteral("FLOP/s"));
+    if (measuredPeak) {
+        c.peakFlopsPerSecond = measuredPeak;
         c.peakSource = QStringLiteral("calibration");
         c.calibration = measured->origin;
-    } else if (card && CardTable::dtypes().contains(key) && card->peakFlopsPerSecond(key)) {
-        c.peakFlopsPerSecond = card->peakFlopsPerSecond(key);
+    } else if (specPeak) {
+        c.peakFlopsPerSecond = specPeak;
         c.peakSource = QStringLiteral("spec");
     }
+    c.capped = capped.join(QStringLiteral("; "));
     return c;
 }
 
@@ -182,6 +211,7 @@ PhysicalFloor::Report PhysicalFloor::judge(const FloorCeilings &c, const FloorWo
     j["peak_source"] = c.peakSource.isEmpty() ? Json() : Json(toStd(c.peakSource));
     j["calibration"] = c.calibration.isEmpty() ? Json() : Json(toStd(c.calibration));
     j["card"] = c.card.isEmpty() ? Json() : Json(toStd(c.card));
+    j["capped"] = c.capped.isEmpty() ? Json() : Json(toStd(c.capped));
     Json checked = Json::object();
     for (const auto &[side, samples] : sides) {
         if (samples.empty())

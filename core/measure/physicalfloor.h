@@ -34,6 +34,9 @@ struct FloorCeilings
     std::optional<double> peakFlopsPerSecond;
     QString peakSource;  // "calibration" or "spec"
     QString calibration; // the calibration file, when one was used
+    // Issue 41: a calibration claiming more than the card's spec sheet is capped at the spec (a
+    // forged or broken file must not lower the floor); what was capped, else empty.
+    QString capped;
 };
 
 struct FloorCheck
@@ -56,7 +59,8 @@ public:
     // bandwidth (4.8 TB/s is 1.155x the measured 4.16 TB/s), past which nothing is honest.
     static constexpr double kTolerance = 1.10;
 
-    // The ceilings for a card and dtype: measured (hotkernel calibrate) first, else the spec row.
+    // The ceilings for a card and dtype: measured (hotkernel calibrate) first, else the spec row;
+    // a measured figure above the spec row's is replaced by the spec's (FloorCeilings::capped).
     static FloorCeilings ceilings(const CardSpec *card, const std::optional<MeasuredCeilings> &measured,
                                   const QString &dtype);
     // bytes, flops, dtype and device from a result line or a result's "contract" object.

@@ -161,6 +161,13 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
 
+    // Issue 41: the floor's calibrations are read before any worker of this verify runs a line of
+    // the scripts, so a candidate cannot plant the file its floor is computed from.
+    const QString workRoot = session.workDir().root();
+    const CalibrationSnapshot calibrations = co_await MeasureSetup::calibrations(workRoot);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+
     // Both start now and import torch in parallel; the GPU snapshot overlaps with that too.
     b.prepared =
         MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh, o.timeout, job);
@@ -554,10 +561,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         warnings.append(QStringLiteral("the GPU was shared during the timed runs with %1")
                             .arg(GpuSharing::describe(sharedWith)));
     // Issue 25: a time below what this card can physically do is no verdict (either side).
-    const QString root = session.workDir().root();
-    const FloorCeilings ceilings = co_await MeasureSetup::floorCeilings(gpu, b.first.json, root);
-    if (!job || job->isCancelled())
-        co_return ToolResult::cancelledResult();
+    const FloorCeilings ceilings = MeasureSetup::floorCeilings(gpu, b.first.json, calibrations);
     const PhysicalFloor::Report floor =
         PhysicalFloor::judge(ceilings, PhysicalFloor::work(b.first.json),
                              {{QStringLiteral("baseline"), b.ms}, {QStringLiteral("candidate"), c.ms}});

@@ -53,6 +53,7 @@ private Q_SLOTS:
     void recordedCopyWinsWhenUuidMatches();
     void loadForCardModel();
     void ceilingsForRoofline();
+    void snapshotIgnoresLaterFiles();
 
 private:
     QTemporaryDir m_work;
@@ -138,6 +139,26 @@ void TestCalibration::ceilingsForRoofline()
     QVERIFY(m.peakFlopsPerSecond.at(QStringLiteral("bf16")) > 1e14);
     QCOMPARE(m.uuid, QStringLiteral("GPU-a"));
     QCOMPARE(m.origin, loaded->origin);
+}
+
+// Issue 41: a verify reads the store before its workers start; a calibration written afterwards
+// (a candidate planting a file claiming an absurd copy rate) is not in what was read.
+void TestCalibration::snapshotIgnoresLaterFiles()
+{
+    const CalibrationSnapshot before = CalibrationStore::snapshot(m_work.path());
+    QString error;
+    QVERIFY(!CalibrationStore::saveRecord(calibration("GPU-a", 400000, "2026-12-09T00:00:00Z"), m_work.path(),
+                                          &error)
+                 .isEmpty());
+    const auto fromBefore =
+        CalibrationStore::forDevice(before, QStringLiteral("NVIDIA H200"), QStringLiteral("GPU-a"));
+    QVERIFY(fromBefore);
+    QCOMPARE(*fromBefore->bandwidthBytesPerSecond, 4140e9);
+    // Read now, the planted file is the newest for the card, which is why it must be read before.
+    const auto fromNow = CalibrationStore::forDevice(CalibrationStore::snapshot(m_work.path()),
+                                                     QStringLiteral("NVIDIA H200"), QStringLiteral("GPU-a"));
+    QVERIFY(fromNow);
+    QCOMPARE(*fromNow->bandwidthBytesPerSecond, 400000e9);
 }
 
 QTEST_GUILESS_MAIN(TestCalibration)

@@ -55,6 +55,29 @@ private Q_SLOTS:
         QCOMPARE(r.floorMs, kMiB64 / 4155.6e9 * 1e3);
     }
 
+    // Issue 41: a calibration above the spec sheet (planted or broken) is capped at the spec.
+    void calibrationAboveTheSpecIsCapped()
+    {
+        MeasuredCeilings planted = calibrated();
+        planted.bandwidthBytesPerSecond = 200e12; // 200 TB/s on a 4.8 TB/s card
+        planted.peakFlopsPerSecond[QStringLiteral("bf16")] = 1e18;
+        const FloorCeilings c = PhysicalFloor::ceilings(&h200(), planted, QStringLiteral("bf16"));
+        QCOMPARE(c.bandwidthSource, QStringLiteral("spec"));
+        QCOMPARE(*c.bandwidthBytesPerSecond, *h200().bandwidthBytesPerSecond());
+        QCOMPARE(c.peakSource, QStringLiteral("spec"));
+        QVERIFY2(c.capped.contains(QStringLiteral("copy rate")), qPrintable(c.capped));
+        QVERIFY2(c.capped.contains(QStringLiteral("bf16 peak")), qPrintable(c.capped));
+        // The 4.1 us for 64 MiB that the planted file would have allowed stays impossible.
+        QVERIFY(PhysicalFloor::check(c, bytesOnly(kMiB64), 4.1e-3).violated);
+        const PhysicalFloor::Report report =
+            PhysicalFloor::judge(c, bytesOnly(kMiB64), {{QStringLiteral("candidate"), {4.1e-3}}});
+        QVERIFY(report.json["capped"].is_string());
+        // An honest calibration below the spec is used as measured and caps nothing.
+        const FloorCeilings honest = PhysicalFloor::ceilings(&h200(), calibrated(), QStringLiteral("bf16"));
+        QVERIFY(honest.capped.isEmpty());
+        QCOMPARE(honest.bandwidthSource, QStringLiteral("calibration"));
+    }
+
     void specWithoutCalibration()
     {
         const FloorCeilings c = PhysicalFloor::ceilings(&h200(), std::nullopt, QStringLiteral("bf16"));
