@@ -38,6 +38,9 @@ EXPECTED = [
     ("reference_swap.py", "incorrect"),
     ("check_patch.py", "incorrect/invalid"),
     ("judge_file_truncate.py", "invalid"),
+    # Issue 41: a planted calibration does not lift the floor; --fresh gets its seed after capture.
+    ("calibration_plant.py", "invalid", "overstated_baseline.py"),
+    ("seed_snoop.py", "incorrect", "rmsnorm_baseline.py", ["--fresh"]),
 ]
 
 
@@ -64,12 +67,13 @@ def main():
             shutil.copy(os.path.join(fixtures, name), tmp)
         with open(args.contract, "rb") as src, open(os.path.join(tmp, "_hotkernel_contract.py"), "wb") as dst:
             dst.write(src.read())
-        for fixture, expected, *baseline in EXPECTED:
+        for fixture, expected, *rest in EXPECTED:
             if args.only and fixture != args.only:
                 continue
-            against = baseline[0] if baseline else "rmsnorm_baseline.py"
+            against = rest[0] if rest else "rmsnorm_baseline.py"
+            extra = rest[1] if len(rest) > 1 else []
             proc = subprocess.run([args.hotkernel, "verify", against, fixture, "--n", str(args.n),
-                                   "--json"], cwd=tmp, env=env, capture_output=True, text=True)
+                                   "--json"] + extra, cwd=tmp, env=env, capture_output=True, text=True)
             try:
                 r = json.loads(proc.stdout)
                 verdict, speedup = r.get("verdict") or "error", r.get("speedup")
@@ -85,7 +89,8 @@ def main():
                 cost = "-"
             ok = verdict in expected.split("/")
             bad += not ok
-            rows.append((fixture, expected, verdict, "-" if speedup is None else "%.3gx" % speedup, cost,
+            name = " ".join([fixture] + extra)
+            rows.append((name, expected, verdict, "-" if speedup is None else "%.3gx" % speedup, cost,
                          ("" if ok else "UNEXPECTED: ") + reason.replace("\n", " ")[:300]))
             # As it comes too (stderr), so that a run cut short still shows what it had.
             print("  ".join(str(c) for c in rows[-1]), file=sys.stderr, flush=True)

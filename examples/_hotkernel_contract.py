@@ -1584,14 +1584,19 @@ def _error_line(target, message, event=None):
     _emit(line)
 
 
+def _judge_seed_argument(text):
+    return "late" if text == "late" else int(text)
+
+
 def _parse_args(argv):
     import argparse
     p = argparse.ArgumentParser(description="hotkernel measurement contract (protocol %d)" % PROTOCOL)
     p.add_argument("--run", type=int, default=0, help="run index: inputs are drawn from seed + RUN")
     p.add_argument("--device", choices=("cuda", "cpu"), default=None,
                    help="override the target's device (default: the target's, else cuda when torch sees a GPU)")
-    p.add_argument("--judge-seed", type=int, default=None,
-                   help="seed of the judged replay's inputs (default: random, reported as judge_seed)")
+    p.add_argument("--judge-seed", type=_judge_seed_argument, default=None,
+                   help="seed of the judged replay's inputs (default: random, reported as judge_seed); 'late': "
+                        "ask for it on stdin once the timed block is captured and timed, as a worker does")
     p.add_argument("--judge-dir", default=None,
                    help="write the judged replay's outputs to this directory for a judge outside this process")
     p.add_argument("--judge-file", default=None,
@@ -1619,7 +1624,7 @@ def main(target, fn, argv=None):
         _worker(bench)
         return
     if args.judge_file is not None:
-        if args.judge_seed is None:
+        if args.judge_seed is None or args.judge_seed == "late":
             _error_line(target, "--judge-file needs --judge-seed: the seed the judged outputs were computed with")
             sys.exit(0)
         _emit(bench.judge(args.run, args.judge_seed, args.judge_file))

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/freshscriptrunner.h"
 
+#include "measure/judgeseedrequest.h"
 #include "process/processspec.h"
+
+#include <memory>
 
 namespace hotkernel {
 
@@ -20,13 +23,30 @@ QString FreshScriptRunner::commandLine() const
 QStringList FreshScriptRunner::runArguments(int runIndex) const
 {
     QStringList args{QStringLiteral("--run"), QString::number(runIndex)};
+    // Issue 41: never the seed itself on the command line, where the script reads it before its
+    // timed block; the contract asks for it on stdout once the block is captured and timed, as a
+    // worker does (runAnswers).
     if (m_judgeSeed)
-        args << QStringLiteral("--judge-seed") << QString::number(*m_judgeSeed);
+        args << QStringLiteral("--judge-seed") << QStringLiteral("late");
     if (!m_judgeDir.isEmpty())
         args << QStringLiteral("--judge-dir") << m_judgeDir;
     if (m_eventsTimer)
         args << QStringLiteral("--timer") << QStringLiteral("events");
     return args;
+}
+
+ProcessPerRunRunner::LineAnswer FreshScriptRunner::runAnswers(int runIndex) const
+{
+    if (!m_judgeSeed)
+        return {};
+    // Answered once: a second question (something else in the process asking) gets nothing.
+    auto answered = std::make_shared<bool>(false);
+    return [seed = *m_judgeSeed, runIndex, answered](const QByteArray &line) {
+        if (*answered || !JudgeSeedRequest::matches(line, runIndex))
+            return QByteArray();
+        *answered = true;
+        return JudgeSeedRequest::answer(seed);
+    };
 }
 
 QStringList FreshScriptRunner::judgeArguments(int runIndex, const QString &file) const

@@ -17,6 +17,7 @@ public:
 protected:
     QStringList runArguments(int runIndex) const override;
     QStringList judgeArguments(int runIndex, const QString &file) const override;
+    LineAnswer runAnswers(int runIndex) const override;
 };
 
 } // namespace hotkernel

@@ -29,11 +29,16 @@ QStringList ProcessPerRunRunner::judgeArguments(int, const QString &) const
     return {};
 }
 
+ProcessPerRunRunner::LineAnswer ProcessPerRunRunner::runAnswers(int) const
+{
+    return {};
+}
+
 QCoro::Task<ProcessPerRunRunner::Finished> ProcessPerRunRunner::execute(ScriptRunnerOptions options,
                                                                         QStringList arguments,
                                                                         QProcessEnvironment environment,
-                                                                        int runIndex, Wording wording,
-                                                                        QPointer<Job> job)
+                                                                        LineAnswer answers, int runIndex,
+                                                                        Wording wording, QPointer<Job> job)
 {
     ProcessSpec spec;
     spec.program = options.python;
@@ -41,6 +46,7 @@ QCoro::Task<ProcessPerRunRunner::Finished> ProcessPerRunRunner::execute(ScriptRu
     spec.workingDirectory = options.workingDirectory;
     spec.timeout = options.timeout;
     spec.extraEnvironment = environment;
+    spec.answerLine = answers;
     if (options.remote) // a fresh run reads no stdin: only a lost connection ends it early
         options.remote->wrap(spec, true);
     const QString name = options.displayName;
@@ -101,8 +107,9 @@ QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
     const QProcessEnvironment environment =
         witness ? witness->environment(m_options.witnessTracer) : QProcessEnvironment();
     // Nothing of this runner is read after the co_await: its owner may have let it go meanwhile.
+    const LineAnswer answers = runAnswers(runIndex);
     const Finished f =
-        co_await execute(m_options, runArguments(runIndex), environment, runIndex, m_wording, m_job);
+        co_await execute(m_options, runArguments(runIndex), environment, answers, runIndex, m_wording, m_job);
     RunOutcome outcome;
     outcome.wallSeconds = f.wallSeconds;
     if (f.cancelled) {
@@ -130,8 +137,10 @@ QCoro::Task<JudgeOutcome> ProcessPerRunRunner::judge(int runIndex, QString file)
             QStringLiteral("%1 cannot judge another script's outputs: only scripts of the measurement "
                            "contract can (make them with `hotkernel new`).")
                 .arg(name));
+    const QProcessEnvironment noEnvironment;
+    const LineAnswer noAnswers;
     const Finished f =
-        co_await execute(m_options, arguments, QProcessEnvironment(), runIndex, m_wording, m_job);
+        co_await execute(m_options, arguments, noEnvironment, noAnswers, runIndex, m_wording, m_job);
     JudgeOutcome outcome;
     outcome.wallSeconds = f.wallSeconds;
     if (f.cancelled) {

@@ -9,6 +9,7 @@
 
 #include <QProcessEnvironment>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -43,6 +44,9 @@ protected:
     // The arguments after the script that judge file for run runIndex; empty: this runner's
     // scripts cannot judge.
     virtual QStringList judgeArguments(int runIndex, const QString &file) const;
+    // What answers the run's questions on stdout mid-run (ProcessSpec::answerLine); none by default.
+    using LineAnswer = std::function<QByteArray(const QByteArray &line)>;
+    virtual LineAnswer runAnswers(int runIndex) const;
 
 private:
     struct Finished
@@ -55,8 +59,8 @@ private:
     // Runs `python SCRIPT arguments` to its end, with `environment` added to hotkernel's; throws
     // UserError on anything but exit code 0.
     static QCoro::Task<Finished> execute(ScriptRunnerOptions options, QStringList arguments,
-                                         QProcessEnvironment environment, int runIndex, Wording wording,
-                                         QPointer<Job> job);
+                                         QProcessEnvironment environment, LineAnswer answers, int runIndex,
+                                         Wording wording, QPointer<Job> job);
 
     // Shared so a run that outlives its runner (see run()) still reads its own file.
     std::shared_ptr<WitnessTrace> m_witness;

@@ -37,8 +37,21 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
     Supervisor::wrap(*process);
 
     // Read as we go so a chatty child never blocks on a full pipe.
+    qsizetype answeredUpTo = 0; // stdout before this offset has been offered to spec.answerLine
     QObject::connect(process.get(), &QProcess::readyReadStandardOutput, process.get(),
-                     [&result, p = process.get()] { result.standardOutput += p->readAllStandardOutput(); });
+                     [&result, &spec, &answeredUpTo, p = process.get()] {
+                         result.standardOutput += p->readAllStandardOutput();
+                         if (!spec.answerLine)
+                             return;
+                         qsizetype end;
+                         while ((end = result.standardOutput.indexOf('\n', answeredUpTo)) >= 0) {
+                             const QByteArray answer =
+                                 spec.answerLine(result.standardOutput.mid(answeredUpTo, end - answeredUpTo));
+                             answeredUpTo = end + 1;
+                             if (!answer.isEmpty())
+                                 p->write(answer);
+                         }
+                     });
     QObject::connect(process.get(), &QProcess::readyReadStandardError, process.get(),
                      [&result, p = process.get()] { result.standardError += p->readAllStandardError(); });
 
@@ -95,7 +108,8 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
     const qint64 groupId = process->processId();
     if (!spec.standardInput.isEmpty())
         process->write(spec.standardInput);
-    process->closeWriteChannel();
+    if (!spec.answerLine)
+        process->closeWriteChannel();
 
     if (spec.timeout.count() > 0)
         timeout.start(spec.timeout);

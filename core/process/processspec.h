@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include <chrono>
+#include <functional>
 
 namespace hotkernel {
 
@@ -20,6 +21,10 @@ struct ProcessSpec
     QProcessEnvironment extraEnvironment;
     std::chrono::milliseconds timeout{std::chrono::minutes(10)};
     QByteArray standardInput;
+    // When set, stdin stays open after standardInput and each complete stdout line is offered to
+    // it as it arrives; what it returns (if anything) is written to stdin. For a child that asks a
+    // question mid-run (the contract's late judge seed) instead of reading everything up front.
+    std::function<QByteArray(const QByteArray &line)> answerLine;
 
     QString commandLine() const; // shell-quoted, for logs and results
 };

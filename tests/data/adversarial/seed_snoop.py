@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # A cheat that needs the judge seed before the judged replay (to precompute the judged outputs)
 # looks for it on its first call: in the callers' frames (the worker's request) and in
-# /proc/self/cmdline (--judge-seed). It returns correct outputs only when it found the seed, and
+# /proc/self/cmdline (a number after --judge-seed). It returns correct outputs only when it found the seed, and
 # zeros otherwise. Expected: incorrect, because warm workers ask the core for the seed only after
 # the block is captured and timed.
 import sys
@@ -26,9 +26,11 @@ def _seed_visible():
         frame = frame.f_back
     try:
         with open("/proc/self/cmdline", "rb") as f:
-            return b"--judge-seed" in f.read()
+            args = f.read().split(b"\0")
     except OSError:
         return False
+    # A fresh run's command line once carried the seed itself (issue 41); now it says "late".
+    return any(a == b"--judge-seed" and i + 1 < len(args) and args[i + 1].isdigit() for i, a in enumerate(args))
 
 
 def fn(x):

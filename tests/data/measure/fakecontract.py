@@ -202,7 +202,9 @@ def main(path):
 
     def value(flag):
         return args[args.index(flag) + 1] if flag in args else None
-    judge_seed = int(value("--judge-seed")) if value("--judge-seed") is not None else None
+    judge_seed = value("--judge-seed")
+    if judge_seed is not None and judge_seed != "late":  # "late": asked on stdin, as the contract does
+        judge_seed = int(judge_seed)
     _write_pid()
     if value("--judge-file") is not None:
         emit(judge(run, judge_seed, value("--judge-file")))
