@@ -103,6 +103,14 @@ Json intervalJson(const std::optional<Interval> &i)
     return i ? Json::array({i->low, i->high}) : Json();
 }
 
+// Issue 41: the times are the scripts' own claims, so the verdict never says faster or slower.
+QString claimedVerdict(const QString &verdict)
+{
+    if (verdict == QLatin1String("faster") || verdict == QLatin1String("slower"))
+        return QStringLiteral("claimed_") + verdict;
+    return verdict;
+}
+
 void markUncontracted(Json &r)
 {
     r["contracted"] = false;
@@ -138,15 +146,30 @@ bool UncontractedRun::prepare(Session &session, Json &arguments, std::initialize
     const QString cwd = hasCwd ? workingDirectory(session, arguments) : session.workDir().root();
     bool uncontracted = arguments.contains("args") && !arguments["args"].empty();
     Json resolved = arguments;
+    QStringList withContract;
+    QStringList withoutContract;
     for (const char *key : keys) {
         const QString given = stringField(arguments, key);
         if (given.isEmpty())
             continue;
         const QString path = QDir(cwd).absoluteFilePath(given);
         resolved[key] = toStd(path);
-        if (QFileInfo(path).isFile() && UncontractedScriptRunner::isUncontracted(path))
-            uncontracted = true;
+        if (!QFileInfo(path).isFile())
+            continue;
+        const bool scriptUncontracted = UncontractedScriptRunner::isUncontracted(path);
+        (scriptUncontracted ? withoutContract : withContract)
+            .append(QLatin1String(key) + QLatin1Char(' ') + given);
+        uncontracted = uncontracted || scriptUncontracted;
     }
+    // Issue 41: one side under the contract and one outside it would compare a controlled time
+    // with a printed claim; a candidate could leave the contract to print any time it likes.
+    if (!withContract.isEmpty() && !withoutContract.isEmpty())
+        throw UserError(
+            QStringLiteral("the %1 imports the measurement contract but the %2 does not, so the two "
+                           "times would not be measured the same way. Make the %2 a contracted "
+                           "script (copy the baseline and edit its kernel, or `hotkernel new`), "
+                           "or compare two uncontracted scripts.")
+                .arg(withContract.join(QStringLiteral(", ")), withoutContract.join(QStringLiteral(", "))));
     if (!uncontracted && hasCwd) {
         resolved.erase("cwd");
         resolved.erase("args");
@@ -306,7 +329,7 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
         reason = QStringLiteral("the candidate printed ok false in a run");
     } else {
         comparison = Statistics::compare(b.ms, c.ms, comparisonOptions);
-        verdict = comparison.verdict;
+        verdict = claimedVerdict(comparison.verdict);
         reason = comparison.reason;
     }
     reason = QStringLiteral("uncontracted: ") + reason;
@@ -318,7 +341,8 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
     r["target"] = Json();
     r["verdict"] = toStd(verdict);
     r["reason"] = toStd(reason);
-    r["speedup"] = verdict == QLatin1String("faster") ? Json(comparison.speedup) : Json();
+    r["speedup"] = Json();
+    r["claimed_speedup"] = measured ? Json(comparison.speedup) : Json();
     r["speedup_ci95"] = measured ? intervalJson(comparison.ci95) : Json();
     r["speedup_ci99"] = measured ? intervalJson(comparison.ci99) : Json();
     r["rule"] = toStd(Statistics::ruleName(comparisonOptions.rule));
@@ -354,11 +378,12 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
                 .arg(cs.mean, 0, 'g', 5)
                 .arg(cs.std, 0, 'g', 3)
                 .arg(cs.n);
-    text += QStringLiteral("  verdict: %1 (%2)%3\n")
-                .arg(verdict.toUpper(), reason,
-                     verdict == QLatin1String("faster")
-                         ? QStringLiteral(", speedup %1x").arg(comparison.speedup, 0, 'f', 3)
-                         : QString());
+    text +=
+        QStringLiteral("  verdict: %1 (%2)%3\n")
+            .arg(verdict.toUpper(), reason,
+                 measured
+                     ? QStringLiteral(", the scripts' own times give %1x").arg(comparison.speedup, 0, 'f', 3)
+                     : QString());
     text += QStringLiteral("  %1\n").arg(caveat());
     co_return ToolResult::success(r, text);
 }

@@ -226,7 +226,13 @@ def case_original_calls(workdir):
         assert not generic["isError"], text(generic)
         g = generic["structuredContent"]
         assert g["label"] == "uncontracted" and g["contracted"] is False, g
-        assert g["verdict"] in ("faster", "slower", "inconclusive"), g["verdict"]
+        # Issue 41: an uncontracted verdict says the times are the scripts' own claims.
+        assert g["verdict"] in ("claimed_faster", "claimed_slower", "inconclusive"), g["verdict"]
+        assert g["speedup"] is None and g["claimed_speedup"] > 0, g
+        # A contracted baseline against an uncontracted candidate is refused, saying why.
+        mixed = call(server, next(i), "verify", {"baseline": "gelu_baseline.py", "candidate": "sub/generic.py",
+                                                 "n": 3, "warmup": 1})
+        assert mixed["isError"] and "imports the measurement contract" in text(mixed), text(mixed)
         refused = call(server, next(i), "record", {"target": "generic", "verify_result": g, "note": "n", "who": "w"})
         assert refused["isError"] and "uncontracted" in text(refused), text(refused)
         # Stripping the label does not help: an edited result is not one this server produced.
