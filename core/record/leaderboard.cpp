@@ -2,6 +2,7 @@
 #include "record/leaderboard.h"
 
 #include "base/visibletext.h"
+#include "measure/runline.h"
 
 #include <QUrl>
 
@@ -119,6 +120,15 @@ QString Leaderboard::speedupCell(const ResultLog &log)
     return QStringLiteral("no gain");
 }
 
+QString Leaderboard::protocolCell(const ResultLog &log)
+{
+    const auto p = log.protocol();
+    if (!p)
+        return QStringLiteral("-");
+    return *p < RunLineParser::kProtocol ? QString::number(*p) + QStringLiteral(" (older)")
+                                         : QString::number(*p);
+}
+
 QString Leaderboard::timeCell(std::optional<double> meanMs, std::optional<double> stdMs)
 {
     if (!meanMs)
@@ -147,7 +157,8 @@ QString Leaderboard::generate(QList<ResultLog> logs)
         "over n runs; the speedup is baseline mean / candidate mean, shown only when verify called the "
         "candidate "
         "faster. The best result for a target and card is the `faster` one with the lowest candidate "
-        "mean.\n");
+        "mean. The protocol is the measurement contract's the verify ran under; a record of an older "
+        "protocol stays, marked older, since it was measured with fewer guards than a new verify has.\n");
 
     if (logs.isEmpty()) {
         out += QStringLiteral(
@@ -179,8 +190,8 @@ QString Leaderboard::generate(QList<ResultLog> logs)
             }
         }
         out += QStringLiteral("\n| time (UTC) | card | baseline (us) | candidate (us) | n | verdict | "
-                              "speedup | who | note | log |\n"
-                              "|---|---|---:|---:|---:|---|---:|---|---|---|\n");
+                              "speedup | protocol | who | note | log |\n"
+                              "|---|---|---:|---:|---:|---|---:|---|---|---|---|\n");
         for (const ResultLog &log : std::as_const(section)) {
             const auto n = log.n();
             // Joined, not .arg()-chained: a later .arg() would substitute "%3" inside a note.
@@ -191,6 +202,7 @@ QString Leaderboard::generate(QList<ResultLog> logs)
                                        n ? QString::number(*n) : QStringLiteral("-"),
                                        cell(log.verdict()),
                                        speedupCell(log),
+                                       protocolCell(log),
                                        cell(log.who()),
                                        cell(log.note()),
                                        QLatin1Char('[') + fileName(log) + QStringLiteral("](") + linkTo(log) +

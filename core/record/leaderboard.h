@@ -28,6 +28,8 @@ public:
 
     // "1.23x" when faster, else "no gain", "incorrect" or "invalid".
     static QString speedupCell(const ResultLog &log);
+    // "4", or "3 (older)" for a protocol before this hotkernel's, "-" for none.
+    static QString protocolCell(const ResultLog &log);
     // Microseconds with two decimals ("35.10 ± 0.12"), "-" when unknown.
     static QString timeCell(std::optional<double> meanMs, std::optional<double> stdMs);
 };

@@ -296,6 +296,13 @@ std::optional<double> ResultLog::candidateStd() const
 {
     return numberAt(m_json["verify"], "candidate_stats", "std_ms");
 }
+std::optional<int> ResultLog::protocol() const
+{
+    if (const auto v = numberAt(m_json["verify"], "contract", "protocol"))
+        return int(*v);
+    return std::nullopt;
+}
+
 std::optional<int> ResultLog::n() const
 {
     if (const auto v = numberAt(m_json["verify"], "n"))

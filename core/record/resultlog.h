@@ -74,6 +74,9 @@ public:
     std::optional<double> candidateMean() const;
     std::optional<double> candidateStd() const;
     std::optional<int> n() const;
+    // The measurement contract's protocol the verify ran under (issue 41's migration: records of
+    // an older protocol stay on the leaderboard, marked); nullopt for an uncontracted one.
+    std::optional<int> protocol() const;
 
 private:
     Json m_json;

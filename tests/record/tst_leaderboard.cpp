@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "measure/runline.h"
 #include "record/leaderboard.h"
 #include "record/leaderboardcommand.h"
 #include "record/recorder.h"
@@ -158,6 +159,34 @@ private Q_SLOTS:
         QVERIFY(text.contains(QStringLiteral("skipped the epsilon \\| oops, 100% wrong")));
         QVERIFY(text.contains(QStringLiteral("tanh approximation %1 %2"))); // not taken for placeholders
         QVERIFY(!text.contains(QStringLiteral("/tmp")));                    // no machine paths
+    }
+
+    // Issue 41's migration: a record made under an older protocol stays, marked older.
+    void protocolColumnMarksOlderRecords()
+    {
+        QTemporaryDir root;
+        recordAll(root.path());
+        const QList<ResultLog> logs = ResultLog::scan(root.path()).logs;
+        QVERIFY(!logs.isEmpty());
+        Json now = logs.first().json();
+        now["verify"]["contract"]["protocol"] = RunLineParser::kProtocol;
+        QString error;
+        const auto currentLog = ResultLog::fromJson(now, logs.first().relativePath(), &error);
+        QVERIFY2(currentLog, qPrintable(error));
+        const ResultLog &current = *currentLog;
+        QCOMPARE(current.protocol(), std::optional<int>(RunLineParser::kProtocol));
+        QCOMPARE(Leaderboard::protocolCell(current), QString::number(RunLineParser::kProtocol));
+        Json older = current.json();
+        older["verify"]["contract"]["protocol"] = 3;
+        const auto olderLog = ResultLog::fromJson(older, current.relativePath(), &error);
+        QVERIFY2(olderLog, qPrintable(error));
+        QCOMPARE(Leaderboard::protocolCell(*olderLog), QStringLiteral("3 (older)"));
+        QVERIFY(Leaderboard::generate({*olderLog}).contains(QStringLiteral("| 3 (older) |")));
+        Json uncontracted = current.json();
+        uncontracted["verify"].erase("contract");
+        QCOMPARE(
+            Leaderboard::protocolCell(*ResultLog::fromJson(uncontracted, current.relativePath(), &error)),
+            QStringLiteral("-"));
     }
 
     void emptyBoardSaysSo()
