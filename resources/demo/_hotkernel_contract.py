@@ -658,19 +658,16 @@ class _Bench:
         t = self.torch
         iters, k = self.definition["iters"], self.k
         if self.device == "cpu":
-            samples = []
+            # A tuple, never a list: nothing another thread holds can change a sample in place.
+            samples = ()
             outs = None
             for _ in range(REPLAYS):
                 outs = {}
                 start = time.perf_counter()
                 for i in range(iters):
                     outs[i % k] = self.call(self.sets[i % k])
-                samples.append((time.perf_counter() - start) * 1e3 / iters)
-
-            def run_cpu_block():
-                for i in range(iters):
-                    outs[i % k] = self.call(self.sets[i % k])
-            return samples, "wall", None, outs, run_cpu_block
+                samples += ((time.perf_counter() - start) * 1e3 / iters,)
+            return samples, "wall", None, _unaliased(outs, iters, k), None
         side = t.cuda.Stream()
         side.wait_stream(t.cuda.current_stream())
         with t.cuda.stream(side):
@@ -689,6 +686,9 @@ class _Bench:
                 with t.cuda.graph(graph[0]):
                     for i in range(iters):
                         outs[i % k] = self.call(self.sets[i % k])
+                shared = _overwritten(outs, iters, k)
+                if shared:
+                    raise _StaticOutputs(shared)
                 if graph[1]:
                     # Read the nodes before instantiation: a window set only while capturing leaves
                     # no trace on the stream afterwards, only on the kernel nodes it was copied into.
@@ -707,7 +707,10 @@ class _Bench:
                     # not what it computed by the time it returns.
                     raise _Invalid("CUDA graph capture failed because fn forks work onto a stream that never "
                                    "joins the calling stream (%s): join it (wait_stream) before returning" % why)
-                note = "CUDA graph capture failed (%s); timed events around a plain block" % why
+                if isinstance(e, _StaticOutputs):
+                    note = "%s; timed events around a plain block" % e
+                else:
+                    note = "CUDA graph capture failed (%s); timed events around a plain block" % why
                 _log(note)
                 try:
                     t.cuda.synchronize()
@@ -725,16 +728,68 @@ class _Bench:
             run_block()
             t.cuda.synchronize()
             timer = "events"
-        samples = []
+        samples = ()
         for _ in range(REPLAYS):
             start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
             start.record()
             run_block()
             end.record()
             end.synchronize()
-            samples.append(start.elapsed_time(end) / iters)
+            samples += (start.elapsed_time(end) / iters,)
         t.cuda.synchronize()
+        if graph is None:
+            # A plain block's judged replay calls fn afresh (judged_replay), not this closure.
+            return samples, timer, note, _unaliased(outs, iters, k), None
         return samples, timer, note, outs, run_block
+
+    def judged_calls(self, kept):
+        """The judged replay of a plain block: its calls once more, each call's outputs copied before
+        fn is called again (what the contract promises about an output's lifetime, docs/contract.md).
+        kept becomes {set: (call index, returned outputs, their copies)}; "owners" maps each returned
+        storage to the last call that returned it."""
+        iters, k = self.definition["iters"], self.k
+        kept.clear()
+        owners = {}
+        for i in range(iters):
+            out = self.call(self.sets[i % k])
+            kept[i % k] = (i, out, _copies(out))
+            for p in _storages(out):
+                owners[p] = i
+        kept["owners"] = owners
+
+    def graph_outputs(self, outs):
+        """kept (as judged_calls makes it) for a graph's judged replay: its outputs are the graph's
+        own memory, which no later call writes (_StaticOutputs keeps such blocks off the graph)."""
+        iters, k = self.definition["iters"], self.k
+        kept = {s: (_last_call(s, iters, k), out, _copies(out)) for s, out in outs.items()}
+        kept["owners"] = {}
+        return kept
+
+    def settled(self, kept, replay_s):
+        """{set: outputs as their calls returned them}, after checking that no work went on in them
+        later: waits as long as the judged replay took (within _SETTLE_S), then compares each output
+        that no later call returned again with its copy. A difference means something (a thread, a
+        stream nobody joined) wrote the output after its call had returned, so the time the timer saw
+        did not include that work: _Invalid. Threads that touch no output change nothing here."""
+        t = self.torch
+        owners = kept.pop("owners")
+        time.sleep(min(_SETTLE_S[1], max(_SETTLE_S[0], replay_s)))
+        if self.device == "cuda":
+            t.cuda.synchronize()
+        judged = {}
+        for s, (call, out, copies) in sorted(kept.items()):
+            judged[s] = out if copies is None else copies
+            for j, (o, c) in enumerate(zip(_as_list(out) or [], copies or [])):
+                storage = _storage_address(o) if o.numel() else None
+                if storage is None or owners.get(storage, call) > call:
+                    continue
+                if not t.equal(_raw_bytes(t, o), _raw_bytes(t, c)):
+                    raise _Invalid("output %d of rotated set %d changed after fn returned it (judged replay, call "
+                                   "%d): work on it went on outside the timed call; finish every output (join "
+                                   "threads and streams) before fn returns" % (j, s, call))
+        if self.device == "cuda":
+            t.cuda.synchronize()
+        return judged
 
     def identity(self):
         d = self.definition
@@ -890,11 +945,6 @@ class _Bench:
                 steps.lap("timed_check")
                 # The judged replay: the same graph (or block) once more, untimed, on inputs
                 # refilled in place from a seed nobody knew before this run, into poisoned outputs.
-                threads = _candidate_threads()
-                if threads:
-                    raise _Invalid("fn left Python thread(s) running after its calls returned (%s): a thread can "
-                                   "finish or alter work after it is timed or checked; join every thread before "
-                                   "fn returns" % ", ".join(threads))
                 if judge_seed == "late":
                     judge_seed = _ask_judge_seed(run)
                     line["judge_seed"] = judge_seed
@@ -910,8 +960,17 @@ class _Bench:
                 steps.lap("inputs_digest")
                 # Under the GPU tracer's witness window: the core compares the kernels' busy time
                 # with the reported one (issue 19).
+                kept = {}
+                replay_started = time.perf_counter()
+                if run_block is None:
+                    def run_block():
+                        self.judged_calls(kept)
                 line["witness_replays"], line["witness_note"] = _witness(t, self.device, run_block)
+                if not kept:
+                    kept = self.graph_outputs(outs)
                 steps.lap("judged_replay")
+                outs = self.settled(kept, time.perf_counter() - replay_started)
+                steps.lap("judged_settle")
                 if ok and not outside_judge:
                     where = ", judged replay of the %s with judge seed %d" % (
                         "CUDA graph" if timer == "graph" else "timed block", judge_seed)
@@ -1437,13 +1496,64 @@ def _graph_l2_violation(graph):
     return None
 
 
-def _candidate_threads():
-    """Names of live Python threads that did not exist when the contract was imported."""
-    names = []
-    for thread in threading.enumerate():
-        if thread.ident not in _THREADS_AT_IMPORT and thread.is_alive():
-            names.append(thread.name)
-    return names
+# How long the judged outputs are left to settle before they are compared with the copies taken as
+# their calls returned (_Bench.settled): the judged replay's own duration, within these bounds (s).
+_SETTLE_S = (0.01, 0.5)
+
+
+class _StaticOutputs(Exception):
+    """fn returned, within one block, outputs that a later call of the block overwrites (static
+    buffers): a CUDA graph of the whole block cannot keep each call's output for the judge."""
+
+    def __init__(self, sets):
+        Exception.__init__(self, "fn returns outputs that its later calls overwrite (static buffers, as "
+                           "torch.compile's reduce-overhead mode does; rotated set(s) %s), so one CUDA graph of the "
+                           "block cannot keep each call's output for the judge" % ", ".join(str(x) for x in sets))
+
+
+def _copies(out):
+    """Copies of fn's tensor outputs (taken before fn is called again), or None when out is not
+    tensors (the check then says what it is)."""
+    outs = _as_list(out)
+    return None if outs is None else [o.detach().clone() for o in outs]
+
+
+def _storage_address(tensor):
+    """Address of the memory behind tensor (torch before 2.0 has no untyped_storage)."""
+    get = getattr(tensor, "untyped_storage", None) or tensor.storage
+    return get().data_ptr()
+
+
+def _storages(out):
+    """Addresses of the memory behind out's tensors (empty ones have none)."""
+    return {_storage_address(o) for o in (_as_list(out) or []) if o.numel()}
+
+
+def _raw_bytes(torch, tensor):
+    """tensor's bytes as a flat uint8 tensor: compared bit for bit, so that NaN equals NaN."""
+    return tensor.detach().contiguous().reshape(-1).view(torch.uint8)
+
+
+def _last_call(s, iters, k):
+    """Index of the last call of a block of iters calls that runs rotated set s."""
+    return s + ((iters - 1 - s) // k) * k
+
+
+def _overwritten(outs, iters, k):
+    """Sets of {set: output} (the block's last output of each set) whose memory a later call of the
+    block returned again, so that what it holds now is that later call's."""
+    latest = {}
+    for s, out in outs.items():
+        for p in _storages(out):
+            latest[p] = max(latest.get(p, -1), _last_call(s, iters, k))
+    return sorted(s for s, out in outs.items() if any(latest[p] > _last_call(s, iters, k) for p in _storages(out)))
+
+
+def _unaliased(outs, iters, k):
+    """outs without the outputs a later call overwrote: an output lives until fn is called again, so
+    after a block only those still hold what their call returned."""
+    gone = set(_overwritten(outs, iters, k))
+    return {s: out for s, out in outs.items() if s not in gone}
 
 
 def _ask_judge_seed(run):
@@ -1496,13 +1606,14 @@ def _guarded():
          ("os.write", lambda: os.write)]
     mod = sys.modules[__name__]
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_graph_l2_violation",
-                 "_graph_keeping_nodes", "_witness", "_candidate_threads", "_ask_judge_seed", "_worker", "main",
+                 "_graph_keeping_nodes", "_witness", "_ask_judge_seed", "_worker", "main",
                  "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header",
                  "_host_bytes", "_locked_buffer", "_judged_transport", "_share_with_judge", "_open_shared", "_Stall",
-                 "_user_sources", "_source_sha256"):
+                 "_user_sources", "_source_sha256", "_copies", "_storage_address", "_storages", "_raw_bytes", "_last_call",
+                 "_overwritten", "_unaliased"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
-                 "_inputs_digest", "judge"):
+                 "_inputs_digest", "judge", "judged_calls", "graph_outputs", "settled"):
         g.append(("contract _Bench." + name, lambda name=name: getattr(mod._Bench, name)))
     torch = sys.modules.get("torch")
     if torch is not None:
@@ -1739,9 +1850,6 @@ if "--check-import" not in sys.argv:
         pass
 _TRUSTED_GETTERS = dict(_guarded())
 _TRUSTED = _snapshot()
-# The scripts import the contract first, so any other Python thread alive at the judged replay was
-# started by the candidate (or a library it called) and could still be writing outputs or timings.
-_THREADS_AT_IMPORT = {t.ident for t in threading.enumerate()}
 _ORIGINAL_RUN = _Bench.run
 _IMPORTED_AT = time.perf_counter()
 _ORIGINAL_VIOLATIONS = _integrity_violations
