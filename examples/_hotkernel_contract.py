@@ -207,6 +207,35 @@ class _StepClock:
         self._last = now
 
 
+# glibc's malloc raises its mmap threshold each time a process frees a large mmapped block, and gives
+# freed heap back to the system above a trim threshold that moves with it. Whether an output of a
+# few MiB then comes from reused heap or from fresh pages (a fault and a zeroing per 4 KiB, about a
+# third of a 1024x2048 fp32 gelu's time on the 2-core machine) depends on what the process freed
+# before (the judge, the judged write, its age), not on fn: on CPU the untouched candidate was
+# "slower" than its own baseline in 9 of 12 verifies (issue 42). Fixed thresholds serve every
+# process alike: blocks up to 32 MiB (glibc's largest mmap threshold) come from the heap, which
+# keeps what is freed (docs/measurements/aa-cpu-*.txt).
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+_STEADY_MMAP_THRESHOLD = 32 * 1024 * 1024
+_STEADY_TRIM_THRESHOLD = 1 << 30
+
+
+def _steady_host_allocator():
+    """Fixes glibc malloc's mmap and trim thresholds (no-op elsewhere); says on stderr when it cannot."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        mallopt = ctypes.CDLL(None).mallopt
+        mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    except (OSError, AttributeError):
+        _log("no glibc mallopt: host allocations follow the allocator's own history")
+        return
+    if not (mallopt(_M_MMAP_THRESHOLD, _STEADY_MMAP_THRESHOLD) and mallopt(_M_TRIM_THRESHOLD, _STEADY_TRIM_THRESHOLD)):
+        _log("mallopt refused fixed thresholds: host allocations follow the allocator's own history")
+
+
 def _fresh_judge_seed():
     # 53 bits: exact in every JSON reader, and unknowable before the run.
     return int.from_bytes(os.urandom(7), "big") >> 3
@@ -454,6 +483,8 @@ class _Bench:
                               % torch.__version__)
         self.definition["device"] = device
         self.device = device
+        if device == "cpu":
+            _steady_host_allocator()
         self.torch_dtype = self._torch_dtype(self.definition["dtype"])
         base = target._defining_globals.get("__file__")
         ref = self.definition["reference"]
