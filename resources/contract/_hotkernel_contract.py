@@ -796,15 +796,15 @@ class _Bench:
         kept["owners"] = {}
         return kept
 
-    def settled(self, kept, replay_s):
+    def settled(self, kept):
         """{set: outputs as their calls returned them}, after checking that no work went on in them
-        later: waits as long as the judged replay took (within _SETTLE_S), then compares each output
+        later: waits until the process's other threads are quiet (_settle), then compares each output
         that no later call returned again with its copy. A difference means something (a thread, a
         stream nobody joined) wrote the output after its call had returned, so the time the timer saw
         did not include that work: _Invalid. Threads that touch no output change nothing here."""
         t = self.torch
         owners = kept.pop("owners")
-        time.sleep(min(_SETTLE_S[1], max(_SETTLE_S[0], replay_s)))
+        _settle()
         if self.device == "cuda":
             t.cuda.synchronize()
         judged = {}
@@ -992,7 +992,6 @@ class _Bench:
                 # Under the GPU tracer's witness window: the core compares the kernels' busy time
                 # with the reported one (issue 19).
                 kept = {}
-                replay_started = time.perf_counter()
                 if run_block is None:
                     def run_block():
                         self.judged_calls(kept)
@@ -1000,7 +999,7 @@ class _Bench:
                 if not kept:
                     kept = self.graph_outputs(outs)
                 steps.lap("judged_replay")
-                outs = self.settled(kept, time.perf_counter() - replay_started)
+                outs = self.settled(kept)
                 steps.lap("judged_settle")
                 if ok and not outside_judge:
                     where = ", judged replay of the %s with judge seed %d" % (
@@ -1527,9 +1526,45 @@ def _graph_l2_violation(graph):
     return None
 
 
-# How long the judged outputs are left to settle before they are compared with the copies taken as
-# their calls returned (_Bench.settled): the judged replay's own duration, within these bounds (s).
+# The judged outputs are compared with the copies taken as their calls returned (_Bench.settled)
+# once the process's other threads are quiet: at least the first bound (s), at most the second, and
+# between, until two looks in a row _SETTLE_POLL_S apart find none of them runnable. A thread still
+# finishing an output is runnable (or gets the interpreter lock as soon as the main thread sleeps);
+# an idle pool or a monitor asleep between its wake-ups is not.
 _SETTLE_S = (0.01, 0.5)
+_SETTLE_POLL_S = 0.002
+
+
+def _runnable_threads():
+    """Ids of this process's threads other than the calling one that are running or runnable (state
+    R in /proc); empty where /proc cannot say."""
+    me = str(threading.get_native_id())
+    found = []
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        if tid == me:
+            continue
+        try:
+            with open("/proc/self/task/%s/stat" % tid) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state == "R":
+            found.append(tid)
+    return found
+
+
+def _settle():
+    """Waits until no other thread of the process is runnable, within _SETTLE_S."""
+    started = time.perf_counter()
+    time.sleep(_SETTLE_S[0])
+    quiet = 0
+    while quiet < 2 and time.perf_counter() - started < _SETTLE_S[1]:
+        quiet = quiet + 1 if not _runnable_threads() else 0
+        time.sleep(_SETTLE_POLL_S)
 
 
 class _StaticOutputs(Exception):
@@ -1640,7 +1675,7 @@ def _guarded():
                  "_graph_keeping_nodes", "_witness", "_ask_judge_seed", "_worker", "main",
                  "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header",
                  "_host_bytes", "_locked_buffer", "_judged_transport", "_share_with_judge", "_open_shared", "_Stall",
-                 "_user_sources", "_source_sha256", "_copies", "_storage_address", "_storages", "_raw_bytes", "_last_call",
+                 "_user_sources", "_source_sha256", "_copies", "_storage_address", "_storages", "_raw_bytes", "_runnable_threads", "_settle", "_last_call",
                  "_overwritten", "_unaliased"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
