@@ -784,7 +784,7 @@ class _Bench:
         for i in range(iters):
             out = self.call(self.sets[i % k])
             kept[i % k] = (i, out, _copies(out))
-            for p in _storages(out):
+            for p in _storages(out) - {None}:
                 owners[p] = i
         kept["owners"] = owners
 
@@ -812,6 +812,7 @@ class _Bench:
             judged[s] = out if copies is None else copies
             for j, (o, c) in enumerate(zip(_as_list(out) or [], copies or [])):
                 storage = _storage_address(o) if o.numel() else None
+                # None: empty, or memory a later call took over (its copy was taken before that call).
                 if storage is None or owners.get(storage, call) > call:
                     continue
                 if not t.equal(_raw_bytes(t, o), _raw_bytes(t, c)):
@@ -1585,13 +1586,19 @@ def _copies(out):
 
 
 def _storage_address(tensor):
-    """Address of the memory behind tensor (torch before 2.0 has no untyped_storage)."""
-    get = getattr(tensor, "untyped_storage", None) or tensor.storage
-    return get().data_ptr()
+    """Address of the memory behind tensor (torch before 2.0 has no untyped_storage), or None when
+    its memory may no longer be read: torch.compile's CUDA graphs make an output they overwrote
+    raise on access, which says that a later call returned that memory again."""
+    try:
+        get = getattr(tensor, "untyped_storage", None) or tensor.storage
+        return get().data_ptr()
+    except RuntimeError:
+        return None
 
 
 def _storages(out):
-    """Addresses of the memory behind out's tensors (empty ones have none)."""
+    """Addresses of the memory behind out's tensors (empty ones have none; None for one whose memory
+    a later call took over)."""
     return {_storage_address(o) for o in (_as_list(out) or []) if o.numel()}
 
 
@@ -1612,7 +1619,8 @@ def _overwritten(outs, iters, k):
     for s, out in outs.items():
         for p in _storages(out):
             latest[p] = max(latest.get(p, -1), _last_call(s, iters, k))
-    return sorted(s for s, out in outs.items() if any(latest[p] > _last_call(s, iters, k) for p in _storages(out)))
+    return sorted(s for s, out in outs.items()
+                  if any(p is None or latest[p] > _last_call(s, iters, k) for p in _storages(out)))
 
 
 def _unaliased(outs, iters, k):
