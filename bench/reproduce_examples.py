@@ -7,8 +7,8 @@ on the lent GPU machine):
 --record WHY records every verify with `hotkernel record` (note "kept candidate, reproduction i of 3
 (n=7) after WHY", author: that of the target's last recorded reproduction), as the README's logs
 were made. Without it nothing is written. The share of measured bandwidth divides the contract's
-bytes per call by the candidate's mean time and by the calibrated device-copy rate (the newest
-results/calibration/*.json unless --calibration names one).
+bytes per call by the candidate's mean time and by the calibrated device-copy rate of the card the
+verifies ran on (the newest results/calibration/*.json of that card, unless --calibration names one).
 """
 import argparse
 import glob
@@ -69,14 +69,27 @@ def reproduce(target, record_why=None):
     return results
 
 
-def copy_rate_gbs(path):
-    if path is None:
-        found = sorted(glob.glob(os.path.join(ROOT, "results", "calibration", "*.json")))
-        if not found:
-            return None
-        path = found[-1]
-    with open(path) as fh:
-        return json.load(fh)["figures"]["copy_gbs"]["value"]
+def calibration_for(card, path=None):
+    """(copy rate in GB/s, calibration file) of the card the verifies ran on: the newest
+    results/calibration/*.json whose card is `card`, or the file --calibration names. (None, why)
+    when there is none: another card's rate would give the share of a bandwidth the kernel never had
+    (issue 42: the H200's rate made the H100's rmsnorm 68% instead of about 95%)."""
+    if path is not None:
+        with open(path) as fh:
+            cal = json.load(fh)
+        if card and cal.get("card") != card:
+            print(f"!! {path} calibrates {cal.get('card')}, the verifies ran on {card}", file=sys.stderr, flush=True)
+        return cal["figures"]["copy_gbs"]["value"], path
+    mine = []
+    for found in glob.glob(os.path.join(ROOT, "results", "calibration", "*.json")):
+        with open(found) as fh:
+            cal = json.load(fh)
+        if cal.get("ok", True) and cal.get("card") == card:
+            mine.append((cal.get("measured_at", ""), found, cal["figures"]["copy_gbs"]["value"]))
+    if not mine:
+        return None, f"no calibration of {card} in results/calibration/ (run hotkernel-calibrate there)"
+    measured_at, found, rate = max(mine)
+    return rate, found
 
 
 def span(values, fmt):
@@ -105,8 +118,14 @@ if __name__ == "__main__":
     unknown = [t for t in args.targets if t not in TARGETS]
     if unknown:
         parser.error("unknown target %s: the examples are %s" % (", ".join(unknown), " ".join(TARGETS)))
-    rate = copy_rate_gbs(args.calibration)
-    rows = [row(t, reproduce(t, args.record), rate) for t in args.targets or TARGETS]
+    verified = [(t, reproduce(t, args.record)) for t in args.targets or TARGETS]
+    cards = sorted({r["contract"].get("device_name") for _, results in verified for r in results} - {None})
+    card = cards[0] if len(cards) == 1 else None
+    if len(cards) > 1:
+        print(f"!! the verifies ran on several cards ({', '.join(cards)}): no share of bandwidth", file=sys.stderr)
+    rate, source = calibration_for(card, args.calibration) if card or args.calibration else (None, "no card")
+    rows = [row(t, results, rate) for t, results in verified]
     print(f"\n| target | baseline mean | candidate mean | speedup | share of measured bandwidth ({rate} GB/s) |")
     print("|---|---|---|---|---|")
     print("\n".join(rows))
+    print(f"card: {card}; copy rate from {os.path.relpath(source, ROOT) if rate else source}")

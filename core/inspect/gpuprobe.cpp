@@ -14,8 +14,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-
+#include <map>
 #include <mutex>
+#include <vector>
 
 namespace hotkernel {
 
@@ -46,6 +47,17 @@ struct nvmlProcessInfo_t // the _v2/_v3 layout
     unsigned int computeInstanceId;
 };
 
+struct nvmlProcessUtilizationSample_t
+{
+    unsigned int pid;
+    unsigned long long timeStamp; // CPU time stamp, microseconds
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+};
+constexpr nvmlReturn_t NVML_ERROR_NOT_FOUND = 6;
+
 struct Nvml
 {
     void *lib = nullptr;
@@ -69,6 +81,8 @@ struct Nvml
     nvmlReturn_t (*clockReasons)(nvmlDevice_t, unsigned long long *) = nullptr;
     nvmlReturn_t (*processes)(nvmlDevice_t, unsigned int *, nvmlProcessInfo_t *) = nullptr;
     nvmlReturn_t (*processName)(unsigned int, char *, unsigned int) = nullptr;
+    nvmlReturn_t (*processUtilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t *, unsigned int *,
+                                       unsigned long long) = nullptr;
 
     template <typename F> void resolve(F &fn, std::initializer_list<const char *> names)
     {
@@ -125,6 +139,7 @@ Nvml &nvml()
         n.resolve(n.processes,
                   {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
         n.resolve(n.processName, {"nvmlSystemGetProcessName"});
+        n.resolve(n.processUtilization, {"nvmlDeviceGetProcessUtilization"});
         if (!n.init || !n.handleByIndex || !n.getName)
             n.loadError = QStringLiteral("%1 lacks nvmlInit/nvmlDeviceGetHandleByIndex/nvmlDeviceGetName")
                               .arg(QString::fromUtf8(path));
@@ -138,6 +153,84 @@ struct NvmlOutcome
     QString reason; // why not, otherwise
     bool driverAbsent = false;
 };
+
+// The device hotkernel times on is CUDA device 0: the first entry of CUDA_VISIBLE_DEVICES when set
+// (an index or a UUID), else NVML index 0. NVML is initialised; why says what failed.
+nvmlReturn_t deviceZero(Nvml &n, nvmlDevice_t *dev, QString *why)
+{
+    const QString visible =
+        QString::fromLocal8Bit(qgetenv("CUDA_VISIBLE_DEVICES")).section(QLatin1Char(','), 0, 0).trimmed();
+    bool isIndex = false;
+    const unsigned int index = visible.toUInt(&isIndex);
+    nvmlReturn_t r = NVML_SUCCESS;
+    if (visible.startsWith(QLatin1String("GPU-")) && n.handleByUuid)
+        r = n.handleByUuid(visible.toLatin1().constData(), dev);
+    else
+        r = n.handleByIndex(isIndex ? index : 0, dev);
+    if (r != NVML_SUCCESS)
+        *why = QStringLiteral("NVML has no device for CUDA device 0 (CUDA_VISIBLE_DEVICES=%1): %2")
+                   .arg(visible.isEmpty() ? QStringLiteral("unset") : visible, n.error(r));
+    return r;
+}
+
+// Runs on a worker thread. NVML keeps a few seconds of per-process samples; the first call asks
+// how many there are since sinceUs, the second fetches them.
+Json probeProcessUtilization(qint64 sinceUs)
+{
+    Json j{{"known", false}, {"since_us", sinceUs}, {"source", "nvml"}};
+    Nvml &n = nvml();
+    if (!n.loadError.isEmpty() || !n.processUtilization) {
+        j["reason"] =
+            toStd(n.loadError.isEmpty() ? QStringLiteral("this NVML lacks nvmlDeviceGetProcessUtilization")
+                                        : QStringLiteral("NVML could not be loaded (%1)").arg(n.loadError));
+        return j;
+    }
+    nvmlReturn_t r = n.init();
+    if (r != NVML_SUCCESS) {
+        j["reason"] = toStd(QStringLiteral("NVML failed to initialise: %1").arg(n.error(r)));
+        return j;
+    }
+    nvmlDevice_t dev = nullptr;
+    QString why;
+    if (deviceZero(n, &dev, &why) != NVML_SUCCESS) {
+        n.shutdown();
+        j["reason"] = toStd(why);
+        return j;
+    }
+    const auto since = static_cast<unsigned long long>(sinceUs);
+    unsigned int count = 0;
+    r = n.processUtilization(dev, nullptr, &count, since);
+    std::vector<nvmlProcessUtilizationSample_t> samples;
+    if (r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE) {
+        samples.resize(count + 16); // processes may start between the two calls
+        count = static_cast<unsigned int>(samples.size());
+        r = n.processUtilization(dev, samples.data(), &count, since);
+        samples.resize(r == NVML_SUCCESS ? std::min<size_t>(count, samples.size()) : 0);
+    }
+    n.shutdown();
+    // Not found: no process ran anything on the card since then.
+    if (r != NVML_SUCCESS && r != NVML_ERROR_NOT_FOUND) {
+        j["reason"] = toStd(QStringLiteral("nvmlDeviceGetProcessUtilization failed: %1").arg(n.error(r)));
+        return j;
+    }
+    std::map<unsigned int, Json> byPid;
+    for (const nvmlProcessUtilizationSample_t &s : samples) {
+        if (s.timeStamp < since)
+            continue;
+        Json &p = byPid[s.pid];
+        if (p.is_null())
+            p = Json{{"pid", s.pid}, {"sm_percent_max", 0}, {"mem_percent_max", 0}, {"samples", 0}};
+        p["sm_percent_max"] = std::max(p["sm_percent_max"].get<unsigned int>(), s.smUtil);
+        p["mem_percent_max"] = std::max(p["mem_percent_max"].get<unsigned int>(), s.memUtil);
+        p["samples"] = p["samples"].get<int>() + 1;
+    }
+    Json processes = Json::array();
+    for (auto &[pid, p] : byPid)
+        processes.push_back(std::move(p));
+    j["known"] = true;
+    j["processes"] = std::move(processes);
+    return j;
+}
 
 // Runs on a worker thread: NVML calls can take tens of milliseconds (more on a busy driver).
 NvmlOutcome probeNvml()
@@ -161,21 +254,10 @@ NvmlOutcome probeNvml()
         return out;
     }
 
-    // The device hotkernel times on is CUDA device 0: the first entry of CUDA_VISIBLE_DEVICES
-    // when set (an index or a UUID), else NVML index 0.
     nvmlDevice_t dev = nullptr;
-    const QString visible =
-        QString::fromLocal8Bit(qgetenv("CUDA_VISIBLE_DEVICES")).section(QLatin1Char(','), 0, 0).trimmed();
-    bool isIndex = false;
-    const unsigned int index = visible.toUInt(&isIndex);
-    if (visible.startsWith(QLatin1String("GPU-")) && n.handleByUuid)
-        r = n.handleByUuid(visible.toLatin1().constData(), &dev);
-    else
-        r = n.handleByIndex(isIndex ? index : 0, &dev);
+    r = deviceZero(n, &dev, &out.reason);
     if (r != NVML_SUCCESS) {
         n.shutdown();
-        out.reason = QStringLiteral("NVML has no device for CUDA device 0 (CUDA_VISIBLE_DEVICES=%1): %2")
-                         .arg(visible.isEmpty() ? QStringLiteral("unset") : visible, n.error(r));
         return out;
     }
 
@@ -327,6 +409,14 @@ Json GpuProbe::fromNvidiaSmi(const QByteArray &csv, const QStringList &fields, c
     j["sm_count"] = nullptr;
     addCardFigures(j);
     return j;
+}
+
+QCoro::Task<Json> GpuProbe::processUtilization(qint64 sinceUs, Job *job)
+{
+    const JobGuard guard(job);
+    QFuture<Json> probing = QtConcurrent::run(probeProcessUtilization, sinceUs);
+    co_await probing;
+    co_return probing.result();
 }
 
 QCoro::Task<Json> GpuProbe::snapshot(Job *job)

@@ -22,6 +22,12 @@ public:
     //   temperature_c, throttle_reasons (list of strings), l2_bytes, sm_count (where known),
     //   source ("nvml" or "nvidia-smi"), busy_processes (other compute processes on the device)
     static QCoro::Task<Json> snapshot(Job *job = nullptr);
+    // What each process did on device 0 since sinceUs (microseconds since the epoch, the system
+    // clock NVML stamps its samples with), from NVML's per-process utilisation samples:
+    //   {"known": true, "since_us", "source": "nvml", "processes": [{"pid", "sm_percent_max",
+    //    "mem_percent_max", "samples"}]}; a process that ran nothing is absent.
+    // {"known": false, "reason"} without NVML or this query (nvidia-smi cannot give a window).
+    static QCoro::Task<Json> processUtilization(qint64 sinceUs, Job *job = nullptr);
     // The same object from nvidia-smi's `--query-gpu=FIELDS --format=csv,noheader,nounits` output
     // (device 0; busy_processes not filled): what snapshot() gives without NVML, and what a remote
     // host's probe gives (issue 24). "available" false, with the reason, when it lists no GPU.

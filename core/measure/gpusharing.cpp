@@ -3,6 +3,9 @@
 
 #include <QFile>
 
+#include <algorithm>
+#include <map>
+
 #include <unistd.h>
 
 namespace hotkernel::GpuSharing {
@@ -65,6 +68,44 @@ std::vector<Other> others(const Json &gpu, const std::function<bool(long long)> 
     return found;
 }
 
+void addActivity(std::vector<Other> &others, const Json &utilization)
+{
+    if (!utilization.is_object() || !utilization.value("known", false))
+        return;
+    std::map<long long, double> busiest;
+    for (const Json &p : utilization.value("processes", Json::array())) {
+        if (!p.is_object() || !p.contains("pid") || !p["pid"].is_number_integer())
+            continue;
+        const double sm = p.contains("sm_percent_max") && p["sm_percent_max"].is_number()
+                              ? p["sm_percent_max"].get<double>()
+                              : 0;
+        const double memory = p.contains("mem_percent_max") && p["mem_percent_max"].is_number()
+                                  ? p["mem_percent_max"].get<double>()
+                                  : 0;
+        // Memory traffic with no SM time (a copy engine) is still work on the card.
+        double &entry = busiest[p["pid"].get<long long>()];
+        entry = std::max({entry, sm, memory});
+    }
+    for (Other &o : others) {
+        const auto it = busiest.find(o.pid);
+        o.busyPercentMax = it == busiest.end() ? 0 : it->second;
+    }
+}
+
+std::vector<Other> computing(const std::vector<Other> &others, std::vector<Other> *idle)
+{
+    std::vector<Other> busy;
+    for (const Other &o : others) {
+        if (o.busyPercentMax == 0) {
+            if (idle)
+                idle->push_back(o);
+        } else {
+            busy.push_back(o);
+        }
+    }
+    return busy;
+}
+
 QString describe(const std::vector<Other> &others)
 {
     QStringList parts;
@@ -72,8 +113,15 @@ QString describe(const std::vector<Other> &others)
         QString text = QStringLiteral("pid %1").arg(o.pid);
         if (!o.name.isEmpty())
             text += QLatin1Char(' ') + o.name;
+        QStringList details;
         if (o.memoryMib >= 0)
-            text += QStringLiteral(" (%1 MiB)").arg(o.memoryMib);
+            details.append(QStringLiteral("%1 MiB").arg(o.memoryMib));
+        if (o.busyPercentMax == 0)
+            details.append(QStringLiteral("idle"));
+        else if (o.busyPercentMax > 0)
+            details.append(QStringLiteral("busy up to %1%").arg(o.busyPercentMax));
+        if (!details.isEmpty())
+            text += QStringLiteral(" (%1)").arg(details.join(QStringLiteral(", ")));
         parts.append(text);
     }
     return parts.join(QStringLiteral(", "));

@@ -2,6 +2,7 @@
 #include "measure/verifyrun.h"
 
 #include "base/usererror.h"
+#include "inspect/gpuprobe.h"
 #include "measure/devicelock.h"
 #include "measure/gpusharing.h"
 #include "measure/judgedoutputs.h"
@@ -14,6 +15,7 @@
 #include "session/job.h"
 #include "session/session.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -232,6 +234,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         lockWait += lockedAt - waitFrom;
     }
     double measuringAt = wall.nsecsElapsed() / 1e9;
+    // The same moment on the system clock, which NVML stamps its per-process samples with.
+    qint64 measuringSinceUs = QDateTime::currentMSecsSinceEpoch() * 1000;
     // --- the pairs ---
     QString verdict;
     QString reason;
@@ -275,8 +279,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     while (true) {
         // The measured phase starts with the first pair whose times count (a pair dropped for its
         // timers does not).
-        if (pair >= o.warmup && b.ms.empty())
+        if (pair >= o.warmup && b.ms.empty()) {
             measuringAt = wall.nsecsElapsed() / 1e9;
+            measuringSinceUs = QDateTime::currentMSecsSinceEpoch() * 1000;
+        }
         // 53 bits: exact in every JSON reader. Both sides get the same seed, so their judged
         // inputs must hash alike.
         const quint64 judgeSeed = QRandomGenerator::system()->generate64() >> 11;
@@ -506,12 +512,22 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     // Another user's process on the card (GPU locks are per user) during the timed runs: seen
     // before them or at their end.
     std::vector<GpuSharing::Other> sharedWith;
+    std::vector<GpuSharing::Other> idleOnCard;
     if (locked) {
         sharedWith = GpuSharing::others(gpu);
         const Json after = co_await MeasureSetup::gpuSnapshot(session, job, nullptr);
         if (!job || job->isCancelled())
             co_return ToolResult::cancelledResult();
         GpuSharing::merge(sharedWith, GpuSharing::others(after));
+        // Issue 42: a context that computed nothing during the timed runs (another session's idle
+        // spare workers) shared memory, not the SMs.
+        if (!sharedWith.empty() && !remote) {
+            const Json activity = co_await GpuProbe::processUtilization(measuringSinceUs, job);
+            if (!job || job->isCancelled())
+                co_return ToolResult::cancelledResult();
+            GpuSharing::addActivity(sharedWith, activity);
+            sharedWith = GpuSharing::computing(sharedWith, &idleOnCard);
+        }
     }
     deviceLock.release();
     remoteLock.reset();
@@ -560,6 +576,13 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     if (!sharedWith.empty())
         warnings.append(QStringLiteral("the GPU was shared during the timed runs with %1")
                             .arg(GpuSharing::describe(sharedWith)));
+    if (!idleOnCard.empty())
+        warnings.append(
+            QStringLiteral("%1 held GPU memory but computed nothing during the timed runs (NVML's "
+                           "per-process samples), so they did not count against the verdict; an "
+                           "idle context such as another hotkernel session's spare workers looks "
+                           "like this")
+                .arg(GpuSharing::describe(idleOnCard)));
     // Issue 25: a time below what this card can physically do is no verdict (either side).
     const FloorCeilings ceilings = MeasureSetup::floorCeilings(gpu, b.first.json, calibrations);
     const PhysicalFloor::Report floor =

@@ -79,6 +79,57 @@ private Q_SLOTS:
         QCOMPARE(a.size(), size_t(2));
         QCOMPARE(GpuSharing::describe(a), QStringLiteral("pid 1 a (1 MiB), pid 2 b"));
     }
+
+    // Issue 42: another session's idle spare workers hold a context (memory) but compute nothing
+    // during the timed runs; NVML's per-process samples (GpuProbe::processUtilization) say so, and
+    // only processes that computed count against the verdict.
+    void idleContextsAreNotComputing()
+    {
+        const Json gpu = probeWith(readInspectFixture(QStringLiteral("nvidia-smi-apps.csv")));
+        std::vector<GpuSharing::Other> others = GpuSharing::others(
+            gpu, [](long long) { return false; }, [](long long) { return true; });
+        QCOMPARE(others.size(), size_t(1));
+        // Samples for other processes only (our own workers computed): pid 770 ran nothing.
+        const Json utilization{{"known", true},
+                               {"processes", Json::array({Json{{"pid", 4242}, {"sm_percent_max", 99}}})}};
+        GpuSharing::addActivity(others, utilization);
+        std::vector<GpuSharing::Other> idle;
+        QVERIFY(GpuSharing::computing(others, &idle).empty());
+        QCOMPARE(idle.size(), size_t(1));
+        QCOMPARE(GpuSharing::describe(idle), QStringLiteral("pid 770 python3 (1202 MiB, idle)"));
+    }
+
+    void computingContextsCount()
+    {
+        std::vector<GpuSharing::Other> others{{770, QStringLiteral("python3"), 1202},
+                                              {81, QStringLiteral("b"), -1}};
+        // 770 kept the SMs busy; 81 only moved memory (a copy engine): both computed.
+        GpuSharing::addActivity(
+            others, Json{{"known", true},
+                         {"processes",
+                          Json::array({Json{{"pid", 770}, {"sm_percent_max", 37}, {"samples", 4}},
+                                       Json{{"pid", 81}, {"sm_percent_max", 0}, {"mem_percent_max", 12}}})}});
+        std::vector<GpuSharing::Other> idle;
+        const auto busy = GpuSharing::computing(others, &idle);
+        QCOMPARE(busy.size(), size_t(2));
+        QVERIFY(idle.empty());
+        QCOMPARE(GpuSharing::describe(busy),
+                 QStringLiteral("pid 770 python3 (1202 MiB, busy up to 37%), pid 81 b "
+                                "(busy up to 12%)"));
+    }
+
+    // Without NVML's samples (nvidia-smi alone, or a driver without the query) nothing tells an
+    // idle context from a computing one: presence counts, as before.
+    void unknownActivityCountsAsComputing()
+    {
+        std::vector<GpuSharing::Other> others{{770, QStringLiteral("python3"), 1202}};
+        GpuSharing::addActivity(others, Json{{"known", false}, {"reason", "NVML could not be loaded"}});
+        QCOMPARE(others.front().busyPercentMax, -1.0);
+        std::vector<GpuSharing::Other> idle;
+        QCOMPARE(GpuSharing::computing(others, &idle).size(), size_t(1));
+        QVERIFY(idle.empty());
+        QCOMPARE(GpuSharing::describe(others), QStringLiteral("pid 770 python3 (1202 MiB)"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestGpuSharing)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # fn only queues the work and returns an empty output; a thread of its own fills the output later,
-# outside the timed region, before the checker happens to read it. Expected: invalid (a Python
-# thread started by the candidate is still alive at the judged replay).
+# outside the timed call, so the timer sees only the queueing. Expected: invalid (the judged
+# replay's outputs change after their calls returned: the contract compares them with the copies it
+# took as each call returned, docs/contract.md "Output lifetime").
 import queue
 import threading
 
@@ -17,7 +18,6 @@ def _finish_later():
     while True:
         x, out = _work.get()
         out.copy_(torch.nn.functional.gelu(x))
-        _work.task_done()
 
 
 threading.Thread(target=_finish_later, name="finisher", daemon=True).start()
@@ -26,7 +26,6 @@ threading.Thread(target=_finish_later, name="finisher", daemon=True).start()
 def fn(x):
     out = torch.empty_like(x)
     _work.put((x, out))
-    _work.join()  # the honest-looking part: here it waits; a faster cheat would not
     return out
 
 
