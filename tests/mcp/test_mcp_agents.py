@@ -183,6 +183,7 @@ def case_original_calls(workdir):
         assert not r["isError"], text(r)
         measured = r["structuredContent"]["measured"]
         assert measured["bound"] == "memory" and abs(measured["bandwidth_gbs"] - 4140) < 1e-6, measured
+        assert "calibration arguments (measured_mem_gbs)\n" in text(r) and "()" not in text(r), text(r)
 
         # new_target(from_=..., shape 'A,B' / 'A*B', fp64, out_dir).
         r = call(server, next(i), "new_target", {"target": "gelu", "from_": "torch.nn.functional:gelu",
