@@ -26,7 +26,8 @@ struct RecordRun
 };
 
 // What record writes when the caller gave no note or who (the original hotkernel's optional
-// arguments): said plainly, so the leaderboard never passes it off as given.
+// arguments): said plainly, so the leaderboard never passes it off as given. Not schema defaults:
+// tools/list stays under its size limit (tests/mcp/test_mcp_agents.py).
 constexpr char NoNote[] = "(no note given)";
 constexpr char NoWho[] = "(who not given)";
 
@@ -229,8 +230,7 @@ void registerRecordTool(ToolRegistry &registry)
     spec.description = QStringLiteral(
         "Records a verify result, win or lose, under results/<target>/ with note and who, "
         "regenerates LEADERBOARD.md and says whether it beats the best so far for this target and "
-        "card. Call it after every verify with the verify_id verify returned (or the whole result); "
-        "results of other sessions are refused.");
+        "card. Call it after every verify with its verify_id; others are refused.");
     spec.help = QStringLiteral(
         "Records one verify result, win or lose, as results/<target>/<UTC time>-<id>.json in the working "
         "directory: "
@@ -264,21 +264,17 @@ void registerRecordTool(ToolRegistry &registry)
          {{"target",
            {{"type", "string"}, {"minLength", 1}, {"description", "Target name, as given to new_target."}}},
           {"verify_id",
-           {{"type", "string"},
-            {"minLength", 1},
-            {"description", "The verify_id verify returned in this session (give this or verify_result)."}}},
+           {{"type", "string"}, {"minLength", 1}, {"description", "The verify_id verify returned."}}},
           {"verify_result",
            {{"oneOf", Json::array({Json{{"type", "object"}}, Json{{"type", "string"}}})},
-            {"description", "The whole object verify returned, unchanged (instead of verify_id)."}}},
+            {"description", "Or verify's whole result."}}},
           {"note",
            {{"type", "string"},
             {"minLength", 1},
-            {"default", NoNote},
             {"description", "One line: what changed in the candidate."}}},
           {"who",
            {{"type", "string"},
             {"minLength", 1},
-            {"default", NoWho},
             {"description", "Who made the candidate, honestly: \"agent: <model>\" or a person."}}}}},
         {"required", Json::array({"target"})},
         {"additionalProperties", false}};

@@ -278,6 +278,8 @@ def case_plugin_and_client_configs(workdir):
     with open(os.path.join(root, ".mcp.json")) as f:
         server = json.load(f)["mcpServers"]["hotkernel"]
     assert server["command"] == "hotkernel" and server["args"] == ["mcp"], server
+    # Issue 44: the interpreter (and where workers run, and a window) from the user's environment.
+    assert server["env"]["HOTKERNEL_PYTHON"] == "${HOTKERNEL_PYTHON:-}", server
     copy = os.path.join(root, "skills", "kernel-speedrun", "SKILL.md")
     assert not os.path.islink(copy), "the plugin's SKILL.md must be a copy, not a symlink"
     with open(copy, encoding="utf-8") as f:
