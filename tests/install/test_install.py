@@ -7,7 +7,9 @@ and a CPU verify runs.
 Run from CTest with HOTKERNEL_BUILD_DIR (the build tree to install) and HOTKERNEL_EXPECT_TRACER
 (1 when the build made the CUPTI tracer); HOTKERNEL_PYTHON names an interpreter with CPU torch.
 """
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,6 +84,7 @@ async def case_mcp_initialize_and_cpu_verify(workdir):
 
 
 if __name__ == "__main__":
+    atexit.register(shutil.rmtree, PREFIX, ignore_errors=True)
     install()
     run_cases([
         ("the helpers are found in the prefix", case_helpers_found_in_the_prefix),
