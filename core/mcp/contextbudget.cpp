@@ -25,8 +25,8 @@ const std::map<QString, qsizetype> &budgets()
 constexpr qsizetype DefaultBudget = 4000;
 // Over budget, strings longer than LongString keep their first CutTo bytes (UTF-8 may end mid-
 // character: the JSON writer replaces it).
-constexpr qsizetype LongString = 240;
-constexpr std::size_t CutTo = 200;
+constexpr qsizetype LongString = 160;
+constexpr std::size_t CutTo = 120;
 // Members smaller than this are never left out: too little to matter, and often what an agent reads.
 constexpr qsizetype SmallMember = 150;
 
