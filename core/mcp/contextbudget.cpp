@@ -23,8 +23,8 @@ const std::map<QString, qsizetype> &budgets()
 }
 
 constexpr qsizetype DefaultBudget = 4000;
-// Over budget, strings longer than LongString keep their first CutTo bytes (UTF-8 may end mid-
-// character: the JSON writer replaces it).
+// Over budget, strings longer than LongString keep their first CutTo bytes (fewer when that
+// would split a UTF-8 character).
 constexpr qsizetype LongString = 160;
 constexpr std::size_t CutTo = 120;
 // Members smaller than this are never left out: too little to matter, and often what an agent reads.
@@ -78,7 +78,10 @@ int cutLongStrings(Json &value)
         const std::string &text = value.get_ref<const std::string &>();
         if (qsizetype(text.size()) <= LongString)
             return 0;
-        value = text.substr(0, CutTo) + "...";
+        std::size_t end = CutTo;
+        while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+            --end; // never inside a UTF-8 character
+        value = text.substr(0, end) + "...";
         return 1;
     }
     int cut = 0;
