@@ -174,7 +174,11 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
         // Built before the co_await: GCC 12 cannot keep a braced initializer list in a coroutine frame.
         Json recordArguments = Json::object();
         recordArguments["target"] = target;
-        recordArguments["verify_result"] = verify;
+        // By id where the session gave one (issue 44); a swapped-in verify without one by value.
+        if (verify.contains("verify_id"))
+            recordArguments["verify_id"] = verify["verify_id"];
+        else
+            recordArguments["verify_result"] = verify;
         recordArguments["note"] = toStd(recordAfter.note);
         recordArguments["who"] = toStd(recordAfter.who);
         recorded = co_await call(*recordSpec, std::move(recordArguments));
@@ -250,6 +254,14 @@ QString CliFrontend::help(const Session &session)
     text += QStringLiteral("  %1  %2\n")
                 .arg(QStringLiteral("leaderboard").leftJustified(12),
                      QStringLiteral("Regenerate LEADERBOARD.md from results/ (--check: compare only)"));
+    text += QStringLiteral("  %1  %2\n")
+                .arg(QStringLiteral("calibrate").leftJustified(12),
+                     QStringLiteral("Measure this card's bandwidth and tensor-core peak for roofline "
+                                    "(--record, --quick, --device N)"));
+    text += QStringLiteral("  %1  %2\n")
+                .arg(QStringLiteral("helpers").leftJustified(12),
+                     QStringLiteral("Say where the native helpers (supervisor, CUPTI tracer, calibrate) "
+                                    "were found"));
     text += QStringLiteral(
         "\nglobal options: --json (machine-readable output), --quiet (no progress on stderr), --version,\n"
         "                --host ssh://[user@]host[:port][/workdir][?python=PATH] or\n"

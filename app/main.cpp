@@ -4,6 +4,7 @@
 #include "clifrontend.h"
 #include "demosession.h"
 #include "inspect/calibraterunner.h"
+#include "inspect/nativehelpers.h"
 #include "mainwindow.h"
 #include "mcp/sessionlistener.h"
 #include "mcpfrontend.h"
@@ -118,6 +119,10 @@ int main(int argc, char **argv)
         }
         if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool
             return LeaderboardCommand::run(session.workDir().root(), options.rest.mid(1));
+        if (verb == QLatin1String("helpers")) { // where the installed or built helpers are
+            std::fputs(NativeHelpers::report().toUtf8().constData(), stdout);
+            return 0;
+        }
         if (verb == QLatin1String("calibrate")) { // a native helper, not one of the MCP tools
             // Here, or on the session's host, where the helper is built from the sources hotkernel carries.
             RemoteHost *remote = session.remote();

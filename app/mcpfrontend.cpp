@@ -50,6 +50,9 @@ struct McpProcess
     QCoreApplication &app;
     QString dir;
     std::unique_ptr<WorkbenchConnector> connector;
+    // --window (or HOTKERNEL_MCP_WINDOW=1): with no window open here, start one. Off by default:
+    // an agent host starts `hotkernel mcp` in every project, and a window per project outlives it.
+    bool openWindow = false;
     bool startedWorkbench = false;
     // Attached: the agent's stdio relayed to the workbench.
     std::unique_ptr<StdioTransport> stdio;
@@ -119,7 +122,7 @@ struct McpProcess
     void firstAttemptFailed(const QString &reason)
     {
         qCInfo(lcMcp).noquote() << reason;
-        if (!hasDisplay()) {
+        if (!openWindow || !hasDisplay()) {
             runHeadless();
             return;
         }
@@ -167,12 +170,13 @@ struct McpProcess
 QString McpFrontend::help()
 {
     return QStringLiteral(
-        "Usage: hotkernel mcp [--headless]\n"
+        "Usage: hotkernel mcp [--window | --headless]\n"
         "       hotkernel mcp --print-config claude|codex|cursor\n\n"
         "Serves MCP over stdio for a coding agent. When a hotkernel window is open for the current\n"
-        "directory, attaches to it: the agent drives the session the window shows. Otherwise starts\n"
-        "a window when there is a display (DISPLAY or WAYLAND_DISPLAY) and attaches to it, or serves\n"
-        "the session in this process.\n\n"
+        "directory, attaches to it: the agent drives the session the window shows. Otherwise serves\n"
+        "the session in this process, without a window.\n\n"
+        "  --window        with no window open here, start one when there is a display (DISPLAY or\n"
+        "                  WAYLAND_DISPLAY) and attach to it; also HOTKERNEL_MCP_WINDOW=1\n"
         "  --headless      always serve the session in this process; never attach nor start a window\n"
         "  --print-config  print a block for that client's MCP configuration (this binary, the tool\n"
         "                  timeout verify needs, HOTKERNEL_PYTHON when set) and exit\n");
@@ -181,6 +185,7 @@ QString McpFrontend::help()
 int McpFrontend::run(QCoreApplication &app, const QStringList &arguments)
 {
     bool headless = false;
+    bool window = qEnvironmentVariable("HOTKERNEL_MCP_WINDOW") == QLatin1String("1");
     for (qsizetype i = 0; i < arguments.size(); ++i) {
         const QString &a = arguments[i];
         if (a == QLatin1String("--print-config")) {
@@ -198,6 +203,8 @@ int McpFrontend::run(QCoreApplication &app, const QStringList &arguments)
         }
         if (a == QLatin1String("--headless")) {
             headless = true;
+        } else if (a == QLatin1String("--window")) {
+            window = true;
         } else if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
             std::fputs(qPrintable(help()), stdout);
             return 0;
@@ -207,7 +214,7 @@ int McpFrontend::run(QCoreApplication &app, const QStringList &arguments)
             return 2;
         }
     }
-    McpProcess process{app, {}, {}, false, {}, {}, {}, {}, {}, 0};
+    McpProcess process{app, {}, {}, window && !headless, false, {}, {}, {}, {}, {}, 0};
     // Headless, a signal ends the session's jobs like a cancel; attached, closing the socket on
     // exit makes the workbench end this agent's jobs (issue 18).
     SignalShutdown shutdown(app, [&process] { return process.session.get(); });

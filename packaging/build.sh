@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Configures and builds hotkernel (Release with debug info) into build/release. Idempotent.
+# Arguments name the targets to build (packaging/main.sh: hotkernel_runtime); none: everything,
+# the tests included.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${HOTKERNEL_DEPS_PREFIX:-/opt/hotkernel-deps}
@@ -8,4 +10,6 @@ jobs=${HOTKERNEL_JOBS:-$(nproc)}
 cmake -S "$root" -B "$root/build/release" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_PREFIX_PATH="$prefix" -DBUILD_TESTING=ON \
     -DHOTKERNEL_TEST_PYTHON="$prefix/venv/bin/python" >/dev/null
-cmake --build "$root/build/release" -j"$jobs"
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$root/build/release" -j"$jobs" "${targets[@]}"

@@ -36,6 +36,13 @@ init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":
 check() {
     echo "-- hotkernel --version"
     chroot "$root" hotkernel --version
+    echo "-- the native helpers, found in the package's /usr/lib/hotkernel/ (issue 44)"
+    chroot "$root" env QT_QPA_PLATFORM=offscreen hotkernel helpers | tee /dev/stderr \
+        | grep -q '^hotkernel-supervise: /usr/lib/hotkernel/hotkernel-supervise$' || { echo "supervisor not found"; exit 1; }
+    if [ -n "$(dpkg-deb -c "$deb" | grep libhotkernel_tracer.so)" ]; then
+        chroot "$root" env QT_QPA_PLATFORM=offscreen hotkernel helpers \
+            | grep -q '^libhotkernel_tracer.so: /usr/lib/hotkernel/' || { echo "tracer not found"; exit 1; }
+    fi
     echo "-- MCP initialize (hotkernel mcp --headless, in /tmp)"
     reply=$(printf '%s\n' "$init" | chroot "$root" env QT_QPA_PLATFORM=offscreen HOME=/tmp \
         sh -c 'cd /tmp && hotkernel mcp --headless 2>/dev/null')

@@ -7,7 +7,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/packaging/setup-deps.sh"
-bash "$root/packaging/build.sh"
+# Only what the demo and the CLI below run (the binary and its native helpers): the tests are
+# built by packaging/test.sh, so a user opening the workbench does not wait for them.
+bash "$root/packaging/build.sh" hotkernel_runtime
 hotkernel="$root/build/release/app/hotkernel"
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
     exec "$hotkernel" --demo

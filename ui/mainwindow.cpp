@@ -475,9 +475,13 @@ QDialog *MainWindow::recordDialog()
         chosen->speedup
             ? tr("%1 at %2x (n %3)").arg(chosen->verdict).arg(*chosen->speedup, 0, 'f', 3).arg(chosen->n)
             : chosen->verdict;
+    // By id (issue 44): the session holds the result; a result without one goes by value.
+    const Json verify = m_verifyResults.value(chosen->verifiedAt);
+    Json hidden = verify.contains("verify_id") ? Json{{"verify_id", verify["verify_id"]}}
+                                               : Json{{"verify_result", verify}};
     return runDialog(QStringLiteral("record"),
                      Json{{"target", toStd(chosen->target)}, {"who", toStd(who)}, {"note", toStd(note)}},
-                     Json{{"verify_result", m_verifyResults.value(chosen->verifiedAt)}});
+                     hidden);
 }
 
 Job *MainWindow::startTool(const QString &tool, const Json &arguments)

@@ -2,8 +2,8 @@
 #include "inspect/cudatools.h"
 
 #include "base/usererror.h"
+#include "inspect/nativehelpers.h"
 
-#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
@@ -141,11 +141,9 @@ QString CudaTools::tracerLibrary(QStringList *tried)
     const QString fromVariable = qEnvironmentVariable("HOTKERNEL_TRACER");
     if (!fromVariable.isEmpty())
         candidates.append(fromVariable);
-    const QString appDir = QCoreApplication::instance() ? QCoreApplication::applicationDirPath() : QString();
-    if (!appDir.isEmpty()) {
-        candidates.append(appDir + QStringLiteral("/libhotkernel_tracer.so"));
-        candidates.append(QDir::cleanPath(appDir + QStringLiteral("/../lib/libhotkernel_tracer.so")));
-    }
+    // The same folders as every other helper (the build tree's and an install's lib/hotkernel/).
+    for (const QString &dir : NativeHelpers::searchDirectories())
+        candidates.append(QDir(dir).filePath(NativeHelpers::tracerFileName()));
     if (tried)
         *tried = candidates;
     for (const QString &candidate : candidates) {

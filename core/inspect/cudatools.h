@@ -26,7 +26,7 @@ public:
     static QStringList interpreterSitePackages();
     // As find(), but throws UserError saying where it looked and how to point hotkernel at it.
     static QString require(const QString &tool, const QString &variable = {});
-    // libhotkernel_tracer.so: $HOTKERNEL_TRACER, else beside the running binary (and its ../lib).
+    // libhotkernel_tracer.so: $HOTKERNEL_TRACER, else in NativeHelpers::searchDirectories().
     // Empty when not built (no CUDA Toolkit when hotkernel was built).
     static QString tracerLibrary(QStringList *tried = nullptr);
 };

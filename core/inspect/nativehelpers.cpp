@@ -49,4 +49,48 @@ QString NativeHelpers::locate(const QString &fileName)
     return {};
 }
 
+QString NativeHelpers::report()
+{
+    QString text;
+    for (const QString &name :
+         {QStringLiteral("hotkernel-supervise"), tracerFileName(), calibrateFileName()}) {
+        const QString path = locate(name);
+        text += name + QStringLiteral(": ") + (path.isEmpty() ? QStringLiteral("not found") : path) +
+                QLatin1Char('\n');
+    }
+    return text + QStringLiteral("looked in: ") + searchDirectories().join(QStringLiteral(", ")) +
+           QLatin1Char('\n');
+}
+
+QString NativeHelpers::missingLibrary(const QByteArray &standardError)
+{
+    static const QByteArray marker("error while loading shared libraries: ");
+    const qsizetype at = standardError.indexOf(marker);
+    if (at < 0)
+        return {};
+    const qsizetype start = at + marker.size();
+    const qsizetype end = standardError.indexOf(':', start);
+    if (end <= start)
+        return {};
+    return QString::fromLocal8Bit(standardError.mid(start, end - start)).trimmed();
+}
+
+QString NativeHelpers::missingLibraryAdvice(const QString &helper, const QString &library)
+{
+    QString where;
+    if (library.startsWith(QLatin1String("libcupti")))
+        where = QStringLiteral("pip install nvidia-cuda-cupti");
+    else if (library.startsWith(QLatin1String("libcublas")))
+        where = QStringLiteral("pip install nvidia-cublas");
+    else
+        where = QStringLiteral("pip install nvidia-cuda-runtime");
+    return QStringLiteral("%1 cannot start: the system has no %2, a CUDA 13 library that no Debian 12 "
+                          "package provides. Install the CUDA Toolkit 13 and put its library folder on "
+                          "the loader's path (LD_LIBRARY_PATH=/usr/local/cuda/lib64, or a file in "
+                          "/etc/ld.so.conf.d/ and ldconfig), or install NVIDIA's wheel into the torch "
+                          "interpreter's environment (%3) and put its nvidia/*/lib folder on "
+                          "LD_LIBRARY_PATH.")
+        .arg(helper, library, where);
+}
+
 } // namespace hotkernel

@@ -263,7 +263,10 @@ QString Roofline::toText(const RooflineQuery &q, const RooflineEstimate &e)
     if (e.measured && e.measured->peakFromSpec)
         t += QStringLiteral("* no measured %1 peak: the spec peak stands in\n").arg(q.dtype.toLower());
     if (q.measured && e.measured)
-        t += QStringLiteral("calibration %1 (%2)\n").arg(q.measured->origin, q.measured->measuredAt);
+        // Ceilings given as arguments have no measurement time: no empty "()".
+        t += q.measured->measuredAt.isEmpty()
+                 ? QStringLiteral("calibration %1\n").arg(q.measured->origin)
+                 : QStringLiteral("calibration %1 (%2)\n").arg(q.measured->origin, q.measured->measuredAt);
     if (q.measuredMs) {
         t += QStringLiteral("\nachieved   %1 per call: %2 TFLOP/s, %3 GB/s; %4% of the spec floor")
                  .arg(ms(*q.measuredMs), fmt(*e.achievedFlopsPerSecond / 1e12, 4),

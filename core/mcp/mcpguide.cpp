@@ -41,7 +41,7 @@ QString McpGuide::instructions(const ToolRegistry &tools)
                "2. torch_trace or profile (top_kernels re-reads a report) finds the dominant kernel; "
                "roofline with its flops and bytes gives the floor; disasm shows its SASS.\n"
                "3. One hypothesis, one change to the candidate, then verify(baseline, candidate) and "
-               "record(target, verify_result, note, who) every time, win or lose. Keep a change only "
+               "record(target, verify_id, note, who) every time, win or lose. Keep a change only "
                "when record says it beats the best; else revert.\n"
                "4. Stop after three changes in a row that do not beat the best, or within 10% of the "
                "measured floor.\n"

@@ -3,6 +3,7 @@
 
 #include "base/jsonparse.h"
 #include "base/logging.h"
+#include "mcp/contextbudget.h"
 #include "mcp/mcperror.h"
 #include "mcp/mcpguide.h"
 #include "mcp/mcptransport.h"
@@ -10,7 +11,10 @@
 #include "mcp/wireschema.h"
 #include "session/session.h"
 
+#include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QTimer>
 
 namespace hotkernel {
@@ -270,7 +274,7 @@ void McpServer::callTool(const Json &id, const Json &params)
     Job *job = m_session.start(name, arguments, m_clientName);
     const std::string key = dumpJson(id);
     const quint64 jobId = job->id();
-    m_calls[key] = PendingCall{id, jobId, job, progressToken, std::nullopt};
+    m_calls[key] = PendingCall{id, jobId, job, progressToken, std::nullopt, name};
     qCInfo(lcMcp).noquote() << "tools/call" << name << "id" << toQt(key) << "-> job" << jobId;
     connect(job, &Job::finished, this,
             [this, key, jobId](const ToolResult &result) { answerCall(key, jobId, result); });
@@ -322,8 +326,52 @@ void McpServer::answerCall(const std::string &key, quint64 jobId, const ToolResu
     if (it == m_calls.end() || it->second.jobId != jobId)
         return; // cancelled by the client: no reply
     const Json id = it->second.id;
+    const QString tool = it->second.tool;
     m_calls.erase(it);
-    sendResult(id, toolResultJson(result));
+    sendResult(id, toolResultJson(sizedForContext(tool, result)));
+}
+
+ToolResult McpServer::sizedForContext(const QString &tool, const ToolResult &result)
+{
+    // hotkernel's own CLI joining a session (SessionClient) prints results whole, as it does alone.
+    if (result.isError || !modernResults() || !result.structured.is_object() ||
+        m_clientName.startsWith(QLatin1String("hotkernel CLI")))
+        return result;
+    const qsizetype budget = ContextBudget::budgetFor(tool);
+    const std::string full = result.structured.dump(2, ' ', false, Json::error_handler_t::replace);
+    if (ContextBudget::compactSize(result.structured) <= budget)
+        return result;
+    // The full result where resources/read serves it (profiles/ is listed recursively). A few
+    // tens of kB written once per oversized result: small enough for the main thread.
+    const QString relative =
+        QStringLiteral("profiles/results/%1-%2-%3.json")
+            .arg(tool, QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss")))
+            .arg(++m_fullResults);
+    const QString absolute = m_session.workDir().absolute(relative);
+    QDir().mkpath(QFileInfo(absolute).path());
+    QSaveFile file(absolute);
+    const bool written = file.open(QIODevice::WriteOnly) &&
+                         file.write(full.data(), qint64(full.size())) == qint64(full.size()) && file.commit();
+    // Room for the note itself: the path, the URI and a few lines on what was cut.
+    constexpr qsizetype NoteBytes = 600;
+    ContextBudget::Fitted fitted = ContextBudget::fit(result.structured, budget - NoteBytes);
+    Json note{{"bytes", full.size()}, {"shortened", toJson(fitted.shortened)}};
+    if (written) {
+        note["path"] = toStd(relative);
+        note["uri"] = toStd(McpResources::uriFor(relative));
+    } else {
+        note["error"] = toStd(QStringLiteral("could not write %1 (%2): the text content has the details")
+                                  .arg(relative, file.errorString()));
+    }
+    fitted.structured["full_result"] = std::move(note);
+    ToolResult out = result;
+    out.structured = std::move(fitted.structured);
+    if (written)
+        out.resourceLinks.append(McpResources::uriFor(relative));
+    // A shortened verify given back whole to record stands for the full result (its id).
+    if (const std::string id = out.structured.value("verify_id", std::string()); !id.empty())
+        m_session.resultIds().addShortened(toQt(id), out.structured);
+    return out;
 }
 
 Json McpServer::toolResultJson(const ToolResult &result) const

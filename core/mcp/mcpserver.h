@@ -58,6 +58,7 @@ private:
         QPointer<Job> job;
         Json progressToken; // null when the request asked for no progress
         std::optional<double> lastProgress;
+        QString tool;
     };
 
     // A request's params as an object (null counts as empty); throws InvalidParams otherwise.
@@ -75,6 +76,8 @@ private:
     void forwardProgress(const std::string &key, double done, std::optional<double> total,
                          const QString &message);
     void answerCall(const std::string &key, quint64 jobId, const ToolResult &result);
+    // The result within the tool's context budget (ContextBudget), the full one in a file it names.
+    ToolResult sizedForContext(const QString &tool, const ToolResult &result);
     Json toolResultJson(const ToolResult &result) const;
 
     void sendResult(const Json &id, const Json &result);
@@ -98,6 +101,7 @@ private:
     QString m_servedBy; // empty: a stdio server, no identity in initialize
     // tools/list bodies, built once: the registry does not change while the server runs.
     std::string m_toolsListModern;
+    int m_fullResults = 0; // full results written by this server, for unique file names
     std::string m_toolsListLegacy;
     std::map<std::string, PendingCall> m_calls; // key: the request id as JSON text
     QList<QPointer<Job>> m_endingJobs;

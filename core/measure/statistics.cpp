@@ -166,6 +166,10 @@ std::optional<Interval> speedupInterval(const SampleStats &b, const SampleStats 
     const double disc = qb * qb - qa * qc;
     if (qa <= 0 || disc < 0) // the candidate's mean is not distinguishable from 0: unbounded
         return std::nullopt;
+    // The roots' product is qc / qa: with qc <= 0 (the baseline's mean is not distinguishable from
+    // 0) the lower root is 0 or negative, which no ratio of two times can be. No interval then.
+    if (qc <= 0)
+        return std::nullopt;
     const double root = std::sqrt(disc);
     return Interval{(qb - root) / qa, (qb + root) / qa};
 }

@@ -11,10 +11,12 @@ QString num(const Json &v, int precision = 5)
 {
     return v.is_number() ? QString::number(v.get<double>(), 'g', precision) : QStringLiteral("-");
 }
-QString interval(const Json &v)
+// A speedup with no interval: the times spread too widely to bound a positive ratio (statistics.cpp).
+QString interval(const Json &v, const Json &speedup)
 {
-    return v.is_array() && v.size() == 2 ? QStringLiteral("[%1, %2]").arg(num(v[0], 4), num(v[1], 4))
-                                         : QStringLiteral("-");
+    if (v.is_array() && v.size() == 2)
+        return QStringLiteral("[%1, %2]").arg(num(v[0], 4), num(v[1], 4));
+    return speedup.is_number() ? QStringLiteral("not computable") : QStringLiteral("-");
 }
 QString row(const QString &name, const Json &s)
 {
@@ -46,7 +48,7 @@ QString VerifyRun::text(const Json &r)
     t += QStringLiteral("speedup:  %1   95% %2   99% %3\n")
              .arg(r["speedup"].is_number() ? num(r["speedup"], 4) + QLatin1Char('x')
                                            : QStringLiteral("- (only when faster)"),
-                  interval(r["speedup_ci95"]), interval(r["speedup_ci99"]));
+                  interval(r["speedup_ci95"], r["speedup"]), interval(r["speedup_ci99"], r["speedup"]));
     t += QStringLiteral("rule:     %1 (alpha %2, min effect %3%)   n %4 %5 + %6 warm-up   mode %7 (workers: "
                         "baseline %8, candidate %9)\n")
              .arg(toQt(r["rule"].get<std::string>()), num(r["alpha"]),

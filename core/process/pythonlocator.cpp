@@ -15,11 +15,21 @@ PythonLocator::PythonLocator(QString override) : m_override(std::move(override))
 QStringList PythonLocator::pathCandidates(const QString &pathVariable)
 {
     QStringList candidates;
+    // One interpreter once: /bin and /usr/bin are one folder on a merged-/usr system, and python
+    // may link to python3 in the same folder. The folder is compared canonically, not the file: a
+    // venv's python3 links to the system's, yet runs with the venv's packages.
+    QStringList seen;
     for (const QString &dir : pathVariable.split(QLatin1Char(':'), Qt::SkipEmptyParts)) {
         for (const char *name : {"python3", "python"}) {
             const QFileInfo info(QDir(dir).filePath(QLatin1String(name)));
-            if (info.isFile() && info.isExecutable() && !candidates.contains(info.absoluteFilePath()))
-                candidates.append(info.absoluteFilePath());
+            if (!info.isFile() || !info.isExecutable())
+                continue;
+            const QString key =
+                QFileInfo(dir).canonicalFilePath() + QLatin1Char('\n') + info.canonicalFilePath();
+            if (seen.contains(key))
+                continue;
+            seen.append(key);
+            candidates.append(info.absoluteFilePath());
         }
     }
     return candidates;

@@ -238,8 +238,14 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
         co_return;
     // Here, not in the verify tool, so that a swapped-in verify (tests) is vouched for the same way.
     if (spec && spec->resultKind == ToolSpec::ResultKind::Verify && !result.isError && !result.cancelled &&
-        result.structured.is_object())
+        result.structured.is_object()) {
+        // The id is part of the result before its digest is taken: the whole result, id included,
+        // stays recordable as before.
+        const QString id = m_resultIds.issue(QStringLiteral("verify"), result.structured);
+        result.text +=
+            QStringLiteral("\nverify_id: %1 (record(target, verify_id) records this verify once)\n").arg(id);
         vouchForVerify(result.structured);
+    }
     job->finish(std::move(result));
     Q_EMIT jobFinished(job);
     pruneFinished();

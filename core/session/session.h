@@ -8,6 +8,7 @@
 #include "process/pythonlocator.h"
 #include "session/gpulock.h"
 #include "session/job.h"
+#include "session/resultids.h"
 #include "session/toolregistry.h"
 
 #include <QObject>
@@ -87,6 +88,10 @@ public:
     bool takeVerifyVoucher(const QByteArray &digest);
     void returnVerifyVoucher(const QByteArray &digest);
     bool recordedVerify(const QByteArray &digest) const { return m_recordedVerifies.count(digest) > 0; }
+    // The ids runJob() gives every successful verify (verify_id), which record takes instead of
+    // the whole result (issue 44).
+    const ResultIds &resultIds() const { return m_resultIds; }
+    ResultIds &resultIds() { return m_resultIds; }
 
     Job *job(quint64 id) const;
     QList<Job *> runningJobs() const;
@@ -116,6 +121,7 @@ private:
     std::map<quint64, QPointer<Job>> m_jobs;
     std::set<QByteArray> m_verifyVouchers;
     std::set<QByteArray> m_recordedVerifies;
+    ResultIds m_resultIds;
 };
 
 } // namespace hotkernel

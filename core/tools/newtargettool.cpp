@@ -15,6 +15,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QtConcurrent>
 
 namespace hotkernel {
@@ -266,6 +267,42 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
     co_return ToolResult::success(std::move(structured), text);
 }
 
+// The scaffold's checks speak the CLI's language (--from, --shape); a tool call names its
+// arguments (from, shape), so the message tells an agent or the window what to change.
+bool fromCommandLine(const QString &client)
+{
+    return client == QLatin1String("cli") || client.startsWith(QLatin1String("hotkernel CLI"));
+}
+
+QString withArgumentNames(QString message)
+{
+    static const QRegularExpression flag(QStringLiteral("(^|[\\s('\"`])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)"));
+    QString out;
+    qsizetype last = 0;
+    for (auto it = flag.globalMatch(message); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        out += message.mid(last, m.capturedStart(2) - 2 - last);
+        out += m.captured(2).replace(QLatin1Char('-'), QLatin1Char('_'));
+        last = m.capturedEnd(2);
+    }
+    return out + message.mid(last);
+}
+
+QCoro::Task<ToolResult> newTargetHandler(Session &session, Json arguments, Job &job)
+{
+    const bool cli = fromCommandLine(job.client());
+    QString message;
+    try {
+        QCoro::Task<ToolResult> running = runNewTarget(session, std::move(arguments), job);
+        co_return co_await std::move(running);
+    } catch (const UserError &e) {
+        if (cli)
+            throw;
+        message = withArgumentNames(e.message());
+    }
+    throw UserError(message);
+}
+
 } // namespace
 
 void registerNewTargetTool(ToolRegistry &registry)
@@ -309,7 +346,7 @@ void registerNewTargetTool(ToolRegistry &registry)
     spec.resultKind = ToolSpec::ResultKind::NewTarget;
     spec.writesWorkspace = true;
     spec.cliPositionals = QStringList{QStringLiteral("target")};
-    spec.handler = runNewTarget;
+    spec.handler = newTargetHandler;
     registry.add(std::move(spec));
 }
 

@@ -5,6 +5,7 @@
 #include "record/leaderboard.h"
 #include "record/recorder.h"
 #include "session/job.h"
+#include "session/resultids.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 
@@ -24,11 +25,19 @@ struct RecordRun
     QString error;
 };
 
+// What record writes when the caller gave no note or who (the original hotkernel's optional
+// arguments): said plainly, so the leaderboard never passes it off as given. Not schema defaults:
+// tools/list stays under its size limit (tests/mcp/test_mcp_agents.py).
+constexpr char NoNote[] = "(no note given)";
+constexpr char NoWho[] = "(who not given)";
+
 Json loadVerifyResult(const Session &session, const Json &value)
 {
     if (value.is_object())
         return value;
     const QString text = toQt(value.get<std::string>());
+    if (ResultIds::looksLikeId(text.trimmed())) // `hotkernel record TARGET VERIFY_ID`
+        return session.resultIds().find(QStringLiteral("verify"), text.trimmed());
     if (text.trimmed().startsWith(QLatin1Char('{'))) {
         QString error;
         if (auto parsed = parseJson(text.toUtf8(), &error))
@@ -119,9 +128,19 @@ QCoro::Task<ToolResult> recordHandler(Session &session, Json arguments, Job &job
     RecordRequest request;
     request.root = session.workDir().root();
     request.target = toQt(arguments["target"].get<std::string>());
-    request.verify = loadVerifyResult(session, arguments["verify_result"]);
-    request.note = toQt(arguments.value("note", std::string()));
-    request.who = toQt(arguments.value("who", std::string()));
+    const bool byId = arguments.contains("verify_id");
+    if (byId == arguments.contains("verify_result"))
+        throw UserError(QStringLiteral(
+            "record needs the verify to record: pass verify_id (the id verify returned) or verify_result "
+            "(the whole object verify returned), one of them, not both."));
+    request.verify = byId ? session.resultIds().find(QStringLiteral("verify"),
+                                                     toQt(arguments["verify_id"].get<std::string>()))
+                          : loadVerifyResult(session, arguments["verify_result"]);
+    // The copy the MCP server shortened to fit the agent's context stands for the full result.
+    if (const QString full = session.resultIds().idOfShortened(request.verify); !full.isEmpty())
+        request.verify = session.resultIds().find(QStringLiteral("verify"), full);
+    request.note = toQt(arguments.value("note", std::string(NoNote)));
+    request.who = toQt(arguments.value("who", std::string(NoWho)));
 
     const QByteArray digest = Session::verifyDigest(request.verify);
     if (!session.takeVerifyVoucher(digest))
@@ -211,7 +230,7 @@ void registerRecordTool(ToolRegistry &registry)
     spec.description = QStringLiteral(
         "Records a verify result, win or lose, under results/<target>/ with note and who, "
         "regenerates LEADERBOARD.md and says whether it beats the best so far for this target and "
-        "card. Call it after every verify with the object verify returned; others are refused.");
+        "card. Call it after every verify with its verify_id; others are refused.");
     spec.help = QStringLiteral(
         "Records one verify result, win or lose, as results/<target>/<UTC time>-<id>.json in the working "
         "directory: "
@@ -227,13 +246,16 @@ void registerRecordTool(ToolRegistry &registry)
         "'faster' and the lowest candidate mean time among the logs for the same target on the same card; a "
         "result "
         "beats it when it is 'faster' and its candidate mean is lower (the first faster one always does). "
-        "Use it after every verify, including losses. Only a result that a verify in this same session "
-        "returned can be recorded, once: the session keeps each result's sha256 in memory, so a JSON "
+        "Use it after every verify, including losses. Pass verify_id, the id verify returned (single use, "
+        "valid while the session that issued it lives), or the whole verify result. Only a result that a "
+        "verify in this same session returned can be recorded, once: the session keeps each result's sha256 "
+        "in memory, so a JSON "
         "file written elsewhere, a result of another session or an edited copy is refused; on the command "
         "line record with `hotkernel verify BASELINE CANDIDATE --record --note NOTE --who WHO`. "
         "Fails, recording nothing, when the target name has "
         "'/', '..' "
-        "or control characters, the verify result cannot be read or is not one, note or who is missing, a "
+        "or control characters, the verify id is unknown or used, the verify result cannot be read or is "
+        "not one, a "
         "script "
         "changed since verify (re-run verify), or results/ cannot be written.");
     spec.inputSchema = Json{
@@ -241,9 +263,11 @@ void registerRecordTool(ToolRegistry &registry)
         {"properties",
          {{"target",
            {{"type", "string"}, {"minLength", 1}, {"description", "Target name, as given to new_target."}}},
+          {"verify_id",
+           {{"type", "string"}, {"minLength", 1}, {"description", "The verify_id verify returned."}}},
           {"verify_result",
            {{"oneOf", Json::array({Json{{"type", "object"}}, Json{{"type", "string"}}})},
-            {"description", "The object verify returned, unchanged."}}},
+            {"description", "Or verify's whole result."}}},
           {"note",
            {{"type", "string"},
             {"minLength", 1},
@@ -252,7 +276,7 @@ void registerRecordTool(ToolRegistry &registry)
            {{"type", "string"},
             {"minLength", 1},
             {"description", "Who made the candidate, honestly: \"agent: <model>\" or a person."}}}}},
-        {"required", Json::array({"target", "verify_result", "note", "who"})},
+        {"required", Json::array({"target"})},
         {"additionalProperties", false}};
     spec.outputSchema = Json{
         {"type", "object"},

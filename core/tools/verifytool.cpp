@@ -140,6 +140,8 @@ void registerVerifyTool(ToolRegistry &registry)
         {"description", "The verify result; docs/verify-result.md describes every field."},
         {"properties",
          {{"tool", described(Json{{"const", "verify"}}, "always verify")},
+          {"verify_id", described(str, "this result's id in this session: pass it to record as verify_id "
+                                       "(single use; unknown to other sessions)")},
           {"hotkernel_version", described(str, "version of hotkernel that measured")},
           {"baseline", described(str, "baseline path as given")},
           {"candidate", described(str, "candidate path as given")},

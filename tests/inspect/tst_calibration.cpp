@@ -2,7 +2,11 @@
 // Calibration storage: per-UUID files in the user's data directory, dated copies under
 // results/calibration/ that win when their UUID matches, validation, and the ceilings roofline
 // reads. Uses a captured hotkernel-calibrate result when tests/data/inspect/calibrate.json exists.
+#include "base/usererror.h"
+#include "inspect/calibraterunner.h"
 #include "inspect/calibrationstore.h"
+#include "inspect/nativehelpers.h"
+#include "process/processspec.h"
 
 #include <QDir>
 #include <QFile>
@@ -54,6 +58,7 @@ private Q_SLOTS:
     void loadForCardModel();
     void ceilingsForRoofline();
     void snapshotIgnoresLaterFiles();
+    void missingLibraryIsNamedWithWhereToGetIt();
 
 private:
     QTemporaryDir m_work;
@@ -159,6 +164,32 @@ void TestCalibration::snapshotIgnoresLaterFiles()
                                                      QStringLiteral("NVIDIA H200"), QStringLiteral("GPU-a"));
     QVERIFY(fromNow);
     QCOMPARE(*fromNow->bandwidthBytesPerSecond, 400000e9);
+}
+
+// Issue 44: without CUDA 13's runtime libraries the helper cannot start; the loader's message
+// (captured, tests/data/inspect/CAPTURE.md) becomes one that names the library and its source.
+void TestCalibration::missingLibraryIsNamedWithWhereToGetIt()
+{
+    QFile captured(
+        QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/inspect/calibrate-missing-library.stderr.txt"));
+    QVERIFY(captured.open(QIODevice::ReadOnly));
+    ProcessResult r;
+    r.status = ProcessResult::Status::Finished;
+    r.exitCode = 127;
+    r.standardError = captured.readAll();
+    QCOMPARE(NativeHelpers::missingLibrary(r.standardError), QStringLiteral("libcudart.so.13"));
+    QString message;
+    try {
+        CalibrateRunner::interpret(r, QStringLiteral("hotkernel-calibrate"));
+    } catch (const UserError &e) {
+        message = e.message();
+    }
+    QVERIFY2(message.contains(QLatin1String("libcudart.so.13")) &&
+                 message.contains(QLatin1String("CUDA Toolkit")) &&
+                 message.contains(QLatin1String("pip install nvidia-cuda-runtime")) &&
+                 !message.contains(QLatin1String("not a JSON object")),
+             qPrintable(message));
+    QCOMPARE(NativeHelpers::missingLibrary("a JSON line\n"), QString());
 }
 
 QTEST_GUILESS_MAIN(TestCalibration)

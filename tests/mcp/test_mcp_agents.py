@@ -183,6 +183,7 @@ def case_original_calls(workdir):
         assert not r["isError"], text(r)
         measured = r["structuredContent"]["measured"]
         assert measured["bound"] == "memory" and abs(measured["bandwidth_gbs"] - 4140) < 1e-6, measured
+        assert "calibration arguments (measured_mem_gbs)\n" in text(r) and "()" not in text(r), text(r)
 
         # new_target(from_=..., shape 'A,B' / 'A*B', fp64, out_dir).
         r = call(server, next(i), "new_target", {"target": "gelu", "from_": "torch.nn.functional:gelu",
@@ -283,6 +284,8 @@ def case_plugin_and_client_configs(workdir):
     with open(os.path.join(root, ".mcp.json")) as f:
         server = json.load(f)["mcpServers"]["hotkernel"]
     assert server["command"] == "hotkernel" and server["args"] == ["mcp"], server
+    # Issue 44: the interpreter (and where workers run, and a window) from the user's environment.
+    assert server["env"]["HOTKERNEL_PYTHON"] == "${HOTKERNEL_PYTHON:-}", server
     copy = os.path.join(root, "skills", "kernel-speedrun", "SKILL.md")
     assert not os.path.islink(copy), "the plugin's SKILL.md must be a copy, not a symlink"
     with open(copy, encoding="utf-8") as f:

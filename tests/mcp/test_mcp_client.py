@@ -280,6 +280,9 @@ async def case_full_flow(workdir):
             await session.initialize()
             made = await session.call_tool("new_target", make_target(workdir))
             assert not made.is_error, text_of(made)
+            # Issue 44: a tool call's error names the tool's arguments, not the CLI's flags.
+            bad = await session.call_tool("new_target", {**make_target(workdir), "shape": "4x?"})
+            assert bad.is_error and "shape" in text_of(bad) and "--" not in text_of(bad), text_of(bad)
             assert os.path.exists(os.path.join(workdir, "scale_baseline.py"))
             assert os.path.exists(os.path.join(workdir, "scale_candidate.py"))
             bench = await session.call_tool("bench", {"script": "scale_baseline.py", "n": 3},
@@ -292,9 +295,22 @@ async def case_full_flow(workdir):
             assert progress, "verify sent no progress notifications"
             values = [p[0] for p in progress]
             assert values == sorted(values) and len(set(values)) == len(values), values
-            record = await session.call_tool("record", {"target": "scale", "verify_result": verify.structured_content,
-                                                        "note": "same function (e2e test)", "who": "hand-written by the test"})
+            # Issue 44: by id, without note and who (optional, as in the original).
+            verify_id = verify.structured_content["verify_id"]
+            assert verify_id in text_of(verify), "the text content does not give the verify id"
+            record = await session.call_tool("record", {"target": "scale", "verify_id": verify_id})
             assert not record.is_error, text_of(record)
+            with open(os.path.join(workdir, record.structured_content["log"])) as f:
+                log = json.load(f)
+            assert log["note"] == "(no note given)" and log["who"] == "(who not given)", (log["note"], log["who"])
+            again = await session.call_tool("record", {"target": "scale", "verify_id": verify_id})
+            assert again.is_error and "already recorded" in text_of(again), text_of(again)
+            unknown = verify_id[:-4] + ("0000" if not verify_id.endswith("0000") else "1111")
+            refused = await session.call_tool("record", {"target": "scale", "verify_id": unknown})
+            assert refused.is_error and "no verify in this session" in text_of(refused), text_of(refused)
+            foreign = "verify-" + ("0" * 8 if verify_id.split("-")[1] != "0" * 8 else "1" * 8) + "-" + "a" * 32
+            refused = await session.call_tool("record", {"target": "scale", "verify_id": foreign})
+            assert refused.is_error and "another hotkernel session" in text_of(refused), text_of(refused)
             resources = await session.list_resources()
             uris = [str(r.uri) for r in resources.resources]
             assert any(u.startswith("hotkernel://results/scale/") for u in uris), uris

@@ -673,6 +673,37 @@ private Q_SLOTS:
         QCOMPARE(bench.listener->clientCount(), 0);
     }
 
+    // Issue 44: with a display but no window open here, `hotkernel mcp` serves headless; a window
+    // opens only when asked (--window, HOTKERNEL_MCP_WINDOW=1).
+    void noWindowUnlessAsked()
+    {
+        QTemporaryDir dir;
+        QProcess mcp;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("DISPLAY"), QStringLiteral(":4242")); // a display, as a desktop has
+        env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+        env.remove(QStringLiteral("HOTKERNEL_MCP_WINDOW"));
+        mcp.setProcessEnvironment(env);
+        mcp.setWorkingDirectory(dir.path());
+        mcp.start(QStringLiteral(HOTKERNEL_BINARY), {QStringLiteral("mcp")});
+        const Json initialize{{"jsonrpc", "2.0"},
+                              {"id", 1},
+                              {"method", "initialize"},
+                              {"params",
+                               {{"protocolVersion", "2025-11-25"},
+                                {"capabilities", Json::object()},
+                                {"clientInfo", {{"name", "t"}, {"version", "0"}}}}}};
+        mcp.write(QByteArray::fromStdString(initialize.dump()) + '\n');
+        QByteArray out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += mcp.readAllStandardOutput()).contains("\"serverInfo\""),
+                                 hotkernel::test::kEventLimitMs);
+        mcp.closeWriteChannel();
+        QTRY_COMPARE_WITH_TIMEOUT(mcp.state(), QProcess::NotRunning, hotkernel::test::kEventLimitMs);
+        const QByteArray err = mcp.readAllStandardError();
+        QVERIFY2(!err.contains("started the hotkernel workbench"), err.constData());
+        QVERIFY(!QFileInfo::exists(SessionListener::socketName(dir.path()) + QStringLiteral(".log")));
+    }
+
     void relayAnswersAnOverlongLineItself()
     {
         auto [agentClient, agentEnd] = InProcessTransport::createPair();

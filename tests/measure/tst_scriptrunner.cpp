@@ -73,6 +73,9 @@ private Q_SLOTS:
         QVERIFY2(!m_python.isEmpty(), "python3 is needed to run the fake scripts");
         m_pidFile = m_tmp.filePath(QStringLiteral("pid"));
         qputenv("HOTKERNEL_FAKE_PIDFILE", m_pidFile.toUtf8());
+        // As on a fresh machine (issue 44): stdout to a pipe is block-buffered, so a fake that
+        // forgets to flush hangs here too instead of only where PYTHONUNBUFFERED is not set.
+        qunsetenv("PYTHONUNBUFFERED");
     }
     void init() { QFile::remove(m_pidFile); }
 

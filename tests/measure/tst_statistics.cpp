@@ -125,6 +125,19 @@ private Q_SLOTS:
         QVERIFY(std::fabs(Statistics::welchDf(x, y) - 6.25 / (0.25 / 9 + 4.0 / 4)) < 1e-9);
     }
 
+    // Issue 44: an uncontracted verify showed [-0.2350, 6.4612]. A ratio of two times is positive:
+    // when the baseline's mean cannot be told from 0 at that confidence there is no interval.
+    void speedupIntervalIsPositiveOrAbsent()
+    {
+        const std::vector<double> baseline{0.05, 3.0, 0.1};
+        const std::vector<double> candidate{0.5, 0.52, 0.51};
+        const Comparison r = Statistics::compare(baseline, candidate, ComparisonOptions{});
+        QVERIFY(r.speedup > 0);
+        QVERIFY2(!r.ci99 || r.ci99->low > 0, qPrintable(QString::number(r.ci99 ? r.ci99->low : 0)));
+        QVERIFY2(!r.ci95 || r.ci95->low > 0, qPrintable(QString::number(r.ci95 ? r.ci95->low : 0)));
+        QVERIFY(!r.ci99); // this baseline's spread covers 0 at 99%
+    }
+
     void intervalAgreesWithTest()
     {
         // Fieller's interval excludes 1 exactly when Welch's test rejects: check both sides of the edge.

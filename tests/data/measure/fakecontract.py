@@ -115,6 +115,10 @@ def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
         return
     if behaviour == "malformed":
         sys.stdout.write('{"protocol": 4, "ok": tru\n')
+        # Flushed, as the contract's emit() does: a pipe is block-buffered unless PYTHONUNBUFFERED is
+        # set (as on a long-lived machine, not in a fresh root), and a worker's line left in the
+        # buffer never reaches hotkernel (issue 44: the test waited for it until its limit).
+        sys.stdout.flush()
         return
     if behaviour == "hang":
         _hang()

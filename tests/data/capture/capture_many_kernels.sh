@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Issue 44's capture on the GPU machine: a real profile of about 500 distinct kernels
+# (many_kernels.py) as hotkernel's CUPTI tracer writes it and as nsys's kernel summary, for the
+# context-budget test (tests/mcp/test_context_budget.py). Run from the repository root with the
+# bundle's hotkernel on PATH (. /tmp/hk/env.sh):
+#   bash tests/data/capture/capture_many_kernels.sh
+# Writes $OUT (default /tmp/many-kernels) with many.trace.jsonl, many.nsys-kernsum.csv (when nsys is
+# there) and CAPTURE.log.txt (every command and its exit status); copy them to tests/data/inspect/.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-/tmp/many-kernels}
+mkdir -p "$out"
+log="$out/many-CAPTURE.log.txt"
+run() { echo "+ $*" >> "$log"; "$@"; echo "rc=$?" >> "$log"; }
+{ date -u; nvidia-smi -L; python3 -c 'import torch, triton; print(torch.__version__, triton.__version__)'; } > "$log" 2>&1
+
+# hotkernel's tracer: the .trace.jsonl top_kernels reads.
+(cd "$out" && run hotkernel profile --tool trace --json -- python3 "$here/many_kernels.py" > "$out/many.profile.json")
+find "$out" -name '*.trace.jsonl' -newer "$log" -exec cp {} "$out/many.trace.jsonl" \;
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("distinct kernels:", d.get("kernel_count"))' \
+    "$out/many.profile.json" >> "$log" 2>&1
+
+# nsys's kernel summary of the same program, when nsys is installed.
+if command -v nsys > /dev/null; then
+    run nsys profile -o "$out/many" --force-overwrite true python3 "$here/many_kernels.py"
+    run nsys stats --report cuda_gpu_kern_sum --format csv --output "$out/many" "$out/many.nsys-rep"
+    mv "$out"/many_cuda_gpu_kern_sum.csv "$out/many.nsys-kernsum.csv" 2>/dev/null
+fi
+ls -la "$out" >> "$log"
