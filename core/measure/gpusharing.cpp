@@ -67,6 +67,30 @@ QStringList socketsWithSpares(const std::vector<Other> &others)
     return sockets;
 }
 
+QString releasedSpares(const std::vector<Other> &others, const std::vector<Json> &answers)
+{
+    QStringList parts;
+    for (const Other &o : others) {
+        if (o.role != QLatin1String("spare"))
+            continue;
+        bool ended = false;
+        for (const Json &a : answers) {
+            if (stringField(a, "socket") != o.socket || !a.contains("released") || !a["released"].is_array())
+                continue;
+            for (const Json &g : a["released"])
+                ended = ended || (g.is_number_integer() && g.get<long long>() == o.group);
+        }
+        parts.append(QStringLiteral("pid %1 of %2%3")
+                         .arg(o.pid)
+                         .arg(o.session, ended ? QString() : QStringLiteral(" (not confirmed ended)")));
+    }
+    return QStringLiteral(
+               "idle spare workers of other hotkernel sessions held this GPU (%1); they were asked "
+               "to end for the timed runs and start again after their session's next bench or "
+               "verify")
+        .arg(parts.join(QStringLiteral(", ")));
+}
+
 QString howToFree(const std::vector<Other> &others)
 {
     QStringList parts;

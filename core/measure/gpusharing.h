@@ -72,6 +72,10 @@ void attribute(std::vector<Other> &others, const std::vector<PeerProcess> &peers
                const std::function<long long(long long)> &groupOf = processGroupOf);
 // The sockets of the sessions whose spares are among others, each once.
 QStringList socketsWithSpares(const std::vector<Other> &others);
+// The warning for the spares among others that were asked to end (answers: those sessions'
+// hotkernel/release_spares results, each with its "socket" and "released" groups); a spare no
+// answer confirms is said to be so.
+QString releasedSpares(const std::vector<Other> &others, const std::vector<Json> &answers);
 // For each session among others, once: "hotkernel serve (pid 4242) in /p: end that session (kill
 // 4242)"; joined by "; ". Empty when none is another session's.
 QString howToFree(const std::vector<Other> &others);

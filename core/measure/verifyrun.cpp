@@ -67,34 +67,6 @@ VerifyOptions parseOptions(const Json &a)
     return o;
 }
 
-// Names the spares of other sessions on the card that were asked to end (answers: their sessions'
-// release_spares answers); one that no answer confirms is said to be so.
-QString releasedSparesWarning(const std::vector<GpuSharing::Other> &onCard, const std::vector<Json> &answers)
-{
-    QStringList parts;
-    for (const GpuSharing::Other &o : onCard) {
-        if (o.role != QLatin1String("spare"))
-            continue;
-        bool ended = false;
-        for (const Json &a : answers) {
-            if (stringField(a, "socket") != o.socket || !a.contains("released") || !a["released"].is_array())
-                continue;
-            for (const Json &g : a["released"])
-                ended = ended || (g.is_number_integer() && g.get<long long>() == o.group);
-        }
-        parts.append(
-            QStringLiteral("pid %1 of %2%3")
-                .arg(o.pid)
-                .arg(o.session,
-                     ended ? QString() : QStringLiteral(" (it did not confirm; it may still hold memory)")));
-    }
-    return QStringLiteral(
-               "idle spare workers of other hotkernel sessions held this GPU (%1); they were asked "
-               "to end for the timed runs and start again after their session's next bench or "
-               "verify")
-        .arg(parts.join(QStringLiteral(", ")));
-}
-
 Json statsJson(const SampleStats &s, const std::vector<double> &samples)
 {
     if (s.n == 0)
@@ -276,7 +248,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             const std::vector<Json> released = co_await SessionPeers::ask(holdingSpares, releaseMethod);
             if (!job || job->isCancelled())
                 co_return ToolResult::cancelledResult();
-            warnings.append(releasedSparesWarning(onCard, released));
+            warnings.append(GpuSharing::releasedSpares(onCard, released));
         }
     }
     double measuringAt = wall.nsecsElapsed() / 1e9;

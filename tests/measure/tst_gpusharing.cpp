@@ -164,6 +164,19 @@ private Q_SLOTS:
                            "window (pid 17) in /q: close that window"));
         QVERIFY(GpuSharing::howToFree({others[2]}).isEmpty());
         QVERIFY(!GpuSharing::allOfSessions({}));
+
+        // The spare's session confirmed ending group 770; a second spare it did not confirm.
+        std::vector<GpuSharing::Other> spares{others[0], others[0]};
+        spares[1].pid = 772;
+        spares[1].group = 772;
+        const std::vector<Json> answers{Json{{"socket", "/run/s1"}, {"released", Json::array({770})}},
+                                        Json{{"socket", "/run/s2"}, {"released", Json::array({772})}}};
+        QCOMPARE(
+            GpuSharing::releasedSpares(spares, answers),
+            QStringLiteral("idle spare workers of other hotkernel sessions held this GPU (pid 770 of "
+                           "hotkernel serve (pid 4242) in /p, pid 772 of hotkernel serve (pid 4242) in /p "
+                           "(not confirmed ended)); they were asked to end for the timed runs and start "
+                           "again after their session's next bench or verify"));
     }
 
     // The group is read from /proc: this process's own.
