@@ -5,8 +5,9 @@ eager rmsnorm 4096x8192 bf16 and the Triton candidate (bench/verify_speed.py's k
 `hotkernel serve` of its own (two spares each, as a window keeps). Each session verifies the Triton
 candidate, one after the other, then both at once, then again one after the other; every verify
 must get a verdict (faster), not an inconclusive blamed on the other session's idle workers.
-Prints one table (session, round, verdict, speedup, wall time, reason) and what nvidia-smi saw on
-the card; logs go to --out (default $OUT).
+Prints one table (session, round, verdict, speedup, wall time, reason), the warnings each verify
+gave about the other session's processes (its spares asked to end, its workers named by that
+session), and what nvidia-smi saw on the card; logs go to --out (default $OUT).
 
     python3 bench/two_sessions.py [--hotkernel PATH] [--open-wait 15] [--out DIR]
 """
@@ -56,6 +57,7 @@ def main():
     dirs = {"A": tempfile.mkdtemp(prefix="hotkernel-session-a-"), "B": tempfile.mkdtemp(prefix="hotkernel-session-b-")}
     servers = {}
     rows = []
+    session_warnings = []
     log = open(os.path.join(args.out, "two_sessions.jsonl"), "w") if args.out else None
 
     def verify(who, label):
@@ -65,6 +67,9 @@ def main():
                      (out.get("reason") or "").replace("\n", " ")[:240]))
         print("[%4.0f s] session %s, %s: %s %s %.1f s" % (time.monotonic() - t0, who, label, out.get("verdict"),
                                                          rows[-1][3], wall), file=sys.stderr, flush=True)
+        for w in out.get("warnings") or []:
+            if "hotkernel session" in w or "spare" in w:
+                session_warnings.append("%s, %s: %s" % (who, label, w))
         if log:
             log.write(json.dumps({"session": who, "round": label, "wall_s": wall, "result": out}) + "\n")
             log.flush()
@@ -103,6 +108,9 @@ def main():
     print("|---|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(str(c) for c in r) + " |")
+    print("warnings about the other session (issue 42: its spares released, its workers named):")
+    for w in session_warnings or ["(none)"]:
+        print("- " + w)
     print("compute apps before the verifies (pid, name, memory):\n" + apps_before)
     print("and after:\n" + apps_after)
     return 0 if all(r[2] == "faster" for r in rows) else 1

@@ -8,7 +8,9 @@
 #include "mcp/mcpguide.h"
 #include "mcp/mcptransport.h"
 #include "mcp/sessionidentity.h"
+#include "mcp/sessionpeers.h"
 #include "mcp/wireschema.h"
+#include "measure/workerpool.h"
 #include "session/session.h"
 
 #include <QDateTime>
@@ -191,6 +193,15 @@ void McpServer::handleRequest(const Json &id, const QString &method, const Json 
         sendRaw(id, modernResults() ? m_toolsListModern : m_toolsListLegacy);
     } else if (method == QLatin1String("tools/call")) {
         callTool(id, objectParams(params));
+    } else if (method == QLatin1String(SessionPeers::WorkersMethod)) {
+        sendResult(id, workersJson({}));
+    } else if (method == QLatin1String(SessionPeers::ReleaseSparesMethod)) {
+        // Another session's verify needs the card (issue 42); the spares refill after this
+        // session's next bench or verify.
+        const QList<long long> released = m_session.workers().releaseSpares();
+        qCInfo(lcMcp).noquote() << m_clientName << "asked for the card:" << released.size()
+                                << "spare worker(s) ended";
+        sendResult(id, workersJson(released));
     } else if (handleGuideRequest(id, method, params)) {
         // prompts/* and resources/*
     } else {
@@ -208,6 +219,23 @@ void McpServer::handleNotification(const QString &method, const Json &params)
     } else {
         qCDebug(lcMcp) << "ignoring notification" << method;
     }
+}
+
+Json McpServer::workersJson(const QList<long long> &released) const
+{
+    const QString servedBy = m_servedBy.isEmpty() ? QStringLiteral("hotkernel mcp") : m_servedBy;
+    const Json identity = SessionIdentity::of(m_session, servedBy);
+    Json workers = Json::array();
+    for (const auto &[group, role] : m_session.workers().processes())
+        workers.push_back(Json{{"group", group}, {"role", toStd(role)}});
+    Json releasedJson = Json::array();
+    for (const long long group : released)
+        releasedJson.push_back(group);
+    return Json{{"identity", identity},
+                {"dir", toStd(m_session.workDir().root())},
+                {"how_to_end", toStd(SessionIdentity::howToEnd(identity))},
+                {"workers", std::move(workers)},
+                {"released", std::move(releasedJson)}};
 }
 
 Json McpServer::initialize(const Json &params)

@@ -71,6 +71,9 @@ private:
     void watchResources();
 
     Json initialize(const Json &params);
+    // hotkernel/workers and hotkernel/release_spares (SessionPeers): who this session is and its
+    // live worker and spare process groups; released: the spares just ended.
+    Json workersJson(const QList<long long> &released) const;
     void callTool(const Json &id, const Json &params);
     void cancelRequest(const Json &params);
     void forwardProgress(const std::string &key, double done, std::optional<double> total,

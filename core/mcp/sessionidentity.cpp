@@ -53,7 +53,8 @@ qint64 pidOf(const Json &identity)
     return it != identity.end() && it->is_number_integer() ? it->get<qint64>() : 0;
 }
 
-// What ends the session that sent identity, for messages.
+} // namespace
+
 QString howToEnd(const Json &identity)
 {
     const QString by = toQt(field(identity, "served_by"));
@@ -63,7 +64,6 @@ QString howToEnd(const Json &identity)
         return QStringLiteral("close that window");
     return QStringLiteral("end that session");
 }
-} // namespace
 
 QString describe(const Json &identity)
 {

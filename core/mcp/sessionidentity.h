@@ -26,6 +26,9 @@ Json of(const Session &session, const QString &servedBy);
 QString mismatch(const Json &identity, const QString &host);
 // "hotkernel serve (pid 4242)": for messages.
 QString describe(const Json &identity);
+// What ends the session that sent identity, for messages: "end that session (kill 4242)",
+// "close that window".
+QString howToEnd(const Json &identity);
 
 } // namespace SessionIdentity
 

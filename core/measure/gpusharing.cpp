@@ -11,8 +11,8 @@
 namespace hotkernel::GpuSharing {
 
 namespace {
-// The parent pid from /proc/PID/stat; 0 when the process is gone.
-long long parentOf(long long pid)
+// Field k (0: the state) after the command name of /proc/PID/stat; 0 when the process is gone.
+long long statField(long long pid, int k)
 {
     QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
     if (!stat.open(QIODevice::ReadOnly))
@@ -23,9 +23,97 @@ long long parentOf(long long pid)
     if (close < 0)
         return 0;
     const QList<QByteArray> fields = text.mid(close + 2).split(' ');
-    return fields.size() > 1 ? fields.at(1).toLongLong() : 0;
+    return fields.size() > k ? fields.at(k).toLongLong() : 0;
+}
+
+long long parentOf(long long pid)
+{
+    return statField(pid, 1);
 }
 } // namespace
+
+long long processGroupOf(long long pid)
+{
+    return statField(pid, 2);
+}
+
+void attribute(std::vector<Other> &others, const std::vector<PeerProcess> &peers,
+               const std::function<long long(long long)> &groupOf)
+{
+    for (Other &o : others) {
+        const long long group = groupOf(o.pid);
+        if (group <= 0)
+            continue;
+        o.group = group;
+        for (const PeerProcess &p : peers) {
+            if (p.group != group)
+                continue;
+            o.session = p.session;
+            o.role = p.role;
+            o.howToEnd = p.howToEnd;
+            o.socket = p.socket;
+            break;
+        }
+    }
+}
+
+QStringList socketsWithSpares(const std::vector<Other> &others)
+{
+    QStringList sockets;
+    for (const Other &o : others) {
+        if (o.role == QLatin1String("spare") && !o.socket.isEmpty() && !sockets.contains(o.socket))
+            sockets.append(o.socket);
+    }
+    return sockets;
+}
+
+QString releasedSpares(const std::vector<Other> &others, const std::vector<Json> &answers)
+{
+    QStringList parts;
+    for (const Other &o : others) {
+        if (o.role != QLatin1String("spare"))
+            continue;
+        bool ended = false;
+        for (const Json &a : answers) {
+            if (stringField(a, "socket") != o.socket || !a.contains("released") || !a["released"].is_array())
+                continue;
+            for (const Json &g : a["released"])
+                ended = ended || (g.is_number_integer() && g.get<long long>() == o.group);
+        }
+        parts.append(QStringLiteral("pid %1 of %2%3")
+                         .arg(o.pid)
+                         .arg(o.session, ended ? QString() : QStringLiteral(" (not confirmed ended)")));
+    }
+    return QStringLiteral(
+               "idle spare workers of other hotkernel sessions held this GPU (%1); they were asked "
+               "to end for the timed runs and start again after their session's next bench or "
+               "verify")
+        .arg(parts.join(QStringLiteral(", ")));
+}
+
+QString howToFree(const std::vector<Other> &others)
+{
+    QStringList parts;
+    for (const Other &o : others) {
+        if (o.session.isEmpty())
+            continue;
+        const QString part = QStringLiteral("%1: %2").arg(o.session, o.howToEnd);
+        if (!parts.contains(part))
+            parts.append(part);
+    }
+    return parts.join(QStringLiteral("; "));
+}
+
+bool allOfSessions(const std::vector<Other> &others)
+{
+    if (others.empty())
+        return false;
+    for (const Other &o : others) {
+        if (o.session.isEmpty())
+            return false;
+    }
+    return true;
+}
 
 bool isVisibleProcess(long long pid)
 {
@@ -120,6 +208,8 @@ QString describe(const std::vector<Other> &others)
             details.append(QStringLiteral("idle"));
         else if (o.busyPercentMax > 0)
             details.append(QStringLiteral("busy up to %1%").arg(o.busyPercentMax));
+        if (!o.session.isEmpty())
+            details.append(QStringLiteral("%1 worker of %2").arg(o.role, o.session));
         if (!details.isEmpty())
             text += QStringLiteral(" (%1)").arg(details.join(QStringLiteral(", ")));
         parts.append(text);

@@ -10,6 +10,7 @@
 #include "base/json.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <vector>
@@ -25,6 +26,23 @@ struct Other
     // memory utilisation, percent, the larger); -1 when not known, 0 when it only held a context
     // (an idle CUDA context, such as another hotkernel session's spare worker, computes nothing).
     double busyPercentMax = -1;
+    // Issue 42: another hotkernel session of this user said this process is its own (SessionPeers,
+    // over its socket; never guessed from a command line). Empty for anyone else.
+    QString session{};   // "hotkernel serve (pid 4242) in /home/u/proj"
+    QString role{};      // "spare", "baseline", "candidate"
+    QString howToEnd{};  // "end that session (kill 4242)", "close that window"
+    QString socket{};    // where that session listens
+    long long group = 0; // its process group, as attribute() found it
+};
+
+// A process group another session of this user reported as its worker or spare.
+struct PeerProcess
+{
+    long long group = 0;
+    QString role;
+    QString session;
+    QString howToEnd;
+    QString socket;
 };
 
 // This process or one below it (our supervised workers and what they started).
@@ -47,6 +65,22 @@ std::vector<Other> computing(const std::vector<Other> &others, std::vector<Other
 // "pid 770 python3 (1202 MiB), pid 81 ..."; with known activity "pid 770 python3 (1202 MiB, busy
 // up to 97%)" or "(1202 MiB, idle)".
 QString describe(const std::vector<Other> &others);
+// The process group of pid (/proc/PID/stat); 0 when it is gone. A worker's children share it.
+long long processGroupOf(long long pid);
+// Marks each process whose group a peer session reported with that session (Other::session...).
+void attribute(std::vector<Other> &others, const std::vector<PeerProcess> &peers,
+               const std::function<long long(long long)> &groupOf = processGroupOf);
+// The sockets of the sessions whose spares are among others, each once.
+QStringList socketsWithSpares(const std::vector<Other> &others);
+// The warning for the spares among others that were asked to end (answers: those sessions'
+// hotkernel/release_spares results, each with its "socket" and "released" groups); a spare no
+// answer confirms is said to be so.
+QString releasedSpares(const std::vector<Other> &others, const std::vector<Json> &answers);
+// For each session among others, once: "hotkernel serve (pid 4242) in /p: end that session (kill
+// 4242)"; joined by "; ". Empty when none is another session's.
+QString howToFree(const std::vector<Other> &others);
+// Whether every one of others is another hotkernel session's (and there is at least one).
+bool allOfSessions(const std::vector<Other> &others);
 // Merges b into a, leaving out pids a already has.
 void merge(std::vector<Other> &a, const std::vector<Other> &b);
 

@@ -3,6 +3,7 @@
 
 #include "base/usererror.h"
 #include "inspect/gpuprobe.h"
+#include "mcp/sessionpeers.h"
 #include "measure/devicelock.h"
 #include "measure/gpusharing.h"
 #include "measure/judgedoutputs.h"
@@ -15,6 +16,7 @@
 #include "session/job.h"
 #include "session/session.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -232,6 +234,29 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             co_return ToolResult::cancelledResult();
         lockedAt = wall.nsecsElapsed() / 1e9;
         lockWait += lockedAt - waitFrom;
+    }
+    // Issue 42: other sessions of this user say which processes on the card are theirs; their idle
+    // spares are asked to end for the timed runs (they start again after that session's next
+    // bench or verify).
+    std::vector<GpuSharing::PeerProcess> peers;
+    if (locked && !remote) {
+        // Named arguments: no temporary in a co_await operand (docs/hacking.md).
+        const QStringList sockets = SessionPeers::sockets();
+        const QString workersMethod = QString::fromLatin1(SessionPeers::WorkersMethod);
+        const std::vector<Json> answers = co_await SessionPeers::ask(sockets, workersMethod);
+        if (!job || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+        peers = SessionPeers::processes(answers, QCoreApplication::applicationPid());
+        std::vector<GpuSharing::Other> onCard = GpuSharing::others(gpu);
+        GpuSharing::attribute(onCard, peers);
+        const QStringList holdingSpares = GpuSharing::socketsWithSpares(onCard);
+        if (!holdingSpares.isEmpty()) {
+            const QString releaseMethod = QString::fromLatin1(SessionPeers::ReleaseSparesMethod);
+            const std::vector<Json> released = co_await SessionPeers::ask(holdingSpares, releaseMethod);
+            if (!job || job->isCancelled())
+                co_return ToolResult::cancelledResult();
+            warnings.append(GpuSharing::releasedSpares(onCard, released));
+        }
     }
     double measuringAt = wall.nsecsElapsed() / 1e9;
     // The same moment on the system clock, which NVML stamps its per-process samples with.
@@ -519,6 +544,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         if (!job || job->isCancelled())
             co_return ToolResult::cancelledResult();
         GpuSharing::merge(sharedWith, GpuSharing::others(after));
+        GpuSharing::attribute(sharedWith, peers);
         // Issue 42: a context that computed nothing during the timed runs (another session's idle
         // spare workers) shared memory, not the SMs.
         if (!sharedWith.empty() && !remote) {
@@ -566,11 +592,21 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         comparison = Statistics::compare(b.ms, c.ms, o.comparison);
     }
     if (!sharedWith.empty() && (verdict == QLatin1String("faster") || verdict == QLatin1String("slower"))) {
-        reason =
-            QStringLiteral("the timings alone would say %1 (%2), but another process was computing on the "
-                           "GPU during the timed runs (%3), so they do not show the two scripts alone; "
-                           "run verify again when the GPU is free")
-                .arg(verdict, reason, GpuSharing::describe(sharedWith));
+        if (GpuSharing::allOfSessions(sharedWith)) {
+            // Issue 42: by that session's own word, not a guess from a command line.
+            reason = QStringLiteral("the timings alone would say %1 (%2), but a worker of another hotkernel "
+                                    "session was computing on the GPU during the timed runs (%3), so they "
+                                    "do not show the two scripts alone; run verify again when that "
+                                    "session's call has finished, or free the card (%4)")
+                         .arg(verdict, reason, GpuSharing::describe(sharedWith),
+                              GpuSharing::howToFree(sharedWith));
+        } else {
+            reason =
+                QStringLiteral("the timings alone would say %1 (%2), but another process was computing on "
+                               "the GPU during the timed runs (%3), so they do not show the two "
+                               "scripts alone; run verify again when the GPU is free")
+                    .arg(verdict, reason, GpuSharing::describe(sharedWith));
+        }
         verdict = QStringLiteral("inconclusive");
     }
     if (!sharedWith.empty())
@@ -581,8 +617,11 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             QStringLiteral("%1 held GPU memory but computed nothing during the timed runs (NVML's "
                            "per-process samples), so they did not count against the verdict; an "
                            "idle context such as another hotkernel session's spare workers looks "
-                           "like this")
-                .arg(GpuSharing::describe(idleOnCard)));
+                           "like this%2")
+                .arg(GpuSharing::describe(idleOnCard), GpuSharing::howToFree(idleOnCard).isEmpty()
+                                                           ? QString()
+                                                           : QStringLiteral("; to free that memory: %1")
+                                                                 .arg(GpuSharing::howToFree(idleOnCard))));
     // Issue 25: a time below what this card can physically do is no verdict (either side).
     const FloorCeilings ceilings = MeasureSetup::floorCeilings(gpu, b.first.json, calibrations);
     const PhysicalFloor::Report floor =

@@ -216,6 +216,31 @@ void WorkerPool::clear()
     m_spares.clear();
 }
 
+std::vector<std::pair<long long, QString>> WorkerPool::processes() const
+{
+    std::vector<std::pair<long long, QString>> found;
+    for (const Entry &e : m_entries) {
+        if (e.runner->processGroup() > 0)
+            found.emplace_back(e.runner->processGroup(), e.role);
+    }
+    for (const Spare &s : m_spares) {
+        if (s.worker->isAlive() && s.worker->processGroup() > 0)
+            found.emplace_back(s.worker->processGroup(), QStringLiteral("spare"));
+    }
+    return found;
+}
+
+QList<long long> WorkerPool::releaseSpares()
+{
+    QList<long long> groups;
+    for (const Spare &s : m_spares) {
+        if (s.worker->processGroup() > 0)
+            groups.append(s.worker->processGroup());
+    }
+    m_spares.clear(); // each SpareWorker ends its process
+    return groups;
+}
+
 QList<long long> WorkerPool::processGroups() const
 {
     QList<long long> groups;

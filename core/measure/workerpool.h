@@ -54,6 +54,12 @@ public:
     int size() const { return int(m_entries.size()); }
     // Process groups of every kept worker (so that GPU "busy" warnings can leave our own out).
     QList<long long> processGroups() const;
+    // Each live process group with what it is: a kept worker's role ("baseline", "candidate") or
+    // "spare" (issue 42: another session asks, over its socket, whose processes hold the card).
+    std::vector<std::pair<long long, QString>> processes() const;
+    // Ends every spare (another session's verify needs the card); the next refillSpares() starts
+    // them again. Their process groups.
+    QList<long long> releaseSpares();
 
     // What decides reuse, with the files the worker reports: the interpreter (path and identity,
     // e.g. its torch version), the script's bytes, the bytes of every sibling module it imports (a

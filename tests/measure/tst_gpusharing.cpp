@@ -130,6 +130,61 @@ private Q_SLOTS:
         QVERIFY(idle.empty());
         QCOMPARE(GpuSharing::describe(others), QStringLiteral("pid 770 python3 (1202 MiB)"));
     }
+
+    // Issue 42: a process is another session's when that session reported its process group
+    // (SessionPeers), whatever it calls itself; the verdict then names the session and how to end
+    // it, and its spares are the ones to ask for the card.
+    void otherSessionsProcessesAreNamedByTheirSession()
+    {
+        std::vector<GpuSharing::Other> others{{770, QStringLiteral("python3"), 3100},
+                                              {771, QStringLiteral("python3"), 900},
+                                              {990, QStringLiteral("hotkernel-spare"), 500}};
+        // 770 leads a spare's group, 771 is a child in a worker's group; 990 only names itself
+        // like a spare and is nobody's.
+        const auto groupOf = [](long long pid) -> long long { return pid == 771 ? 700 : pid; };
+        const std::vector<GpuSharing::PeerProcess> peers{
+            {770, QStringLiteral("spare"), QStringLiteral("hotkernel serve (pid 4242) in /p"),
+             QStringLiteral("end that session (kill 4242)"), QStringLiteral("/run/s1")},
+            {700, QStringLiteral("candidate"), QStringLiteral("the workbench window (pid 17) in /q"),
+             QStringLiteral("close that window"), QStringLiteral("/run/s2")}};
+        GpuSharing::attribute(others, peers, groupOf);
+        QCOMPARE(others[0].role, QStringLiteral("spare"));
+        QCOMPARE(others[1].session, QStringLiteral("the workbench window (pid 17) in /q"));
+        QVERIFY(others[2].session.isEmpty());
+        QCOMPARE(GpuSharing::socketsWithSpares(others), QStringList{QStringLiteral("/run/s1")});
+        QVERIFY(!GpuSharing::allOfSessions(others));
+        QCOMPARE(
+            GpuSharing::describe({others[0]}),
+            QStringLiteral("pid 770 python3 (3100 MiB, spare worker of hotkernel serve (pid 4242) in /p)"));
+        const std::vector<GpuSharing::Other> ofSessions{others[0], others[1]};
+        QVERIFY(GpuSharing::allOfSessions(ofSessions));
+        QCOMPARE(
+            GpuSharing::howToFree(ofSessions),
+            QStringLiteral("hotkernel serve (pid 4242) in /p: end that session (kill 4242); the workbench "
+                           "window (pid 17) in /q: close that window"));
+        QVERIFY(GpuSharing::howToFree({others[2]}).isEmpty());
+        QVERIFY(!GpuSharing::allOfSessions({}));
+
+        // The spare's session confirmed ending group 770; a second spare it did not confirm.
+        std::vector<GpuSharing::Other> spares{others[0], others[0]};
+        spares[1].pid = 772;
+        spares[1].group = 772;
+        const std::vector<Json> answers{Json{{"socket", "/run/s1"}, {"released", Json::array({770})}},
+                                        Json{{"socket", "/run/s2"}, {"released", Json::array({772})}}};
+        QCOMPARE(
+            GpuSharing::releasedSpares(spares, answers),
+            QStringLiteral("idle spare workers of other hotkernel sessions held this GPU (pid 770 of "
+                           "hotkernel serve (pid 4242) in /p, pid 772 of hotkernel serve (pid 4242) in /p "
+                           "(not confirmed ended)); they were asked to end for the timed runs and start "
+                           "again after their session's next bench or verify"));
+    }
+
+    // The group is read from /proc: this process's own.
+    void processGroupIsReadFromProc()
+    {
+        QCOMPARE(GpuSharing::processGroupOf(::getpid()), (long long)::getpgrp());
+        QCOMPARE(GpuSharing::processGroupOf(-5), 0LL);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestGpuSharing)
