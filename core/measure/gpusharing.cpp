@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/gpusharing.h"
 
+#include "base/boundedfile.h"
+
 #include <QFile>
 
 #include <unistd.h>
@@ -11,10 +13,10 @@ namespace {
 // The parent pid from /proc/PID/stat; 0 when the process is gone.
 long long parentOf(long long pid)
 {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
+    const BoundedFile::Read stat = BoundedFile::read(QStringLiteral("/proc/%1/stat").arg(pid), 64 * 1024);
+    if (!stat.ok())
         return 0;
-    const QByteArray text = stat.readAll();
+    const QByteArray &text = stat.bytes;
     // The command name is in parentheses and may hold spaces or ')': read after the last one.
     const qsizetype close = text.lastIndexOf(')');
     if (close < 0)
