@@ -200,9 +200,9 @@ private Q_SLOTS:
     {
         QFETCH(QString, code);
         const QString victim = m_remoteDir + QStringLiteral("-victim");
-        const QString url = url(QStringLiteral("time=5"), victim + code);
+        const QString host = url(QStringLiteral("time=5"), victim + code);
         QByteArray out, err;
-        QVERIFY(hotkernel({QStringLiteral("--host"), url, QStringLiteral("bench"),
+        QVERIFY(hotkernel({QStringLiteral("--host"), host, QStringLiteral("bench"),
                            QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
                            QStringLiteral("2")},
                           &out, &err) != 0);
