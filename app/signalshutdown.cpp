@@ -55,7 +55,12 @@ QCoro::Task<void> SignalShutdown::endJobs(int signal)
                      qPrintable(TerminationSignals::name(signal)), running);
         // Kept workers belong to no job: note their groups before the pool forgets them.
         QList<long long> groups = session->workers().processGroups();
-        session->cancelAll();
+        // From here on the session starts nothing: a call that arrives while the jobs end is
+        // answered with this (issue 39), never run.
+        session->beginShutdown(QStringLiteral("hotkernel is shutting down (") +
+                               TerminationSignals::name(signal) +
+                               QStringLiteral(" arrived) and takes no new calls: start it again and repeat "
+                                              "the call."));
         QElapsedTimer clock;
         clock.start();
         while (self && session && !session->runningJobs().isEmpty() &&

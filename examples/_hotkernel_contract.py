@@ -9,6 +9,7 @@ with --check-import (imports and resolves the target without touching the device
 docs/contract.md in the hotkernel repository is the specification; this file needs only torch.
 """
 
+import errno
 import hashlib
 import importlib
 import importlib.util
@@ -16,6 +17,7 @@ import json
 import math
 import os
 import platform
+import stat
 import statistics
 import sys
 import threading
@@ -26,6 +28,37 @@ PROTOCOL = 4
 REPLAYS = 5
 # Words of each judged input sampled into its fingerprint (_Bench._inputs_digest).
 _DIGEST_SAMPLE = 1 << 16
+
+
+# Files a script or a worker names are read without trusting what they are (issue 39): opened
+# non-blocking (a FIFO or a device never holds the reader), refused unless regular, read up to a
+# limit. follow=False refuses a symbolic link in the last place (a file this process made).
+_SOURCE_LIMIT = 16 * 1024 * 1024
+
+
+def _open_regular(path, follow=True):
+    """A binary file object for path, a regular file; OSError otherwise (EINVAL for a FIFO,
+    a device, a directory or a socket)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
+    if not follow:
+        flags |= os.O_NOFOLLOW
+    fd = os.open(path, flags)  # flags hold O_NONBLOCK
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_regular(path, limit, follow=True):
+    """path's bytes, at most limit of them (OSError EFBIG past it, a file that grew included)."""
+    with _open_regular(path, follow) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, "larger than %d bytes" % limit, path)
+    return data
 # At most this many rotated copies. Keeping a 1 KiB input out of a 480 MiB CPU cache would take a
 # million copies, each checked every run: rotation cannot make tiny inputs cache-cold, so it stops
 # here and the result line says so (timer_note).
@@ -137,8 +170,7 @@ def _source_sha256(path):
         cached = _SOURCE_CACHE.get(path)
         if cached is not None and cached[0] == key:
             return cached[1]
-        with open(path, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
+        digest = hashlib.sha256(_read_regular(path, _SOURCE_LIMIT)).hexdigest()
         after = os.stat(path)
         if (after.st_mtime_ns, after.st_size, after.st_ino) != key:
             return None
@@ -404,8 +436,7 @@ def _sha256_hex(data):
 
 
 def contract_sha256():
-    with open(os.path.abspath(__file__), "rb") as f:
-        return _sha256_hex(f.read())
+    return _sha256_hex(_read_regular(os.path.abspath(__file__), _SOURCE_LIMIT))
 
 
 def target_sha256(definition):
@@ -430,10 +461,8 @@ def cpu_last_level_cache_bytes():
         return FALLBACK_LLC_BYTES
     for entry in entries:
         try:
-            with open(os.path.join(base, entry, "level")) as f:
-                level = int(f.read())
-            with open(os.path.join(base, entry, "size")) as f:
-                size = _parse_cache_size(f.read())
+            level = int(_read_regular(os.path.join(base, entry, "level"), 4096))
+            size = _parse_cache_size(_read_regular(os.path.join(base, entry, "size"), 4096).decode())
         except (OSError, ValueError):
             continue
         if level > best_level:
@@ -443,10 +472,9 @@ def cpu_last_level_cache_bytes():
 
 def cpu_model_name():
     try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+        for line in _read_regular("/proc/cpuinfo", 16 * 1024 * 1024).decode(errors="replace").splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
     return platform.processor() or platform.machine() or "cpu"
@@ -1250,7 +1278,8 @@ def _read_judged(torch, path, judge_seed, inputs_sha256, run, locked=False, answ
     the next call. answer: the judge's answer, sent as invalid should opening a CUDA IPC handle
     stall (_Stall)."""
     try:
-        with open(path, "rb") as f:
+        # Written by the candidate's process: never followed through a link, never waited on.
+        with _open_regular(path, follow=False) as f:
             head = f.readline(_JUDGED_HEADER_MAX)
             header, layout = _judged_header(path, head, judge_seed, inputs_sha256, run)
             shared = header.get("transport") == _JUDGED_IPC
@@ -1375,11 +1404,11 @@ def _cudart():
         import ctypes
         path = None
         try:
-            with open("/proc/self/maps") as f:
-                for entry in f:
-                    if "libcudart" in entry:
-                        path = entry.split()[-1]
-                        break
+            maps = _read_regular("/proc/self/maps", 64 * 1024 * 1024).decode(errors="replace")
+            for entry in maps.splitlines():
+                if "libcudart" in entry:
+                    path = entry.split()[-1]
+                    break
         except OSError:
             pass
         for candidate in ([path] if path else []) + ["libcudart.so.12", "libcudart.so"]:

@@ -47,6 +47,7 @@ QString extract(QString *error)
         const QString target = QDir(dir->path()).filePath(source.mid(kRoot.size() + 1));
         QDir().mkpath(QFileInfo(target).absolutePath());
         // Resource files are read-only; the copies must be writable (the session saves there).
+        // not a named file: the demo bundled as a resource
         if (!QFile::copy(source, target)) {
             if (error)
                 *error = QStringLiteral("cannot copy the demo file %1 to %2").arg(source, target);
@@ -61,7 +62,7 @@ QList<RunSummary> recordedRuns(const QString &dir, const ToolRegistry &tools, QS
 {
     const QDir calls(QDir(dir).filePath(QStringLiteral("calls")));
     auto read = [&](const QString &name, QByteArray *bytes) {
-        QFile file(calls.filePath(name));
+        QFile file(calls.filePath(name)); // not a named file: the demo bundled as a resource
         if (!file.open(QIODevice::ReadOnly)) {
             if (error)
                 *error = QStringLiteral("cannot read the demo's recorded call %1: %2. Rebuild hotkernel "
@@ -69,7 +70,7 @@ QList<RunSummary> recordedRuns(const QString &dir, const ToolRegistry &tools, QS
                              .arg(file.fileName(), file.errorString());
             return false;
         }
-        *bytes = file.readAll();
+        *bytes = file.readAll(); // not a named file: a resource
         return true;
     };
     QByteArray bytes;

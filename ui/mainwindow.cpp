@@ -3,6 +3,7 @@
 
 #include "agentfeedmodel.h"
 #include "agentfeedview.h"
+#include "base/boundedfile.h"
 #include "hostselector.h"
 #include "kernelfilterproxy.h"
 #include "kernelrowrequests.h"
@@ -54,7 +55,7 @@ const QString kHelpRoot = QStringLiteral(":/hotkernel-help");
 
 QString readResource(const QString &path)
 {
-    QFile file(path);
+    QFile file(path); // not a named file: a resource compiled into the binary
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
@@ -623,9 +624,9 @@ void MainWindow::showSourceOf(const QString &target)
         return;
     const TargetInfo &info = m_targetsModel->targets()[row];
     const QString path = info.candidatePath.isEmpty() ? info.baselinePath : info.candidatePath;
-    QFile file(path);
-    if (file.open(QIODevice::ReadOnly))
-        m_sourceView->setSource(QString::fromUtf8(file.readAll()), path);
+    // A script a job named: it may have become a FIFO or a device since (issue 39).
+    if (const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kScriptLimit); file.ok())
+        m_sourceView->setSource(QString::fromUtf8(file.bytes), path);
     m_sourceNote->setText(sourceNote());
 }
 
@@ -667,10 +668,10 @@ void MainWindow::showTargetDiff()
 
 void MainWindow::openScript(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kScriptLimit);
+    if (!file.ok())
         return;
-    m_sourceView->setSource(QString::fromUtf8(file.readAll()), path);
+    m_sourceView->setSource(QString::fromUtf8(file.bytes), path);
     m_sourceNote->setText(sourceNote());
     for (QDockWidget *dock : std::as_const(m_docks)) {
         if (dock->widget() == m_sourceView)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "base/confinedwrite.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 
 #include <QDir>
@@ -379,16 +380,17 @@ void ConfinedDir::moveFrom(const ConfinedDir &source, const QString &sourceName,
         throw UserError(QStringLiteral("cannot move %1 to %2 (%3): make the folder writable and try again.")
                             .arg(source.filePath(sourceName), filePath(name), errnoText(errno)));
     // Another file system mounted in between: copy the bytes, then drop the source.
-    const int fd = ::openat(source.m_fd, from.constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    // Non-blocking and checked: a FIFO or a device put there never holds this thread.
+    const int fd = ::openat(source.m_fd, from.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         throw UserError(
             QStringLiteral("cannot read %1 (%2).").arg(source.filePath(sourceName), errnoText(errno)));
-    QFile file;
-    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
-        ::close(fd);
-        throw UserError(QStringLiteral("cannot read %1.").arg(source.filePath(sourceName)));
-    }
-    write(name, file.readAll());
+    const BoundedFile::Read read = BoundedFile::readDescriptor(fd, BoundedFile::kReportLimit);
+    ::close(fd);
+    if (!read.ok())
+        throw UserError(source.filePath(sourceName) + QLatin1Char(' ') + read.error +
+                        QStringLiteral(": hotkernel moves only regular files it can read whole."));
+    write(name, read.bytes);
     source.remove(sourceName);
 }
 

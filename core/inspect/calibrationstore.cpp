@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/calibrationstore.h"
 
+#include "base/boundedfile.h"
 #include "base/confinedwrite.h"
 #include "base/usererror.h"
 #include "inspect/cardtable.h"
@@ -55,10 +56,11 @@ QString writeJson(const QString &path, const Json &data, QString *error)
 
 std::optional<Json> readJson(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    const BoundedFile::Read file =
+        BoundedFile::read(path, BoundedFile::kJsonLimit, BoundedFile::Links::Refuse);
+    if (!file.ok())
         return std::nullopt;
-    auto j = parseJson(file.readAll());
+    auto j = parseJson(file.bytes);
     if (!j || !CalibrationStore::validate(*j).isEmpty())
         return std::nullopt;
     return j;

@@ -110,7 +110,8 @@ CardTable CardTable::fromJson(const Json &document, QString *error)
 const CardTable &CardTable::builtin()
 {
     static const CardTable table = [] {
-        QFile file(QStringLiteral(":/hotkernel/cards/cards.json"));
+        QFile file(QStringLiteral(
+            ":/hotkernel/cards/cards.json")); // not a named file: a resource compiled into the binary
         if (!file.open(QIODevice::ReadOnly)) {
             qCWarning(lcInspect, "card table resource missing: %s", qPrintable(file.fileName()));
             return CardTable();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/disasmrunner.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "inspect/sassparser.h"
@@ -57,11 +58,11 @@ struct Parsed
 Parsed readAndParsePtx(const QString &path)
 {
     Parsed out;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        out.error = QStringLiteral("Cannot read %1: %2.").arg(path, file.errorString());
+    const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kReportLimit);
+    if (!file.ok())
+        out.error = path + QLatin1Char(' ') + file.error + QStringLiteral(": give a PTX file or a binary.");
     else
-        out.functions = SassParser::parsePtx(file.readAll());
+        out.functions = SassParser::parsePtx(file.bytes);
     return out;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/profilerunner.h"
 
+#include "base/boundedfile.h"
 #include "base/confinedwrite.h"
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
@@ -268,10 +269,12 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, Job *job)
                 .arg(r->exitCode)
                 .arg(library, out.stderrTail));
     out.report = files.publish(QStringLiteral(".trace.jsonl"));
-    QFile file(out.report);
-    if (!file.open(QIODevice::ReadOnly))
-        throw UserError(QStringLiteral("Cannot read the trace %1: %2.").arg(out.report, file.errorString()));
-    out.table = co_await ProfileRunner::parseTrace(file.readAll(), out.report);
+    const BoundedFile::Read trace =
+        BoundedFile::read(out.report, BoundedFile::kReportLimit, BoundedFile::Links::Refuse);
+    if (!trace.ok())
+        throw UserError(QStringLiteral("The trace ") + out.report + QLatin1Char(' ') + trace.error +
+                        QStringLiteral(": run profile again."));
+    out.table = co_await ProfileRunner::parseTrace(trace.bytes, out.report);
     co_return out;
 }
 

@@ -70,6 +70,7 @@ QCoro::Task<Json> TorchTraceRunner::run(TorchTraceRequest request, Job *job)
     if (!dir->isValid())
         throw UserError(QStringLiteral("Cannot create a temporary directory: %1.").arg(dir->errorString()));
     const QString wrapper = dir->filePath(QStringLiteral("torch_trace.py"));
+    // not a named file: a resource compiled into the binary
     if (!QFile::copy(QStringLiteral(":/hotkernel/scripts/torch_trace.py"), wrapper))
         throw UserError(
             QStringLiteral("This hotkernel build lacks its torch_trace.py resource; rebuild hotkernel."));

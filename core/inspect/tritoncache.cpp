@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/tritoncache.h"
 
+#include "base/boundedfile.h"
+
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -53,9 +55,9 @@ std::vector<TritonKernel> TritonCache::find(const QStringList &roots, const QStr
                 if (k.cubin.isEmpty() && k.ptx.isEmpty())
                     continue; // metadata of something else (autotuner results, a failed compile)
                 k.modified = QFileInfo(k.cubin.isEmpty() ? k.metadataPath : k.cubin).lastModified();
-                QFile file(k.metadataPath);
-                if (file.open(QIODevice::ReadOnly)) {
-                    if (const auto parsed = parseJson(file.readAll()); parsed && parsed->is_object())
+                const BoundedFile::Read file = BoundedFile::read(k.metadataPath, BoundedFile::kJsonLimit);
+                if (file.ok()) {
+                    if (const auto parsed = parseJson(file.bytes); parsed && parsed->is_object())
                         k.metadata = *parsed;
                 }
                 if (k.metadata.contains("name") && k.metadata["name"].is_string())

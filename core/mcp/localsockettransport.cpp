@@ -70,7 +70,7 @@ void LocalSocketTransport::readAvailable()
 {
     if (m_closed || !m_socket)
         return;
-    const QByteArray data = m_socket->readAll();
+    const QByteArray data = m_socket->readAll(); // not a named file: the socket, split into bounded lines
     if (data.isEmpty())
         return;
     for (const LineSplitter::Line &line : m_splitter.feed(data)) {

@@ -21,7 +21,7 @@ QString McpGuide::skillUri()
 
 QString McpGuide::skillText()
 {
-    QFile file(SkillResource);
+    QFile file(SkillResource); // not a named file: a resource compiled into the binary
     // Compiled in by core/mcp/CMakeLists.txt; missing only in a broken build.
     if (!file.open(QIODevice::ReadOnly))
         return QString();

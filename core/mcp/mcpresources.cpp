@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mcp/mcpresources.h"
 
+#include "base/boundedfile.h"
 #include "mcp/mcperror.h"
 #include "mcp/mcpguide.h"
 
@@ -146,23 +147,22 @@ Json McpResources::read(const QString &uri) const
             {"uri", toStd(uri)}, {"mimeType", "text/markdown"}, {"text", toStd(McpGuide::skillText())}}});
     }
     const QString path = pathFor(uri);
-    QFile file(path);
-    if (file.size() > MaxReadBytes) {
+    const BoundedFile::Read file = BoundedFile::read(path, MaxReadBytes);
+    if (file.size > MaxReadBytes) {
         throw McpError(
             McpError::InvalidParams,
-            QStringLiteral(
-                "%1 is %2 MB, more than the %3 MB a resource read returns; open it in the hotkernel "
-                "window or with its own tool instead.")
-                .arg(uri)
-                .arg(file.size() / (1024 * 1024))
-                .arg(MaxReadBytes / (1024 * 1024)));
+            uri + QStringLiteral(" is ") + QString::number(file.size / (1024 * 1024)) +
+                QStringLiteral(" MB, more than the ") + QString::number(MaxReadBytes / (1024 * 1024)) +
+                QStringLiteral(" MB a resource read returns; open it in the hotkernel window or with its own "
+                               "tool instead."));
     }
-    if (!file.open(QIODevice::ReadOnly)) {
+    if (!file.ok()) {
         throw McpError(McpError::ResourceNotFound,
-                       QStringLiteral("Cannot read %1: %2.").arg(uri, file.errorString()),
+                       uri + QLatin1Char(' ') + file.error +
+                           QStringLiteral(": read one that resources/list names."),
                        Json{{"uri", toStd(uri)}});
     }
-    const QByteArray bytes = file.readAll();
+    const QByteArray &bytes = file.bytes;
     const QString mimeType = mimeTypeFor(path);
     Json item{{"uri", toStd(uri)}, {"mimeType", toStd(mimeType)}};
     if (isText(mimeType))

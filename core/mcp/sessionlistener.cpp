@@ -129,8 +129,9 @@ void SessionListener::probeExisting()
 
 void SessionListener::announceExit(int signal)
 {
-    announce(
-        tr("the workbench window exited (signal %1, %2)").arg(signal).arg(TerminationSignals::name(signal)));
+    // Named as the front-end that serves (the window, `hotkernel serve`), not always the window.
+    announce(m_servedBy + QStringLiteral(" exited (signal ") + QString::number(signal) +
+             QStringLiteral(", ") + TerminationSignals::name(signal) + QLatin1Char(')'));
     for (auto &[server, client] : m_clients)
         client.transport->close();
     m_server->close();

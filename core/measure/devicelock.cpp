@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/devicelock.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "process/runtimedir.h"
 #include "session/jobguard.h"
@@ -101,10 +102,10 @@ long long DeviceLock::holderPid() const
     struct stat st = {};
     if (m_fd < 0 || ::fstat(m_fd, &st) != 0)
         return 0;
-    QFile locks(QStringLiteral("/proc/locks"));
-    if (!locks.open(QIODevice::ReadOnly))
+    const BoundedFile::Read locks = BoundedFile::read(QStringLiteral("/proc/locks"), BoundedFile::kJsonLimit);
+    if (!locks.ok())
         return 0;
-    return flockHolder(locks.readAll(), major(st.st_dev), minor(st.st_dev), st.st_ino);
+    return flockHolder(locks.bytes, major(st.st_dev), minor(st.st_dev), st.st_ino);
 }
 
 QCoro::Task<bool> DeviceLock::acquire(int device, Job *job, std::function<void(const QString &)> onWait,

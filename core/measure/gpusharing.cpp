@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/gpusharing.h"
 
+#include "base/boundedfile.h"
+
 #include <QFile>
 
 #include <algorithm>
@@ -14,10 +16,10 @@ namespace {
 // Field k (0: the state) after the command name of /proc/PID/stat; 0 when the process is gone.
 long long statField(long long pid, int k)
 {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
+    const BoundedFile::Read stat = BoundedFile::read(QStringLiteral("/proc/%1/stat").arg(pid), 64 * 1024);
+    if (!stat.ok())
         return 0;
-    const QByteArray text = stat.readAll();
+    const QByteArray &text = stat.bytes;
     // The command name is in parentheses and may hold spaces or ')': read after the last one.
     const qsizetype close = text.lastIndexOf(')');
     if (close < 0)

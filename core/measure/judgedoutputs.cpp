@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/judgedoutputs.h"
 
+#include "base/boundedfile.h"
 #include "base/json.h"
 #include "measure/runline.h"
-
-#include <QFile>
 
 #include <map>
 
@@ -143,19 +142,17 @@ std::optional<JudgedHeader> JudgedOutputsParser::parse(const QByteArray &start, 
 std::optional<JudgedHeader> JudgedOutputsParser::read(const QString &path, const JudgedExpectation &expected,
                                                       QString *error)
 {
-    QFile f(path);
-    if (!f.exists()) {
+    // The candidate's process wrote it and could have put a FIFO, a device or a link there: read
+    // without following or waiting (issue 39).
+    const BoundedFile::Read head = BoundedFile::readStart(path, kHeaderMax - 1, BoundedFile::Links::Refuse);
+    if (!head.ok()) {
         if (error)
-            *error = QStringLiteral("the file does not exist");
+            *error = QStringLiteral("the file ") + head.error;
         return std::nullopt;
     }
-    if (!f.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = QStringLiteral("cannot read it (%1)").arg(f.errorString());
-        return std::nullopt;
-    }
-    const QByteArray start = f.readLine(kHeaderMax);
-    return parse(start, f.size(), expected, error);
+    const qsizetype newline = head.bytes.indexOf('\n');
+    const QByteArray start = newline < 0 ? head.bytes : head.bytes.left(newline + 1);
+    return parse(start, head.size, expected, error);
 }
 
 } // namespace hotkernel

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/measuresetup.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cudatools.h"
@@ -56,18 +57,27 @@ ScriptFile script(Session &session, const Json &arguments, const char *key)
                 "%1 %2 is not a Python script (.py); give a target script made by `hotkernel new`.")
                 .arg(QLatin1String(key), s.given));
     s.path = info.absoluteFilePath();
-    s.sha256 = sha256OfFile(s.path);
     return s;
 }
 
 QString sha256OfFile(const QString &path)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(&f);
-    return QString::fromLatin1(hash.result().toHex());
+    return BoundedFile::sha256Hex(path, BoundedFile::kScriptLimit);
+}
+
+QStringList sha256OfFilesNow(const QStringList &paths)
+{
+    QStringList hashes;
+    for (const QString &path : paths)
+        hashes.append(sha256OfFile(path));
+    return hashes;
+}
+
+QCoro::Task<QStringList> sha256OfFiles(QStringList paths)
+{
+    // A named function, not a lambda, in the co_await (see docs/hacking.md).
+    QStringList hashes = co_await QtConcurrent::run(&sha256OfFilesNow, paths);
+    co_return hashes;
 }
 
 QString changedSource(const std::map<QString, QByteArray> &sources, const QString &unvouched)
@@ -87,7 +97,12 @@ QString changedSource(const std::map<QString, QByteArray> &sources, const QStrin
 
 QString shippedContractSha256()
 {
-    return sha256OfFile(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py"));
+    // A resource compiled into the binary, not a file anyone names: read as such.
+    QFile f(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py")); // not a named file: a resource
+                                                                            // compiled into the binary
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromLatin1(QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex());
 }
 
 QCoro::Task<bool> prepareHost(Session &session, QStringList scripts, Job *job)

@@ -33,7 +33,7 @@ struct ScriptFile
 {
     QString given;  // as the user wrote it
     QString path;   // absolute
-    QString sha256; // of the bytes at call time
+    QString sha256; // of the bytes before the runs (the verify hashes it, off the main thread)
 };
 
 struct PreparedRunner
@@ -47,10 +47,17 @@ struct PreparedRunner
 namespace MeasureSetup {
 
 // The script as an absolute path inside the session's directory tree or anywhere readable;
-// throws UserError when it does not exist, is not a file, or is not a .py file.
+// throws UserError when it does not exist, is not a file, or is not a .py file. Its sha256 is left
+// empty: hashing may take long, so callers that need it use sha256OfFiles.
 ScriptFile script(Session &session, const Json &arguments, const char *key);
 
+// Lowercase hex sha256 of a script or a file it imports (BoundedFile, at most kScriptLimit: a FIFO,
+// a device or a huge file gives an empty string at once). Blocking: on the main thread only for
+// a file already known to be a small regular one; else through sha256OfFiles.
 QString sha256OfFile(const QString &path);
+// sha256OfFile of each path, in order, on the thread pool.
+QStringList sha256OfFilesNow(const QStringList &paths);
+QCoro::Task<QStringList> sha256OfFiles(QStringList paths);
 // The first of sources (path -> the sha256 hex a process reported for what it loaded; empty: it
 // could not vouch, said as `unvouched`) whose bytes on disk differ now, with why ("PATH changed",
 // "PATH vanished", ...); empty when none did. Reads and hashes every file. Kept workers and spares

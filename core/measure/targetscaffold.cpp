@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/targetscaffold.h"
 
+#include "base/boundedfile.h"
 #include "base/confinedwrite.h"
 #include "base/targetname.h"
 #include "base/usererror.h"
@@ -455,7 +456,8 @@ QString TargetScaffold::candidateSource(const TargetPlan &plan)
 
 QByteArray TargetScaffold::contractSource()
 {
-    QFile f(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py"));
+    QFile f(QStringLiteral(":/hotkernel/contract/_hotkernel_contract.py")); // not a named file: a resource
+                                                                            // compiled into the binary
     if (!f.open(QIODevice::ReadOnly))
         throw std::runtime_error(
             "the contract resource :/hotkernel/contract/_hotkernel_contract.py is missing from this build");
@@ -478,11 +480,13 @@ TargetScaffold::Prepared TargetScaffold::prepare(const TargetRequest &request, c
         {contractFileName(), contract},
     };
     for (const auto &[name, bytes] : std::as_const(prepared.files)) {
-        QFile existing(out.filePath(name));
-        if (!existing.exists() || request.force)
+        const QString existing = out.filePath(name);
+        if ((!QFileInfo::exists(existing) && !QFileInfo(existing).isSymLink()) || request.force)
             continue;
         if (name == contractFileName()) {
-            if (existing.open(QIODevice::ReadOnly) && existing.readAll() == bytes)
+            const BoundedFile::Read current =
+                BoundedFile::read(existing, BoundedFile::kScriptLimit, BoundedFile::Links::Refuse);
+            if (current.ok() && current.bytes == bytes)
                 continue;
             throw UserError(
                 QStringLiteral(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/uncontractedscript.h"
 
+#include "base/boundedfile.h"
 #include "base/json.h"
 #include "process/processspec.h"
 
@@ -17,8 +18,8 @@ UncontractedScriptRunner::UncontractedScriptRunner(ScriptRunnerOptions options, 
 
 bool UncontractedScriptRunner::isUncontracted(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    const BoundedFile::Read file = BoundedFile::readStart(path, 1 << 20);
+    if (!file.ok())
         return false;
     // Scripts made by `hotkernel new` import the vendored contract at the top and hand their run to
     // its main; test doubles hand it to a stand-in contract module the same way. Taking a script
@@ -27,7 +28,7 @@ bool UncontractedScriptRunner::isUncontracted(const QString &path)
         QStringLiteral("^\\s*(from|import)\\s+_hotkernel_contract\\b|^\\s*from\\s+[\\w.]*contract\\s+"
                        "import\\s[^\\n]*\\bmain\\b"),
         QRegularExpression::MultilineOption);
-    return !contractImport.match(QString::fromUtf8(file.read(1 << 20))).hasMatch();
+    return !contractImport.match(QString::fromUtf8(file.bytes)).hasMatch();
 }
 
 std::optional<RunLine> UncontractedScriptRunner::parseOutput(const QByteArray &standardOutput,

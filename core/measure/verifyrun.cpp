@@ -142,6 +142,16 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     Side c{"candidate", MeasureSetup::script(session, arguments, "candidate"), {}, {}, {}, false};
     const QString shippedContract = MeasureSetup::shippedContractSha256();
     QStringList warnings;
+    // The scripts and the contract next to each, hashed before the runs and again after them.
+    QStringList watchedPaths;
+    for (const Side *side : {&b, &c})
+        watchedPaths << side->file.path
+                     << QFileInfo(side->file.path).dir().filePath(QStringLiteral("_hotkernel_contract.py"));
+    const QStringList watchedBefore = co_await MeasureSetup::sha256OfFiles(watchedPaths);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    b.file.sha256 = watchedBefore.value(0);
+    c.file.sha256 = watchedBefore.value(2);
 
     const QStringList hostFiles{b.file.path, c.file.path};
     const bool hostReady = co_await MeasureSetup::prepareHost(session, hostFiles, job);
@@ -294,13 +304,6 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     // on both sides are, and that pair's times are dropped (Json null: one timer throughout).
     Json eventsForBothFrom;
     QString lastTimers[2];
-    std::vector<std::pair<QString, QString>> watched;
-    for (const Side *side : {&b, &c}) {
-        const QString contract =
-            QFileInfo(side->file.path).dir().filePath(QStringLiteral("_hotkernel_contract.py"));
-        watched.emplace_back(side->file.path, side->file.sha256);
-        watched.emplace_back(contract, MeasureSetup::sha256OfFile(contract));
-    }
     while (true) {
         // The measured phase starts with the first pair whose times count (a pair dropped for its
         // timers does not).
@@ -565,8 +568,13 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     }
     // A script, or the contract next to it, rewritten while it ran: the runs measured something
     // else than the files the result names.
-    for (const auto &[path, sha] : watched) {
-        if (MeasureSetup::sha256OfFile(path) != sha && verdict != QLatin1String("invalid")) {
+    // Hashed off the main thread: a script may have become a FIFO, a device or a huge file (issue 39).
+    const QStringList watchedAfter = co_await MeasureSetup::sha256OfFiles(watchedPaths);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    for (int k = 0; k < watchedPaths.size(); ++k) {
+        const QString &path = watchedPaths[k];
+        if (watchedAfter.value(k) != watchedBefore.value(k) && verdict != QLatin1String("invalid")) {
             verdict = QStringLiteral("invalid");
             reason =
                 QStringLiteral("%1 changed on disk during the verify, so the runs measured another file "

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/witnesstrace.h"
 
+#include "base/boundedfile.h"
+
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -127,13 +129,15 @@ std::vector<WitnessWindow> WitnessTrace::takeNew()
         }
         return windows;
     }
-    QFile file(path());
-    if (!isValid() || !file.open(QIODevice::ReadOnly))
+    if (!isValid())
         return {};
-    if (!file.seek(m_offset))
+    // Written by the tracer inside the measured process, which could put anything there.
+    const BoundedFile::Read fresh =
+        BoundedFile::readStart(path(), BoundedFile::kJsonLimit, BoundedFile::Links::Refuse, m_offset);
+    if (!fresh.ok())
         return {};
-    QByteArray text = m_partial + file.readAll();
-    m_offset = file.pos();
+    QByteArray text = m_partial + fresh.bytes;
+    m_offset += fresh.bytes.size();
     // A line still being written stays for the next call; windows are judged whole.
     const qsizetype lastNewline = text.lastIndexOf('\n');
     m_partial = text.mid(lastNewline + 1);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/workerpool.h"
 
+#include "base/boundedfile.h"
 #include "base/logging.h"
 #include "measure/workerscriptrunner.h"
 
@@ -35,10 +36,9 @@ QByteArray WorkerPool::contentKey(const QString &script, const QString &python, 
         hash.addData(QByteArrayView("\0", 1));
     };
     const auto addFile = [&](const QString &path) {
-        QFile f(path);
         addText(QFileInfo(path).fileName());
-        if (f.open(QIODevice::ReadOnly))
-            hash.addData(f.readAll());
+        if (const QString sha = BoundedFile::sha256Hex(path, BoundedFile::kScriptLimit); !sha.isEmpty())
+            hash.addData(sha.toLatin1());
         else
             addText(QStringLiteral("<missing>"));
         hash.addData(QByteArrayView("\0", 1));
@@ -50,12 +50,11 @@ QByteArray WorkerPool::contentKey(const QString &script, const QString &python, 
 
     const QDir dir = QFileInfo(script).absoluteDir();
     std::set<QString> siblings{QStringLiteral("_hotkernel_contract")};
-    QFile f(script);
-    if (f.open(QIODevice::ReadOnly)) {
+    if (const BoundedFile::Read f = BoundedFile::read(script, BoundedFile::kScriptLimit); f.ok()) {
         static const QRegularExpression importLine(
             QStringLiteral(R"(^\s*(?:from\s+([A-Za-z_][A-Za-z0-9_]*)|import\s+([A-Za-z_][A-Za-z0-9_]*)))"),
             QRegularExpression::MultilineOption);
-        const QString text = QString::fromUtf8(f.readAll());
+        const QString text = QString::fromUtf8(f.bytes);
         for (auto it = importLine.globalMatch(text); it.hasNext();) {
             const auto m = it.next();
             siblings.insert(m.captured(1).isEmpty() ? m.captured(2) : m.captured(1));
@@ -143,6 +142,7 @@ QString WorkerPool::spareScript()
     if (!m_spareDir) {
         auto dir = std::make_unique<QTemporaryDir>();
         const QString path = dir->filePath(QStringLiteral("spare_worker.py"));
+        // not a named file: a resource compiled into the binary
         if (!dir->isValid() || !QFile::copy(QStringLiteral(":/hotkernel/scripts/spare_worker.py"), path)) {
             qCWarning(lcMeasure) << "no spare workers: cannot write spare_worker.py to" << dir->path();
             return {};

@@ -97,6 +97,7 @@ int RuntimeDir::openPrivateFile(const QString &path, QString *error)
     // O_RDWR does not block on a FIFO either, but O_NONBLOCK says so for every file type. An
     // existing file is opened without O_CREAT, which a sticky directory refuses for another user's
     // file (fs.protected_regular) before we could say whose it is.
+    // not a named file: the session's own runtime file, opened with the flags below.
     constexpr int Flags = O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC;
     int fd = ::open(name.constData(), Flags);
     for (int attempt = 0; fd < 0 && errno == ENOENT && attempt < 2; ++attempt) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "process/supervisor.h"
 
+#include "base/boundedfile.h"
 #include "base/logging.h"
 #include "inspect/nativehelpers.h"
 
@@ -72,11 +73,11 @@ bool Supervisor::isSupervisor(long long pid)
 {
     if (pid <= 0)
         return false;
-    QFile comm(QStringLiteral("/proc/%1/comm").arg(pid));
-    if (!comm.open(QIODevice::ReadOnly))
+    const BoundedFile::Read comm = BoundedFile::read(QStringLiteral("/proc/%1/comm").arg(pid), 4096);
+    if (!comm.ok())
         return false;
     // The kernel keeps the first 15 bytes of the name.
-    return comm.readAll().trimmed() == helperFileName().toLatin1().left(15);
+    return comm.bytes.trimmed() == helperFileName().toLatin1().left(15);
 }
 
 std::optional<QString> Supervisor::startFailure(int exitCode, QByteArray &standardError)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "record/leaderboardcommand.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "record/recorder.h"
 
@@ -83,8 +84,8 @@ int LeaderboardCommand::run(const QString &root, const QStringList &arguments, F
         const QString generated = Recorder::leaderboardText(root, &warnings, &count);
         for (const QString &w : std::as_const(warnings))
             print(err, QStringLiteral("hotkernel leaderboard: warning: %1").arg(w));
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly)) {
+        const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kJsonLimit);
+        if (!file.ok()) {
             print(err, QStringLiteral(
                            "hotkernel leaderboard --check: %1 is missing (%2 result(s) under results/): "
                            "run `hotkernel leaderboard` and commit the file.")
@@ -92,7 +93,7 @@ int LeaderboardCommand::run(const QString &root, const QStringList &arguments, F
                            .arg(count));
             return 1;
         }
-        const QByteArray committed = file.readAll();
+        const QByteArray &committed = file.bytes;
         if (committed != generated.toUtf8()) {
             print(err,
                   QStringLiteral(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "record/recorder.h"
 
+#include "base/boundedfile.h"
 #include "base/confinedwrite.h"
 #include "base/targetname.h"
 #include "base/usererror.h"
@@ -85,11 +86,10 @@ LeaderboardUpdate Recorder::regenerateLeaderboard(const QString &root)
     for (int round = 0; round < 16; ++round) {
         const QStringList before = ResultLog::listFiles(root);
         const QByteArray text = leaderboardText(root, &update.warnings, &update.logCount).toUtf8();
-        QFile current(update.path);
         // A symlink at LEADERBOARD.md is never taken for the board: it is replaced by the file.
-        const bool same = !QFileInfo(update.path).isSymLink() && current.open(QIODevice::ReadOnly) &&
-                          current.readAll() == text;
-        current.close();
+        const BoundedFile::Read current =
+            BoundedFile::read(update.path, BoundedFile::kJsonLimit, BoundedFile::Links::Refuse);
+        const bool same = current.ok() && current.bytes == text;
         if (!same) {
             try {
                 ConfinedDir::open(root, QString()).write(leaderboardName(), text);
@@ -162,6 +162,17 @@ RecordOutcome Recorder::record(const RecordRequest &request)
     }
     if (!oneLine(request.who.trimmed()))
         throw UserError(QStringLiteral("who must be one line."));
+    // Issue 39: a 200 KB note made a 300 KB leaderboard row. The limits leave room for a detailed
+    // sentence and a model's full name with its settings, and keep a row readable.
+    if (note.size() > kNoteLimit)
+        throw UserError(QStringLiteral("note is ") + QString::number(note.size()) +
+                        QStringLiteral(" characters; a note holds at most ") + QString::number(kNoteLimit) +
+                        QStringLiteral(" (it is one leaderboard cell): shorten it and put details in the "
+                                       "candidate's comments."));
+    if (who.size() > kWhoLimit)
+        throw UserError(QStringLiteral("who is ") + QString::number(who.size()) +
+                        QStringLiteral(" characters; it holds at most ") + QString::number(kWhoLimit) +
+                        QStringLiteral(": name the agent and model, or the person, briefly."));
 
     const ScriptRecord baseline =
         ResultLog::readScript(request.verify, QStringLiteral("baseline"), request.root);

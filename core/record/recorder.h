@@ -16,12 +16,16 @@ namespace hotkernel {
 
 class ConfinedDir;
 
+// Lengths a note and a `who` may have, in UTF-16 code units after VisibleText::strip (docs/verify-result.md).
+inline constexpr qsizetype kNoteLimit = 2000;
+inline constexpr qsizetype kWhoLimit = 200;
+
 struct RecordRequest
 {
     QString root; // the working directory; everything is written under it
     QString target;
     Json verify;          // the verify result as given
-    QString note;         // one line: what changed
+    QString note;         // one line: what changed (at most kNoteLimit characters once stripped)
     QString who;          // who honestly made the candidate
     QDateTime recordedAt; // default: now (UTC)
     QString id;           // default: random; a taken name gets a fresh random id

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "record/resultlog.h"
 
+#include "base/boundedfile.h"
 #include "base/logging.h"
 #include "base/targetname.h"
 #include "base/usererror.h"
@@ -97,11 +98,11 @@ ScriptRecord ResultLog::readScript(const Json &verify, const QString &role, cons
         candidates.append(QDir::isAbsolutePath(script.name) ? script.name
                                                             : QDir(workDir).filePath(script.name));
     for (const QString &path : std::as_const(candidates)) {
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
+        const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kScriptLimit);
+        if (!file.ok())
             continue;
         script.path = QFileInfo(path).absoluteFilePath();
-        script.source = file.readAll();
+        script.source = file.bytes;
         script.sha256 = sha256Hex(script.source);
         script.changedSinceVerify = script.sha256 != script.verifySha256;
         return script;
@@ -217,14 +218,14 @@ ResultLog::Scan ResultLog::scan(const QString &root)
     Scan scan;
     const QStringList files = listFiles(root);
     for (const QString &relative : files) {
-        QFile file(QDir(root).filePath(relative));
-        if (!file.open(QIODevice::ReadOnly)) {
-            scan.warnings.append(
-                QStringLiteral("%1: cannot be read (%2), skipped").arg(relative, file.errorString()));
+        const BoundedFile::Read file = BoundedFile::read(QDir(root).filePath(relative),
+                                                         BoundedFile::kJsonLimit, BoundedFile::Links::Refuse);
+        if (!file.ok()) {
+            scan.warnings.append(relative + QLatin1Char(' ') + file.error + QStringLiteral(", skipped"));
             continue;
         }
         QString error;
-        const auto parsed = parseJson(file.readAll(), &error);
+        const auto parsed = parseJson(file.bytes, &error);
         if (!parsed) {
             scan.warnings.append(QStringLiteral("%1: not valid JSON (%2), skipped").arg(relative, error));
             continue;

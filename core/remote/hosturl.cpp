@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "remote/hosturl.h"
 
+#include "base/exactpath.h"
 #include "base/usererror.h"
 
 #include <QRegularExpression>
@@ -117,6 +118,15 @@ std::optional<HostUrl> HostUrl::parse(const QString &input, QString *error)
     if (path == QLatin1String("/")) {
         fail(error, text,
              QStringLiteral("/ cannot be the working directory: name a folder hotkernel may fill"));
+        return std::nullopt;
+    }
+    if (const QString wrong = ExactPath::problem(path); !wrong.isEmpty()) {
+        // Said, never trimmed: "/tmp/x/victim\njunk" read back as its first line filled /tmp/x/victim.
+        fail(error, text,
+             QStringLiteral("the working directory ") + url.path(QUrl::FullyEncoded) + QLatin1Char(' ') +
+                 wrong +
+                 QStringLiteral(", which hotkernel refuses in a folder name: name a folder without "
+                                "whitespace or control characters"));
         return std::nullopt;
     }
     h.workdir = path;

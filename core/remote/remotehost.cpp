@@ -30,7 +30,9 @@ constexpr std::chrono::seconds kConnectLimit{40};
 
 QString supervisorSource(QString *error)
 {
-    QFile f(QStringLiteral(":/hotkernel/remote/hotkernel-remote-supervise.py"));
+    QFile f(
+        QStringLiteral(":/hotkernel/remote/hotkernel-remote-supervise.py")); // not a named file: a resource
+                                                                             // compiled into the binary
     if (!f.open(QIODevice::ReadOnly)) {
         *error = QStringLiteral("this hotkernel was built without its remote supervisor");
         return {};
@@ -39,6 +41,22 @@ QString supervisorSource(QString *error)
 }
 
 } // namespace
+
+QString RemoteHost::outputLine(const QByteArray &output, const char *key)
+{
+    const QByteArray prefix = QByteArray(key) + '=';
+    for (const QByteArray &line : output.split('\n')) {
+        if (line.startsWith(prefix))
+            return QString::fromUtf8(line.mid(prefix.size()));
+    }
+    return {};
+}
+
+QString RemoteHost::commandTransport() const
+{
+    return isSlurm() ? QStringLiteral("a Slurm job step (srun)")
+                     : QStringLiteral("a non-interactive ssh command");
+}
 
 QString RemoteHost::outputField(const QByteArray &output, const char *key)
 {
@@ -182,9 +200,7 @@ QCoro::Task<bool> RemoteHost::startMaster(Job *job)
             throw UserError(
                 QStringLiteral("host %1: no connection within %2 s; check that the host is up and "
                                "that `ssh %3 true` works without a prompt.")
-                    .arg(display())
-                    .arg(kConnectLimit.count())
-                    .arg(m_url.host));
+                    .arg(display(), QString::number(kConnectLimit.count()), m_url.host));
         }
         co_await QCoro::sleepFor(std::chrono::milliseconds(50));
         if (!self)
@@ -208,11 +224,10 @@ QCoro::Task<ProcessResult> RemoteHost::run(QString command, QByteArray input, Jo
         throw UserError(QStringLiteral("host %1: cannot start %2 (%3).")
                             .arg(shell->display(), spec.program, r.errorString));
     if (r.status == ProcessResult::Status::TimedOut)
-        throw UserError(QStringLiteral("host %1: a command there did not finish within %2 s (%3); the "
-                                       "connection may be stalled: run again.")
-                            .arg(shell->display())
-                            .arg(timeout.count() / 1000)
-                            .arg(command.left(80)));
+        throw UserError(
+            QStringLiteral("host %1: a command there did not finish within %2 s (%3); the "
+                           "connection may be stalled: run again.")
+                .arg(shell->display(), QString::number(timeout.count() / 1000), command.left(80)));
     if (r.status == ProcessResult::Status::Finished && shell->isTransportFailure(r.exitCode, r.standardError))
         throw UserError(shell->describeFailure(r.standardError));
     co_return r;
@@ -246,6 +261,7 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
             "set -e\n"
             "%1\n"
             "echo \"workdir=$(pwd -P)\"\n"
+            "echo \"entered=$(pwd -L)\"\n"
             "echo \"hostname=$(uname -n)\"\n"
             "if [ -e %2 ]; then echo shared=yes; fi\n"
             "mkdir -p .hotkernel && chmod 700 .hotkernel\n"
@@ -282,7 +298,18 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
         throw UserError(QStringLiteral("host %1: cannot prepare the working directory %2 there (%3); check "
                                        "that it can be created and written, and that the disk is not full.")
                             .arg(display(), workdir, r.stderrTail(4)));
-    m_shell->setRemoteWorkdir(outputField(r.standardOutput, "workdir"));
+    // The whole line, never trimmed, and the folder entered must be the one the URL names, byte
+    // for byte (issue 39: a reply read back as its trimmed first line filled another folder).
+    const QString entered = outputLine(r.standardOutput, "entered");
+    const QString asked = QDir::cleanPath(m_url.workdir);
+    if (!m_url.workdir.isEmpty() &&
+        (asked.startsWith(QLatin1Char('/')) ? entered != asked : !entered.endsWith(QLatin1Char('/') + asked)))
+        throw UserError(QStringLiteral("host ") + display() +
+                        QStringLiteral(": the working directory entered there is '") + entered +
+                        QStringLiteral("', not the '") + m_url.workdir +
+                        QStringLiteral("' the host URL names; name a plain folder (no links that move it, no "
+                                       "whitespace) and try again."));
+    m_shell->setRemoteWorkdir(outputLine(r.standardOutput, "workdir"));
     m_hostname = outputField(r.standardOutput, "hostname");
     m_shared = outputField(r.standardOutput, "shared") == QLatin1String("yes") && tokenWritten;
     m_haveRsync = outputField(r.standardOutput, "rsync") == QLatin1String("yes");
@@ -304,10 +331,11 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
                 .arg(display()));
     if (m_pythonPath.isEmpty())
         throw UserError(
-            QStringLiteral("host %1 has no Python interpreter %2 on the PATH of a non-interactive "
-                           "ssh command: install Python 3 with torch there, or name the "
-                           "interpreter in the host URL (%3?python=/path/to/python3).")
-                .arg(display(), python, m_url.toString().section(QLatin1Char('?'), 0, 0)));
+            QStringLiteral("host %1 has no Python interpreter %2 on the PATH of %3: install Python 3 "
+                           "with torch there, or name the interpreter in the host URL "
+                           "(%4?python=/path/to/python3).")
+                .arg(display(), python, commandTransport(),
+                     m_url.toString().section(QLatin1Char('?'), 0, 0)));
     if (m_torch.isEmpty())
         throw UserError(QStringLiteral("host %1: %2 cannot import torch: install torch for it there (pip "
                                        "install torch; Debian: apt install python3-torch), or name an "
@@ -361,9 +389,7 @@ QCoro::Task<bool> RemoteHost::sync(QStringList relativeFiles, Job *job)
         throw UserError(
             QStringLiteral("host %1: copying the target's files to %2 failed (rsync exit %3: %4); "
                            "check the space and permissions there.")
-                .arg(ssh->display(), ssh->remoteWorkdir())
-                .arg(r.exitCode)
-                .arg(r.stderrTail(4)));
+                .arg(ssh->display(), ssh->remoteWorkdir(), QString::number(r.exitCode), r.stderrTail(4)));
     co_return true;
 }
 
@@ -397,11 +423,10 @@ QCoro::Task<bool> RemoteHost::syncByTar(QStringList relativeFiles, Job *job)
     if (r.status == ProcessResult::Status::Cancelled)
         co_return false;
     if (!r.succeeded())
-        throw UserError(QStringLiteral("host %1: copying the target's files to %2 failed (tar exit %3: %4); "
-                                       "check the space and permissions there.")
-                            .arg(shell->display(), shell->remoteWorkdir())
-                            .arg(r.exitCode)
-                            .arg(r.stderrTail(4)));
+        throw UserError(
+            QStringLiteral("host %1: copying the target's files to %2 failed (tar exit %3: %4); "
+                           "check the space and permissions there.")
+                .arg(shell->display(), shell->remoteWorkdir(), QString::number(r.exitCode), r.stderrTail(4)));
     co_return true;
 }
 

@@ -41,6 +41,11 @@ public:
     QString display() const { return m_url.toString(); }
 
     bool isSlurm() const { return m_url.kind == HostUrl::Kind::Slurm; }
+    // What runs hotkernel's commands there, for messages about their PATH: "a non-interactive ssh
+    // command" or "a Slurm job step (srun)".
+    QString commandTransport() const;
+    // The value of the first "key=..." line of output, whole: nothing trimmed (a path).
+    static QString outputLine(const QByteArray &output, const char *key);
 
     // Connects when not connected (the first call, or after the connection was lost or the
     // allocation ended): starts the ssh master or waits for the Slurm allocation, probes the host

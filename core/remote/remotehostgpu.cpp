@@ -67,8 +67,7 @@ QCoro::Task<std::shared_ptr<QProcess>> RemoteHost::holdGpuLock(Job *job,
             throw UserError(
                 QStringLiteral("host %1: the GPU is still held by another hotkernel job of this user "
                                "there after %2 s; wait for it or end it, or raise --timeout.")
-                    .arg(shell->display())
-                    .arg(patience.count() / 1000));
+                    .arg(shell->display(), QString::number(patience.count() / 1000)));
         co_await QCoro::sleepFor(std::chrono::milliseconds(100));
         if (!self)
             co_return std::shared_ptr<QProcess>();
@@ -109,11 +108,11 @@ Json RemoteHost::parseGpuSnapshot(const QByteArray &output, const QString &host)
     const QByteArray marker = lines.isEmpty() ? QByteArray() : lines.takeLast().trimmed();
     const QString source = QStringLiteral("nvidia-smi on %1").arg(host);
     if (marker == "#no-smi")
-        return Json{
-            {"available", false},
-            {"reason", toStd(QStringLiteral("host %1 has no nvidia-smi on its PATH: no NVIDIA driver "
-                                            "there, or a PATH that a non-interactive ssh does not set")
-                                 .arg(host))}};
+        return Json{{"available", false},
+                    {"reason", toStd(QStringLiteral("host %1 has no nvidia-smi on its PATH: no NVIDIA driver "
+                                                    "there, or a PATH that the commands hotkernel runs there "
+                                                    "(not a login shell) do not get")
+                                         .arg(host))}};
     if (marker != "#events" && marker != "#throttle")
         return Json{
             {"available", false},

@@ -153,9 +153,7 @@ QCoro::Task<ProfileOutcome> runTrace(ProfileRequest request, QString tracer, Rem
         throw UserError(
             QStringLiteral("The tracer wrote no trace on %1 (exit %2). Either the command never initialised "
                            "CUDA there, or the driver did not load %3 (CUDA_INJECTION64_PATH).\n%4")
-                .arg(alive->display())
-                .arg(r.exitCode)
-                .arg(tracer, out.stderrTail));
+                .arg(alive->display(), QString::number(r.exitCode), tracer, out.stderrTail));
     out.report = saveHere(request, QStringLiteral(".trace.jsonl"), *bytes);
     out.table = co_await ProfileRunner::parseTrace(*bytes, out.report);
     co_await host->remove(folder->path, guard.job());

@@ -19,7 +19,7 @@ namespace {
 
 QByteArray resource(const QString &path)
 {
-    QFile f(path);
+    QFile f(path); // not a named file: a resource compiled into the binary
     if (!f.open(QIODevice::ReadOnly))
         throw UserError(
             QStringLiteral("this hotkernel was built without %1; rebuild it from a full checkout.")
@@ -158,9 +158,9 @@ QCoro::Task<QString> RemoteToolbox::nativeHelper(RemoteHost *host, QString fileN
         }
         throw UserError(
             QStringLiteral("host %1: building hotkernel's %2 there failed; it needs the CUDA Toolkit with "
-                           "nvcc and CUPTI (name its bin folder with ?tools= if it is not on the PATH of a "
-                           "non-interactive ssh command). The build log %3 ends:\n%4")
-                .arg(alive->display(), fileName, log, tail));
+                           "nvcc and CUPTI (name its bin folder with ?tools= if it is not on the PATH of "
+                           "%3). The build log %4 ends:\n%5")
+                .arg(alive->display(), fileName, alive->commandTransport(), log, tail));
     }
     alive->toolCache().insert(key, built);
     co_return built;

@@ -19,7 +19,8 @@ namespace {
 
 QByteArray wrapperSource()
 {
-    QFile f(QStringLiteral(":/hotkernel/scripts/torch_trace.py"));
+    QFile f(QStringLiteral(
+        ":/hotkernel/scripts/torch_trace.py")); // not a named file: a resource compiled into the binary
     if (!f.open(QIODevice::ReadOnly))
         throw UserError(
             QStringLiteral("This hotkernel build lacks its torch_trace.py resource; rebuild hotkernel."));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "remote/syncset.h"
 
+#include "base/boundedfile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -14,10 +16,10 @@ namespace {
 // The same reading of imports as WorkerPool::contentKey: a module of the script's own folder.
 QStringList referencedFiles(const QString &path, const QString &resolveDir)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly) || f.size() > 8 * 1024 * 1024)
+    const BoundedFile::Read f = BoundedFile::read(path, 8 * 1024 * 1024);
+    if (!f.ok())
         return {};
-    const QString text = QString::fromUtf8(f.readAll());
+    const QString text = QString::fromUtf8(f.bytes);
     const QDir dir = resolveDir.isEmpty() ? QFileInfo(path).absoluteDir() : QDir(resolveDir);
     QStringList found;
     static const QRegularExpression importLine(

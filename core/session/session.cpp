@@ -176,7 +176,9 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
     // The original hotkernel's argument names become ours before the schema sees them.
     QString problem;
     const Json given = spec ? ArgumentAliases::apply(*spec, job->arguments(), m_workDir, &problem) : Json();
-    if (!spec) {
+    if (isShuttingDown()) {
+        result = ToolResult::error(m_shutdownReason);
+    } else if (!spec) {
         result =
             ToolResult::error(QStringLiteral("There is no tool '%1'. Tools: %2.").arg(job->tool(), [this] {
                 QStringList names;
@@ -222,7 +224,10 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
             if (!userError.isEmpty()) {
                 // A worker that died with its Slurm allocation says only that it died; the
                 // allocation knows why (a time limit, scancel, preemption) and what to do.
-                const QString ended = self && m_remote ? co_await m_remote->whyEnded(userError) : QString();
+                // No ?: around a co_await (docs/hacking.md).
+                QString ended;
+                if (self && m_remote)
+                    ended = co_await m_remote->whyEnded(userError);
                 result = ToolResult::error(ended.isEmpty() ||
                                                    userError.contains(QLatin1String("The Slurm allocation"))
                                                ? userError
@@ -288,6 +293,13 @@ void Session::cancel(quint64 jobId)
         j->cancel();
         m_gpuLock.poke();
     }
+}
+
+void Session::beginShutdown(const QString &why)
+{
+    if (m_shutdownReason.isEmpty())
+        m_shutdownReason = why;
+    cancelAll();
 }
 
 void Session::cancelAll(const QString &client)

@@ -75,6 +75,13 @@ public:
     // Ends every running job started by client (an agent that disconnected); all when client is empty.
     void cancelAll(const QString &client = {});
 
+    // Shutting down is a state (issue 39): after a termination signal every job still running is
+    // cancelled and every job started from then on finishes at once with `why` as its error, so
+    // that nothing new runs while the process ends. There is no way back.
+    void beginShutdown(const QString &why);
+    bool isShuttingDown() const { return !m_shutdownReason.isEmpty(); }
+    const QString &shutdownReason() const { return m_shutdownReason; }
+
     // Which verify results this session produced: only those can be recorded (issue 19). The
     // candidate runs as the same user and can write any file, so the proof lives in this process's
     // memory only. A result is known by verifyDigest(), so an altered copy is a stranger.
@@ -116,7 +123,8 @@ private:
     std::unique_ptr<WorkerPool> m_workers;
     RemoteHost *m_remote = nullptr; // a child: ends (ssh -O exit) with the session
     QString m_hostError;
-    QString m_hostText; // as given; empty: local
+    QString m_shutdownReason; // set once, by beginShutdown()
+    QString m_hostText;       // as given; empty: local
     quint64 m_nextJobId = 1;
     std::map<quint64, QPointer<Job>> m_jobs;
     std::set<QByteArray> m_verifyVouchers;

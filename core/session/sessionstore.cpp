@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/sessionstore.h"
 
+#include "base/boundedfile.h"
 #include "base/confinedwrite.h"
 #include "base/logging.h"
 #include "base/usererror.h"
@@ -11,6 +12,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 namespace hotkernel {
 
@@ -118,15 +120,16 @@ QString SessionStore::path() const
 
 bool SessionStore::load(QString *error)
 {
-    QFile file(path());
-    if (!file.exists())
+    if (!QFileInfo::exists(path()) && !QFileInfo(path()).isSymLink())
         return true;
     QString why;
     std::optional<Json> json;
-    if (file.open(QIODevice::ReadOnly))
-        json = parseJson(file.readAll(), &why);
+    const BoundedFile::Read file =
+        BoundedFile::read(path(), BoundedFile::kJsonLimit, BoundedFile::Links::Refuse);
+    if (file.ok())
+        json = parseJson(file.bytes, &why);
     else
-        why = file.errorString();
+        why = QStringLiteral("it ") + file.error;
     if (!json || !json->is_object()) {
         if (error)
             *error = QStringLiteral("cannot read %1: %2. Move it away to start a fresh session.")

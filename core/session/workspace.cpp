@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/workspace.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
@@ -74,10 +75,10 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
             reports.contains(path.left(path.size() - int(qstrlen(".details.csv"))) +
                              QStringLiteral(".raw.csv")))
             continue;
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
+        const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kReportLimit);
+        if (!file.ok())
             continue;
-        const QByteArray data = file.readAll();
+        const QByteArray &data = file.bytes;
         const auto format = KernelReportParser::detect(data);
         try {
             if (format == KernelReportParser::Format::NcuSource) {
@@ -105,10 +106,10 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
     for (const QString &path : listings) {
         if (path.contains(QLatin1String("/.hotkernel/")))
             continue;
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
+        const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kReportLimit);
+        if (!file.ok())
             continue;
-        const QByteArray data = file.readAll();
+        const QByteArray &data = file.bytes;
         auto functions =
             path.endsWith(QLatin1String(".ptx")) ? SassParser::parsePtx(data) : SassParser::parseSass(data);
         for (SassFunction &f : functions) {

@@ -324,9 +324,9 @@ QString SlurmAllocation::sallocFailure() const
                "Slurm did not grant an allocation in %1 for %2 (salloc exited with status %3): %4. "
                "Check the host's partition and options: `sinfo --summarize` lists the partitions, "
                "`salloc --test-only %5` tries the same request.")
-        .arg(m_host.describePartition(), m_host.toUrl())
-        .arg(m_keeper->exitCode())
-        .arg(errors.isEmpty() ? QStringLiteral("it said nothing") : errors.join(QLatin1String("; ")),
+        // One arg() call: a chain would read a '%' in the URL or in salloc's words as a placeholder.
+        .arg(m_host.describePartition(), m_host.toUrl(), QString::number(m_keeper->exitCode()),
+             errors.isEmpty() ? QStringLiteral("it said nothing") : errors.join(QLatin1String("; ")),
              m_host.allocationArguments().join(QLatin1Char(' ')));
 }
 

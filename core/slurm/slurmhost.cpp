@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "slurm/slurmhost.h"
 
+#include "base/exactpath.h"
 #include "base/usererror.h"
 
 #include <QRegularExpression>
@@ -115,10 +116,15 @@ SlurmHost SlurmHost::parse(const QString &text)
             QString dir = value;
             while (dir.size() > 1 && dir.endsWith(QLatin1Char('/')))
                 dir.chop(1);
-            if (dir == QLatin1String("/") || dir.contains(QLatin1Char('\n')))
-                fail(text, QStringLiteral("workdir '%1' cannot be the working directory: name a folder "
-                                          "hotkernel may fill")
-                               .arg(value));
+            if (dir == QLatin1String("/"))
+                fail(text, QStringLiteral("workdir '/' cannot be the working directory: name a folder "
+                                          "hotkernel may fill"));
+            if (const QString wrong = ExactPath::problem(dir); !wrong.isEmpty())
+                fail(text, QStringLiteral("workdir '") +
+                               QString::fromUtf8(QUrl::toPercentEncoding(dir, "/")) + QStringLiteral("' ") +
+                               wrong +
+                               QStringLiteral(", which hotkernel refuses in a folder name: name a folder "
+                                              "without whitespace or control characters"));
             host.workdir = dir;
         } else if (key == QLatin1String("tools")) {
             host.toolDirs = value.split(QLatin1Char(':'), Qt::SkipEmptyParts);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "inspect/disasmrunner.h"
 #include "inspect/hotinstructions.h"
@@ -37,13 +38,14 @@ SourcePage readSourcePage(const QString &path)
     SourcePage out;
     if (path.isEmpty())
         return out;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        out.error = QStringLiteral("Cannot read %1: %2.").arg(path, file.errorString());
+    const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kReportLimit);
+    if (!file.ok()) {
+        out.error =
+            path + QLatin1Char(' ') + file.error + QStringLiteral(": give a source page that ncu exported.");
         return out;
     }
     try {
-        out.reports = NcuSourceParser::parse(file.readAll());
+        out.reports = NcuSourceParser::parse(file.bytes);
     } catch (const UserError &e) {
         out.error = e.message();
     }
@@ -244,10 +246,10 @@ bool isSourcePage(const Session &session, const QString &target)
 {
     if (!target.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
         return false;
-    QFile file(session.workDir().absolute(target));
-    if (!file.open(QIODevice::ReadOnly))
+    const BoundedFile::Read start = BoundedFile::readStart(session.workDir().absolute(target), 4096);
+    if (!start.ok())
         return true; // readSourcePage says why it cannot be read
-    return file.read(4096).contains("\"Kernel Name\"");
+    return start.bytes.contains("\"Kernel Name\"");
 }
 
 QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "measure/measuresetup.h"
 #include "measure/targetscaffold.h"
@@ -121,12 +122,11 @@ TraceInput loadTrace(QString reportPath, QString displayPath, int row, QString k
         return out;
     try {
         const auto readJson = [](const QString &path, const QString &what) {
-            QFile file(path);
-            if (!file.open(QIODevice::ReadOnly))
-                throw UserError(
-                    QStringLiteral("Cannot read the %1 %2: %3.").arg(what, path, file.errorString()));
+            const QByteArray bytes =
+                BoundedFile::readOrThrow(path, BoundedFile::kReportLimit, QStringLiteral("The ") + what,
+                                         QStringLiteral("give a report torch_trace wrote."));
             QString error;
-            std::optional<Json> json = parseJson(file.readAll(), &error);
+            std::optional<Json> json = parseJson(bytes, &error);
             if (!json)
                 throw UserError(QStringLiteral("%1 is not JSON (%2).").arg(path, error));
             return *json;

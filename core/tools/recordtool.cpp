@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "record/leaderboard.h"
 #include "record/recorder.h"
@@ -48,16 +49,13 @@ Json loadVerifyResult(const Session &session, const Json &value)
                 .arg(error));
     }
     const QString path = session.workDir().absolute(text);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        throw UserError(
-            QStringLiteral("cannot read the verify result %1 (%2): pass the object verify returned in this "
-                           "session, or record on the command line with `hotkernel verify BASELINE "
-                           "CANDIDATE --record --note NOTE --who WHO`.")
-                .arg(path, file.errorString()));
-    }
+    // Named by the caller: a FIFO, a device or a huge file is refused before any byte is read.
+    const QByteArray bytes = BoundedFile::readOrThrow(
+        path, BoundedFile::kJsonLimit, QStringLiteral("the verify result"),
+        QStringLiteral("pass the object verify returned in this session, or record on the command line "
+                       "with `hotkernel verify BASELINE CANDIDATE --record --note NOTE --who WHO`."));
     QString error;
-    auto parsed = parseJson(file.readAll(), &error);
+    auto parsed = parseJson(bytes, &error);
     if (!parsed) {
         throw UserError(
             QStringLiteral("%1 is not JSON (%2): pass the object verify returned in this session.")

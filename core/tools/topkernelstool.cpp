@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/boundedfile.h"
 #include "base/usererror.h"
 #include "inspect/inspectformat.h"
 #include "inspect/kernelreportparser.h"
@@ -29,12 +30,13 @@ struct Parsed
 Parsed readAndParse(const QString &path)
 {
     Parsed out;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        out.error = QStringLiteral("Cannot read %1: %2.").arg(path, file.errorString());
+    const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kReportLimit);
+    if (!file.ok()) {
+        out.error = path + QLatin1Char(' ') + file.error +
+                    QStringLiteral(": give a report that profile, ncu or nsys wrote.");
         return out;
     }
-    const QByteArray data = file.readAll();
+    const QByteArray &data = file.bytes;
     try {
         out.table = KernelReportParser::parse(data, path);
         if (KernelReportParser::detect(data) == KernelReportParser::Format::NcuDetails &&

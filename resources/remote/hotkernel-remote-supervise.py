@@ -77,6 +77,9 @@ def exit_like(status):
     sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
+TRACE_CHUNK = 16 * 1024 * 1024  # read per line forwarded; the rest goes with the next
+
+
 class TraceStream:
     """PROGRAM's stdout, with the tracer's new bytes sent ahead of each line (--stream-trace)."""
 
@@ -90,10 +93,15 @@ class TraceStream:
         self.read_fd, self.write_fd = os.pipe()
 
     def trace_line(self):
+        # The tracer inside the measured program writes it; whatever replaced it is read without
+        # waiting, following a link or taking more than a bounded chunk (issue 39).
         try:
-            with open(self.path, "rb") as f:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    return b""
                 f.seek(self.offset)
-                data = f.read()
+                data = f.read(TRACE_CHUNK)
         except OSError:
             return b""
         # Whole lines only; a line the tracer is still writing goes with the next one.

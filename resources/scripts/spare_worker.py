@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import runpy
+import stat
 import sys
 import sysconfig
 import time
@@ -71,12 +72,20 @@ def _foreign_modules():
     return found
 
 
+_SOURCE_LIMIT = 16 * 1024 * 1024  # as the contract's
+
+
 def _sha256(path):
     try:
         if os.stat(path).st_mtime_ns >= _STARTED_NS:
             return None
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+        # Not waited on, not unbounded (issue 39): a FIFO, a device or a huge file hashes to None.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            data = f.read(_SOURCE_LIMIT + 1)
+        return hashlib.sha256(data).hexdigest() if len(data) <= _SOURCE_LIMIT else None
     except OSError:
         return None
 

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import runpy
+import stat
 import sys
 import tempfile
 import time
@@ -99,12 +100,26 @@ def _signature(node):
     return json.dumps([node.get("name"), types, inputs.get("shapes", []), kept], sort_keys=True)
 
 
+TRACE_LIMIT = 2 * 1024 * 1024 * 1024  # a torch trace of a whole model stays well below
+
+
+def _read_trace(path):
+    """A trace torch wrote into this run's folder: never a link followed, a FIFO or a device waited
+    on, or more than TRACE_LIMIT bytes read (issue 39)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise OSError("%s is not a regular file" % path)
+        data = f.read(TRACE_LIMIT + 1)
+    if len(data) > TRACE_LIMIT:
+        raise OSError("%s is larger than %d bytes" % (path, TRACE_LIMIT))
+    return data
+
+
 def _op_rows(chrome_trace_path, execution_trace_path):
     """Rows of (top-level aten op, arguments) with the kernels they launched, heaviest first."""
-    with open(chrome_trace_path) as f:
-        events = json.load(f).get("traceEvents", [])
-    with open(execution_trace_path) as f:
-        nodes = json.load(f).get("nodes", [])
+    events = json.loads(_read_trace(chrome_trace_path)).get("traceEvents", [])
+    nodes = json.loads(_read_trace(execution_trace_path)).get("nodes", [])
     by_id = {n["id"]: n for n in nodes}
     by_rf = {}
     for n in nodes:

@@ -11,7 +11,9 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -271,6 +273,57 @@ private Q_SLOTS:
         QCOMPARE(r.structured["mode"].get<std::string>(), std::string("fresh"));
         QCOMPARE(r.structured["n"].get<int>(), 2);
         QVERIFY(toQt(r.structured["commands"][0].get<std::string>()).endsWith(QStringLiteral("--run I")));
+    }
+
+    // Issue 39: a candidate whose fn, on its first call, puts a FIFO or a link to /dev/zero where
+    // its own file was. The verify hashes the scripts again after the runs: that must neither block
+    // the session's thread (an open() of a FIFO waits for a writer for good) nor read /dev/zero
+    // without end. The verdict is invalid, the event loop kept turning throughout.
+    void verifyCandidateReplacedByHostileFile_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("replace");
+        QTest::newRow("FIFO") << QStringLiteral("gelu_fifo_candidate.py")
+                              << QByteArray("os.mkfifo(__file__)");
+        QTest::newRow("link to /dev/zero")
+            << QStringLiteral("gelu_zero_candidate.py") << QByteArray("os.symlink('/dev/zero', __file__)");
+    }
+    void verifyCandidateReplacedByHostileFile()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, replace);
+        QByteArray candidate = readFile(target(QStringLiteral("gelu_candidate.py")));
+        QVERIFY(candidate.contains("if __name__ =="));
+        const QByteArray wrapper = QByteArray("_right = fn\n\n\ndef fn(*args):\n"
+                                              "    import os\n"
+                                              "    if not os.path.exists(__file__ + '.moved'):\n"
+                                              "        os.rename(__file__, __file__ + '.moved')\n"
+                                              "        ") +
+                                   replace + QByteArray("\n    return _right(*args)\n\n\nif __name__ ==");
+        candidate.replace("if __name__ ==", wrapper);
+        QVERIFY(writeFile(target(name), candidate));
+        const QString path = m_tmp.filePath(target(name));
+        const auto cleanUp = qScopeGuard([&] {
+            QFile::remove(path);
+            QFile::remove(path + QStringLiteral(".moved"));
+        });
+        int ticks = 0;
+        QTimer ticker;
+        connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });
+        ticker.start(20);
+        QElapsedTimer clock;
+        clock.start();
+        const ToolResult r = call(QStringLiteral("verify"),
+                                  Json{{"baseline", toStd(target(QStringLiteral("gelu_baseline.py")))},
+                                       {"candidate", toStd(target(name))},
+                                       {"n", 3}});
+        QVERIFY2(!r.isError, qPrintable(r.text));
+        QVERIFY2(QFileInfo(path + QStringLiteral(".moved")).isFile(), "the candidate's fn never ran");
+        QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("invalid"));
+        QVERIFY2(toQt(r.structured["reason"].get<std::string>()).contains(QStringLiteral("changed on disk")),
+                 qPrintable(r.text));
+        QVERIFY2(ticks > clock.elapsed() / 20 / 10,
+                 qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(clock.elapsed())));
     }
 
     void missingScript()

@@ -156,6 +156,13 @@ private Q_SLOTS:
         QTest::newRow("no who") << "who"
                                 << ""
                                 << "who is missing";
+        // Issue 39: a length limit on each (counted once invisible characters are gone).
+        QTest::newRow("long note") << "note" << QString(kNoteLimit + 1, QLatin1Char('n'))
+                                   << "a note holds at most 2000";
+        QTest::newRow("long who") << "who" << QString(kWhoLimit + 1, QLatin1Char('w'))
+                                  << "it holds at most 200";
+        QTest::newRow("zero-width note")
+            << "note" << QStringLiteral("\u200B\u2060\uFEFF") << "note is missing";
         QTest::newRow("not verify") << "verify"
                                     << R"({"tool": "bench", "verdict": "faster"})"
                                     << "not of verify";
@@ -195,6 +202,26 @@ private Q_SLOTS:
             QVERIFY2(e.message().contains(expected), qPrintable(e.message()));
         }
         QVERIFY(!QFileInfo::exists(root.filePath(QStringLiteral("results"))));
+    }
+
+    // Zero-width characters that join nothing are dropped from note and who (issue 39); the
+    // joiners that scripts need stay; a note of exactly the limit is taken.
+    void zeroWidthCharactersAreDropped()
+    {
+        QTemporaryDir root;
+        RecordRequest r = request(root.path());
+        r.note = QStringLiteral("fa\u200Bst\u2060er \u200D\uFEFFloads") +
+                 QString(kNoteLimit - 16, QLatin1Char('.'));
+        r.who = QStringLiteral("agent:\u200B model");
+        const RecordOutcome o = Recorder::record(r);
+        const auto log = parseJson(readAll(o.absoluteLogPath));
+        QVERIFY(log);
+        const QString note = toQt((*log)["note"].get<std::string>());
+        QVERIFY2(note.startsWith(QStringLiteral("faster \u200Dloads")), qPrintable(note));
+        QCOMPARE(note.size(), kNoteLimit - 16 + 13);
+        JSON_COMPARE((*log)["who"], "agent: model");
+        r.note = QString(kNoteLimit, QLatin1Char('n'));
+        Recorder::record(r); // exactly the limit
     }
 
     void failedRenameLeavesNothing()

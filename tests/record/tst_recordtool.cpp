@@ -129,7 +129,15 @@ private Q_SLOTS:
             << "another hotkernel session";
         QTest::newRow("no such file")
             << QByteArray(R"({"target": "rmsnorm", "verify_result": "nope.json", "note": "n", "who": "w"})")
-            << "cannot read the verify result";
+            << "does not exist: pass the object verify returned";
+        // Issue 39: refused by what it is, before a byte is read (it used to read /dev/zero until
+        // the kernel's out-of-memory killer ended hotkernel).
+        QTest::newRow("/dev/zero")
+            << QByteArray(R"({"target": "rmsnorm", "verify_result": "/dev/zero", "note": "n", "who": "w"})")
+            << "the verify result /dev/zero is a character device";
+        QTest::newRow("a directory")
+            << QByteArray(R"({"target": "rmsnorm", "verify_result": ".", "note": "n", "who": "w"})")
+            << "is a directory, not a regular file";
         QTest::newRow("not json")
             << QByteArray(R"({"target": "rmsnorm", "verify_result": "garbage.txt", "note": "n", "who": "w"})")
             << "is not JSON";

@@ -117,6 +117,48 @@ private Q_SLOTS:
         QCOMPARE(again->toString(), url->toString());
     }
 
+    // Issue 39: whitespace and control characters in the folder of a host URL, percent-encoded,
+    // are refused with what and where, on ssh and Slurm alike: decoded and trimmed or cut at a line
+    // break they named another folder (/tmp/x/victim).
+    void whitespaceInTheWorkdirIsRefused_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("words");
+        const QString ssh = QStringLiteral("ssh://ann@box:2222/tmp/x/victim");
+        const QString slurm = QStringLiteral("slurm://gpu?workdir=/tmp/x/victim");
+        const QList<std::pair<const char *, const char *>> encoded{
+            {"%0A", "a line feed (U+000A)"},
+            {"%0D", "a carriage return (U+000D)"},
+            {"%09", "a tab (U+0009)"},
+            {"%20", "a space (U+0020)"},
+            {"%C2%A0", "a no-break space (U+00A0)"},
+            {"%E2%80%8B", "an invisible character (U+200B)"},
+            {"%00", "an invisible character (U+0000)"}};
+        for (const auto &[code, words] : encoded) {
+            QTest::addRow("ssh, trailing %s", code)
+                << ssh + QLatin1String(code) << QString::fromLatin1(words);
+            QTest::addRow("ssh, %s then more", code)
+                << ssh + QLatin1String(code) + QStringLiteral("junk") << QString::fromLatin1(words);
+            QTest::addRow("slurm, trailing %s", code)
+                << slurm + QLatin1String(code) << QString::fromLatin1(words);
+        }
+    }
+    void whitespaceInTheWorkdirIsRefused()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, words);
+        QString message;
+        QVERIFY2(!HostUrl::parse(text, &message), qPrintable(text));
+        QVERIFY2(message.contains(words), qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("without whitespace or control characters")),
+                 qPrintable(message));
+        // The message shows the folder encoded (one line), and nothing of it went through a
+        // placeholder: "%0D" stays as written, never "1D".
+        QVERIFY2(!message.contains(QLatin1Char('\n')) && !message.contains(QLatin1Char('\r')),
+                 qPrintable(message));
+        QVERIFY2(message.contains(QLatin1String("/tmp/x/victim%")), qPrintable(message));
+    }
+
     void toolFolders()
     {
         // ?tools= names folders on the host searched first for ncu, cuobjdump, nvdisasm and cmake.

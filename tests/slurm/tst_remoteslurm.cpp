@@ -179,10 +179,35 @@ private Q_SLOTS:
                             QStringLiteral("2")},
                            &out, &err),
                  1);
+        // Named as what runs the commands there: a Slurm step, not ssh.
         QVERIFY2(err.contains(host.toUtf8()) && err.contains("no Python interpreter") &&
-                     err.contains("python="),
+                     err.contains("python=") && err.contains("a Slurm job step") &&
+                     !err.contains("non-interactive ssh"),
                  err.constData());
         verifyNothingLeft();
+    }
+
+    // Issue 39: whitespace or a control character in the URL's folder, percent-encoded, is refused
+    // with a message before anything reaches the host, and no file lands in the folder the name
+    // would have been cut or trimmed to.
+    void whitespaceInTheWorkdirCopiesNothing_data()
+    {
+        QTest::addColumn<QString>("code");
+        for (const char *code : {"%0Ajunk", "%20", "%09", "%0D", "%C2%A0"})
+            QTest::newRow(code) << QString::fromLatin1(code);
+    }
+    void whitespaceInTheWorkdirCopiesNothing()
+    {
+        QFETCH(QString, code);
+        const QString victim = m_remoteDir + QStringLiteral("-victim");
+        const QString host = url(QStringLiteral("time=5"), victim + code);
+        QByteArray out, err;
+        QVERIFY(hotkernel({QStringLiteral("--host"), host, QStringLiteral("bench"),
+                           QStringLiteral("targets/gelu_baseline.py"), QStringLiteral("--n"),
+                           QStringLiteral("2")},
+                          &out, &err) != 0);
+        QVERIFY2(err.contains("without whitespace or control characters"), err.constData());
+        QVERIFY2(!QFileInfo::exists(victim), qPrintable(victim));
     }
 
     void bench()
