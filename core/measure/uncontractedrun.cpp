@@ -13,6 +13,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -318,7 +319,10 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
     r["target"] = Json();
     r["verdict"] = toStd(verdict);
     r["reason"] = toStd(reason);
-    r["speedup"] = verdict == QLatin1String("faster") ? Json(comparison.speedup) : Json();
+    // As a contracted verify: the estimate for every measured verdict (docs/verify-result.md).
+    r["speedup"] = measured && std::isfinite(comparison.speedup) && comparison.speedup > 0
+                       ? Json(comparison.speedup)
+                       : Json();
     r["speedup_ci95"] = measured ? intervalJson(comparison.ci95) : Json();
     r["speedup_ci99"] = measured ? intervalJson(comparison.ci99) : Json();
     r["rule"] = toStd(Statistics::ruleName(comparisonOptions.rule));
