@@ -431,9 +431,13 @@ void MainWindow::applyDefaultLayout()
     resizeDocks({targets, kernels}, {px(120 * h), px(380 * h)}, Qt::Vertical);
     resizeDocks({targets, sass}, {px(kDefaultLeftWidth * w), px((1600 - kDefaultLeftWidth) * w)},
                 Qt::Horizontal);
-    resizeDocks({sass, roofline}, {px(350 * h), px(400 * h)}, Qt::Vertical);
+    // A short window gives the SASS listing the larger share (its hot lines need rows); a tall
+    // one the roofline (its ceiling labels need height).
+    resizeDocks({sass, roofline},
+                h < 0.9 ? QList<int>{px(420 * h), px(330 * h)} : QList<int>{px(330 * h), px(420 * h)},
+                Qt::Vertical);
     resizeDocks({kernels, history}, {px(480 * h), px(260 * h)}, Qt::Vertical);
-    resizeDocks({history, feed}, {px(800 * w), px(800 * w)}, Qt::Horizontal);
+    resizeDocks({history, feed}, {px(880 * w), px(720 * w)}, Qt::Horizontal);
 }
 
 void MainWindow::resetLayout()

@@ -96,7 +96,7 @@ RooflineChartView::RooflineChartView(QWidget *parent)
 
 QString RooflineChartView::statusText() const
 {
-    return m_status->text();
+    return m_status->text() + QLatin1Char('\n') + m_status->toolTip();
 }
 
 QChart *RooflineChartView::chart() const
@@ -233,7 +233,7 @@ RooflineChartView::Ranges RooflineChartView::fittedRanges(const RooflineData &da
         yHi = 1e15;
     }
     r.yMin = std::pow(10, std::log10(yLo) - 0.25);
-    r.yMax = std::pow(10, std::log10(yHi) + 0.35); // room for the labels above the top roof
+    r.yMax = std::pow(10, std::log10(yHi) + 0.6); // room for the labels of the close top roofs
     return r;
 }
 
@@ -285,7 +285,7 @@ QString RooflineChartView::selectedText() const
                        .arg(flopsText(selected->flopsPerSecond))
                        .arg(selected->flopsPerSecond / selected->intensity / 1e9, 0, 'f', 0);
     if (roof.value > 0)
-        text += tr(": <b>%1% of the %2 roof</b> above it")
+        text += tr(": <b>%1% of the %2 roof</b>")
                     .arg(100 * selected->flopsPerSecond / roof.value, 0, 'f', 0)
                     .arg(roof.label.toHtmlEscaped());
     return text;
@@ -488,9 +488,18 @@ void RooflineChartView::rebuild()
         parts.append(QStringLiteral("%1 %2").arg(it.value()).arg(it.key()));
     status.append(tr("%n point(s)", nullptr, int(m_data.points.size())) +
                   (parts.isEmpty() ? QString() : QStringLiteral(": ") + parts.join(QStringLiteral(", "))) +
-                  tr(". Hollow: baseline, filled: candidate (a line joins one kernel's two sides; the "
-                     "scripts' points are the latest verify's); hover a point for its numbers."));
-    status += m_data.notes;
+                  tr(". Hollow: baseline, filled: candidate."));
+    // The rest of the legend in the tooltip: the plot keeps its height for the ceiling labels.
+    QStringList tip{tr("A dashed line joins one kernel's baseline and candidate points; the scripts' "
+                       "points are the latest verify's. Hover a point for its numbers.")};
+    // Which kernels have no point and why: one line here, the reasons in the tooltip, so the
+    // plot keeps its height for the ceiling labels.
+    if (!m_data.notes.isEmpty()) {
+        status.append(
+            tr("%n note(s) on kernels without a point (hover here).", nullptr, int(m_data.notes.size())));
+        tip += m_data.notes;
+    }
+    m_status->setToolTip(tip.join(QLatin1Char('\n')));
     if (!m_rejected.isEmpty())
         status.append(tr("Left out (not > 0): %1").arg(m_rejected.join(QStringLiteral("; "))));
     m_status->setText(status.join(QLatin1Char('\n')));

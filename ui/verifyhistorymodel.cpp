@@ -176,13 +176,13 @@ QVariant VerifyHistoryModel::headerData(int section, Qt::Orientation orientation
     case NColumn:
         return tr("n");
     case BaselineColumn:
-        return tr("Baseline us (mean ± std)");
+        return tr("Baseline us ± std");
     case CandidateColumn:
-        return tr("Candidate us (mean ± std)");
+        return tr("Candidate us ± std");
     case VerdictColumn:
         return tr("Verdict");
     case SpeedupColumn:
-        return tr("Speedup [99% interval]");
+        return tr("Speedup [99%]");
     case ProtocolColumn:
         return tr("Protocol");
     case WhoColumn:

@@ -253,7 +253,10 @@ RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, 
     }
     int kernelPoints = 0;
     if (kernels && before) {
+        // The before report's reasons for missing points would repeat the after report's.
+        const qsizetype notes = data.notes.size();
         kernelPoints += Roofline::addKernelPoints(data, *before, QStringLiteral("baseline"));
+        data.notes.resize(notes);
         kernelPoints += Roofline::addKernelPoints(data, *kernels, QStringLiteral("candidate"));
     } else if (kernels) {
         kernelPoints += Roofline::addKernelPoints(data, *kernels);
