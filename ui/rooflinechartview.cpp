@@ -713,8 +713,15 @@ void RooflineChartView::showCalloutFor(const RooflinePoint &p)
             break;
         }
     }
-    if (chosen.isNull())
+    if (chosen.isNull()) {
+        // No corner inside the plot (a small dock): kept inside the chart, moved in from its edges.
         chosen = QRectF(at + offsets.first(), text.size()).adjusted(-pad, -pad, pad, pad);
+        const QRectF bounds = chart->rect();
+        chosen.moveLeft(std::clamp(chosen.left(), bounds.left(),
+                                   std::max(bounds.left(), bounds.right() - chosen.width())));
+        chosen.moveTop(std::clamp(chosen.top(), bounds.top(),
+                                  std::max(bounds.top(), bounds.bottom() - chosen.height())));
+    }
     m_calloutBox->setRect(chosen);
     m_callout->setPos(chosen.topLeft() + QPointF(pad, pad));
     m_calloutBox->show();

@@ -365,7 +365,7 @@ private Q_SLOTS:
             view.showCalloutFor(p);
             const QRectF box = view.calloutShape();
             QVERIFY(!box.isEmpty());
-            QVERIFY(view.chart()->mapToScene(view.chart()->plotArea()).boundingRect().contains(box));
+            QVERIFY(view.chart()->mapToScene(view.chart()->rect()).boundingRect().contains(box));
         }
     }
 
