@@ -90,7 +90,8 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    const bool wantsWindow = verb.isEmpty() || WindowOptions::isWindowArgument(verb);
+    const bool wantsWindow =
+        verb.isEmpty() || WindowOptions::isWindowArgument(verb) || WindowOptions::isQtArgument(verb);
     if (!wantsWindow) {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("hotkernel"));
@@ -115,6 +116,7 @@ int main(int argc, char **argv)
         SignalShutdown shutdown(app, [&session] { return &session; });
         if (verb == QLatin1String("help") || verb == QLatin1String("--help") || verb == QLatin1String("-h")) {
             std::fputs(CliFrontend::help(session).toUtf8().constData(), stdout);
+            std::fputs((QStringLiteral("\n") + WindowOptions::help()).toUtf8().constData(), stdout);
             return 0;
         }
         if (verb == QLatin1String("leaderboard")) // CLI-only, not an MCP tool

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agentfeedmodel.h"
 
+#include "kerneltablemodel.h"
+#include "record/verifyrecord.h"
 #include "session/job.h"
 #include "session/session.h"
+#include "verifyhistorymodel.h"
 
 #include <QColor>
 
@@ -16,6 +19,52 @@ AgentFeedModel::AgentFeedModel(Session *session, QObject *parent)
     connect(session, &Session::jobStarted, this, &AgentFeedModel::onJobStarted);
     m_ticker.setInterval(500);
     connect(&m_ticker, &QTimer::timeout, this, &AgentFeedModel::tick);
+}
+
+QString AgentFeedModel::outcome(const QString &tool, bool isError, const Json &structured,
+                                const QString &summary)
+{
+    constexpr int kWords = 90; // characters: the start of an error says what went wrong
+    if (isError) {
+        const QString first = summary.section(QLatin1Char('\n'), 0, 0).trimmed();
+        return first.size() > kWords ? first.left(kWords - 1) + QStringLiteral("…") : first;
+    }
+    if (tool == QLatin1String("verify")) {
+        if (auto r = VerifyRecord::fromJson(structured))
+            return VerifyHistoryModel::outcomeText(*r);
+    }
+    if (structured.is_object() && structured.contains("kernels") && structured["kernels"].is_array() &&
+        !structured["kernels"].empty() && structured["kernels"][0].is_object()) {
+        const Json &top = structured["kernels"][0];
+        const QString name = KernelTableModel::shortName(stringField(top, "name"));
+        if (top.contains("share") && top["share"].is_number())
+            return tr("top: %1 %2%").arg(name).arg(top["share"].get<double>() * 100, 0, 'f', 0);
+        return tr("top: %1").arg(name);
+    }
+    return summary;
+}
+
+void AgentFeedModel::setOutcome(Entry &e) const
+{
+    Json structured;
+    if (e.job)
+        structured = e.job->result().structured;
+    else if (e.run.details.is_object() && e.run.details.contains("structuredContent"))
+        structured = e.run.details["structuredContent"];
+    const bool isError = e.job ? e.job->result().isError : e.run.state == QLatin1String("failed");
+    e.outcome = e.event ? e.run.summary : outcome(e.run.tool, isError, structured, e.run.summary);
+    e.verdict = e.run.tool == QLatin1String("verify") && structured.is_object()
+                    ? stringField(structured, "verdict")
+                    : QString();
+}
+
+int AgentFeedModel::latestRunningRow() const
+{
+    for (int r = int(m_entries.size()) - 1; r >= m_reloadedCount; --r) {
+        if (m_entries[r].job && m_entries[r].job->state() == Job::State::Running)
+            return r;
+    }
+    return -1;
 }
 
 void AgentFeedModel::setReloadedRuns(const QList<RunSummary> &runs)
@@ -32,6 +81,7 @@ void AgentFeedModel::setReloadedRuns(const QList<RunSummary> &runs)
     for (qsizetype i = 0; i < runs.size(); ++i) {
         Entry e{runs[i], nullptr, std::nullopt};
         e.run.reloaded = true;
+        setOutcome(e);
         m_entries.insert(i, e);
     }
     m_reloadedCount = int(runs.size());
@@ -47,6 +97,7 @@ void AgentFeedModel::addEvent(const QString &client, const QString &what, const 
     e.run.state = QStringLiteral("event");
     e.run.summary = text;
     e.event = true;
+    e.outcome = text;
     const int row = int(m_entries.size());
     beginInsertRows({}, row, row);
     m_entries.append(std::move(e));
@@ -59,8 +110,10 @@ void AgentFeedModel::onJobStarted(Job *job)
         return;
     const int row = int(m_entries.size());
     beginInsertRows({}, row, row);
-    m_entries.append(
-        Entry{RunSummary::fromJob(*job, m_session->tools().find(job->tool())), job, std::nullopt});
+    Entry e{RunSummary::fromJob(*job, m_session->tools().find(job->tool())), job, std::nullopt};
+    if (job->state() != Job::State::Running)
+        setOutcome(e);
+    m_entries.append(std::move(e));
     endInsertRows();
     const quint64 id = job->id();
     connect(job, &Job::progressChanged, this,
@@ -84,8 +137,10 @@ void AgentFeedModel::refreshRow(quint64 id, bool finished)
     if (r < 0)
         return;
     Entry &e = m_entries[r];
-    if (finished && e.job)
+    if (finished && e.job) {
         e.run = RunSummary::fromJob(*e.job, m_session->tools().find(e.job->tool()));
+        setOutcome(e);
+    }
     Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
 }
 
@@ -147,16 +202,18 @@ QVariant AgentFeedModel::data(const QModelIndex &index, int role) const
     case ClientRole:
         return e.run.client;
     case Qt::ToolTipRole:
-        return index.column() == ResultColumn || index.column() == ArgumentsColumn
-                   ? data(index, Qt::DisplayRole)
-                   : QVariant();
+        if (index.column() == ResultColumn)
+            return e.run.summary.isEmpty() ? data(index, Qt::DisplayRole) : QVariant(e.run.summary);
+        return index.column() == ArgumentsColumn ? data(index, Qt::DisplayRole) : QVariant();
     case Qt::ForegroundRole:
+        // Colours that read on both themes' bases; earlier sessions' rows keep the text colour
+        // (grey on black was unreadable) and say their date instead.
         if (index.column() == ResultColumn && state == QLatin1String("failed"))
             return QColor(210, 40, 40);
-        if (e.run.reloaded)
-            return QColor(128, 128, 128);
+        if (index.column() == ResultColumn && !e.verdict.isEmpty())
+            return VerifyHistoryModel::verdictColor(e.verdict);
         if (e.event)
-            return QColor(40, 110, 200);
+            return QColor(60, 130, 220);
         return {};
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -173,14 +230,21 @@ QVariant AgentFeedModel::data(const QModelIndex &index, int role) const
             if (e.event || (!running && e.run.durationS < 0))
                 return QString();
             return QStringLiteral("%1 s").arg(running ? e.job->elapsedSeconds() : e.run.durationS, 0, 'f', 1);
-        case ProgressColumn:
+        case ProgressColumn: {
             if (e.event)
                 return QString();
-            return running ? (e.progress ? QStringLiteral("%1 %").arg(*e.progress * 100, 0, 'f', 0)
-                                         : tr("running"))
-                           : state;
+            if (!running)
+                return state;
+            // The step in words first ("pair 3 of 7"), then how far.
+            const QString step = e.job->progressMessage();
+            const QString percent =
+                e.progress ? QStringLiteral("%1%").arg(*e.progress * 100, 0, 'f', 0) : QString();
+            if (step.isEmpty())
+                return percent.isEmpty() ? tr("running") : percent;
+            return percent.isEmpty() ? step : QStringLiteral("%1 · %2").arg(step, percent);
+        }
         case ResultColumn:
-            return e.run.summary;
+            return running ? QString() : e.outcome;
         }
     }
     return {};
@@ -204,7 +268,7 @@ QVariant AgentFeedModel::headerData(int section, Qt::Orientation orientation, in
     case ProgressColumn:
         return tr("Progress");
     case ResultColumn:
-        return tr("Result");
+        return tr("Outcome");
     }
     return {};
 }

@@ -20,14 +20,16 @@ class AgentFeedModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    // The step and the outcome right after the tool, where the narrowest dock still shows them;
+    // the arguments, long and least read, last.
     enum Column {
         TimeColumn,
         ClientColumn,
         ToolColumn,
-        ArgumentsColumn,
+        ProgressColumn, // the step a running job is at ("pair 3 of 7"), with its bar
+        ResultColumn, // the outcome: a verify's verdict and speedup, a profile's top kernel, an error's start
         DurationColumn,
-        ProgressColumn,
-        ResultColumn,
+        ArgumentsColumn,
         ColumnCount
     };
     enum Role {
@@ -47,6 +49,11 @@ public:
     // The summary of a row (a job, a reloaded run or an event); row must be valid.
     const RunSummary &runAt(int row) const { return m_entries[row].run; }
     int rowForJob(quint64 id) const;
+    // The row of the newest job still running, or -1 (what Cancel stops when no running row is selected).
+    int latestRunningRow() const;
+    // What a finished call came to, in a few words: "slower 0.71x [0.65, 0.78] (99%, n 7)" for a
+    // verify, "top: _rmsnorm_kernel 62%" for a report, the first words of an error; else summary.
+    static QString outcome(const QString &tool, bool isError, const Json &structured, const QString &summary);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -60,7 +67,10 @@ private:
         QPointer<Job> job; // null once finished jobs are pruned; run keeps the summary
         std::optional<double> progress;
         bool event = false; // an agent attached or left; no job
+        QString outcome;    // outcome() once finished
+        QString verdict;    // a verify's, for its colour
     };
+    void setOutcome(Entry &e) const;
     void onJobStarted(Job *job);
     void refreshRow(quint64 id, bool finished);
     void tick();

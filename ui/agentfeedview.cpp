@@ -36,12 +36,19 @@ AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *p
                             metrics.horizontalAdvance(QStringLiteral("claude-code")) + 16);
     m_table->setColumnWidth(AgentFeedModel::ToolColumn,
                             metrics.horizontalAdvance(QStringLiteral("torch_trace")) + 16);
-    m_table->setColumnWidth(AgentFeedModel::ArgumentsColumn, 180);
+    // The outcome ("slower 0.71x [0.65, 0.78] (99%, n 7)") and the step ("pair 3 of 7 · 43%")
+    // whole; the arguments take what is left.
+    m_table->setColumnWidth(
+        AgentFeedModel::ResultColumn,
+        metrics.horizontalAdvance(QStringLiteral("inconclusive 1.003x [0.998, 1.008] (99%, n 30)")) + 16);
+    m_table->setColumnWidth(AgentFeedModel::ProgressColumn,
+                            metrics.horizontalAdvance(QStringLiteral("pair 13 of 30 · 43%")) + 16);
     m_table->setColumnWidth(AgentFeedModel::DurationColumn,
                             metrics.horizontalAdvance(QStringLiteral("Duration")) + 24);
-    m_table->setColumnWidth(AgentFeedModel::ProgressColumn, 110);
-    m_cancel->setToolTip(tr("Cancel the selected running job (kills its processes), as an agent's "
-                            "notifications/cancelled does"));
+    m_table->setColumnWidth(AgentFeedModel::ArgumentsColumn, 180);
+    m_table->setTabKeyNavigation(false); // Tab moves to the next widget, not the next cell
+    m_cancel->setToolTip(tr("Cancel the selected running job, else the newest running one (kills its "
+                            "processes), as an agent's notifications/cancelled does"));
     connect(m_cancel, &QPushButton::clicked, this, &AgentFeedView::cancelSelected);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &AgentFeedView::updateButtons);
@@ -49,7 +56,10 @@ AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *p
     connect(m_table, &QTableView::doubleClicked, this,
             [this](const QModelIndex &index) { openDetails(index.row()); });
     // Follow the feed: new jobs scroll into view.
-    connect(model, &QAbstractItemModel::rowsInserted, m_table, [this] { m_table->scrollToBottom(); });
+    connect(model, &QAbstractItemModel::rowsInserted, m_table, [this] {
+        m_table->scrollToBottom();
+        updateButtons();
+    });
 
     auto *hint =
         new QLabel(tr("Every tool call in this session, from the window, the CLI and agents, in order. "
@@ -68,10 +78,12 @@ AgentFeedView::AgentFeedView(Session *session, AgentFeedModel *model, QWidget *p
 
 bool AgentFeedView::cancelSelected()
 {
-    const QModelIndex current = m_table->selectionModel()->currentIndex();
-    if (!current.isValid() || !current.data(AgentFeedModel::RunningRole).toBool())
+    QModelIndex target = m_table->selectionModel()->currentIndex();
+    if (!target.isValid() || !target.data(AgentFeedModel::RunningRole).toBool())
+        target = m_model->index(m_model->latestRunningRow(), 0);
+    if (!target.isValid())
         return false;
-    m_session->cancel(current.data(AgentFeedModel::JobIdRole).toULongLong());
+    m_session->cancel(target.data(AgentFeedModel::JobIdRole).toULongLong());
     return true;
 }
 
@@ -113,8 +125,12 @@ QDialog *AgentFeedView::openDetails(int row)
 
 void AgentFeedView::updateButtons()
 {
-    const QModelIndex current = m_table->selectionModel()->currentIndex();
-    m_cancel->setEnabled(current.isValid() && current.data(AgentFeedModel::RunningRole).toBool());
+    QModelIndex target = m_table->selectionModel()->currentIndex();
+    if (!target.isValid() || !target.data(AgentFeedModel::RunningRole).toBool())
+        target = m_model->index(m_model->latestRunningRow(), 0);
+    m_cancel->setEnabled(target.isValid());
+    m_cancel->setText(target.isValid() ? tr("Cancel %1").arg(m_model->runAt(target.row()).tool)
+                                       : tr("Cancel job"));
 }
 
 } // namespace hotkernel

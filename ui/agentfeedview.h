@@ -23,7 +23,8 @@ public:
     AgentFeedView(Session *session, AgentFeedModel *model, QWidget *parent = nullptr);
     QTableView *table() const { return m_table; }
     QPushButton *cancelButton() const { return m_cancel; }
-    // Cancels the selected job; false when none is selected or it is not running.
+    // Cancels the selected job when it runs, else the newest running one (no need to find and
+    // select it first); false when nothing runs.
     bool cancelSelected();
     // The details of a row: the whole result text and JSON (double-click); null for no row.
     QDialog *openDetails(int row);

@@ -405,7 +405,9 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
     case AverageColumn:
         return gone ? QString() : formatNs(k.avgNs);
     case ShareColumn:
-        return gone ? QString() : QStringLiteral("%1 %").arg(k.share * 100, 0, 'f', 1);
+        // A removed kernel's share is its share of the before report, in brackets.
+        return gone ? QStringLiteral("(%1 %)").arg(k.share * 100, 0, 'f', 1)
+                    : QStringLiteral("%1 %").arg(k.share * 100, 0, 'f', 1);
     case GridColumn:
         return k.grid;
     case BlockColumn:
@@ -436,6 +438,11 @@ QVariant KernelTableModel::data(const QModelIndex &index, int role) const
         return r.before ? QString() : tr("added");
     }
     return {};
+}
+
+QString KernelTableModel::timeText(double ns)
+{
+    return formatNs(ns);
 }
 
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -61,6 +61,9 @@ public:
     // (pow_tensor_scalar_kernel_impl -> pow, MeanOps -> Mean); bfloat16 spelled bf16.
     static QString operationWord(QString word);
 
+    // "32.50 us": a time as the table writes it.
+    static QString timeText(double ns);
+
     void setTable(KernelTable table);
     // Before/after: one row per kernel name found in either report.
     void setDelta(KernelTable before, KernelTable after);

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QScrollBar>
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -27,7 +28,8 @@ namespace hotkernel {
 KernelTableView::KernelTableView(QWidget *parent)
     : QWidget(parent), m_model(new KernelTableModel(this)), m_proxy(new KernelFilterProxy(this)),
       m_table(new QTableView(this)), m_filter(new QLineEdit(this)), m_report(new QComboBox(this)),
-      m_before(new QComboBox(this)), m_empty(new QLabel(this))
+      m_before(new QComboBox(this)), m_empty(new QLabel(this)), m_pinned(new QTableView(m_table)),
+      m_totals(new QLabel(this)), m_details(new QLabel(this))
 {
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
@@ -49,6 +51,7 @@ KernelTableView::KernelTableView(QWidget *parent)
     });
     m_table->addAction(copy);
     m_table->setWordWrap(false);
+    m_table->setTabKeyNavigation(false);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->setItemDelegateForColumn(KernelTableModel::ShareColumn,
@@ -75,6 +78,50 @@ KernelTableView::KernelTableView(QWidget *parent)
     connect(m_report, &QComboBox::activated, this, refresh);
     connect(m_before, &QComboBox::activated, this, refresh);
 
+    // The name column pinned (Qt's frozen-column pattern): a second view over the table's left
+    // edge showing only the names, sharing model, selection and vertical scrolling.
+    m_pinned->setModel(m_proxy);
+    m_pinned->setSelectionModel(m_table->selectionModel());
+    m_pinned->setFocusPolicy(Qt::NoFocus);
+    m_pinned->verticalHeader()->hide();
+    m_pinned->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_pinned->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_pinned->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_pinned->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_pinned->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_pinned->setWordWrap(false);
+    m_pinned->setTextElideMode(Qt::ElideRight);
+    m_pinned->setSortingEnabled(true);
+    m_pinned->horizontalHeader()->setSortIndicator(KernelTableModel::ShareColumn, Qt::DescendingOrder);
+    m_pinned->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_pinned->setStyleSheet(QStringLiteral("QTableView { border: none; }"));
+    connect(m_pinned, &QWidget::customContextMenuRequested, this, [this](const QPoint &p) {
+        showContextMenu(m_table->viewport()->mapFromGlobal(m_pinned->viewport()->mapToGlobal(p)));
+    });
+    connect(m_pinned->verticalScrollBar(), &QAbstractSlider::valueChanged, m_table->verticalScrollBar(),
+            &QAbstractSlider::setValue);
+    connect(m_table->verticalScrollBar(), &QAbstractSlider::valueChanged, m_pinned->verticalScrollBar(),
+            &QAbstractSlider::setValue);
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this,
+            [this](int section, int, int size) {
+                if (section == KernelTableModel::NameColumn) {
+                    m_pinned->setColumnWidth(KernelTableModel::NameColumn, size);
+                    updatePinnedGeometry();
+                }
+            });
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, m_pinned->horizontalHeader(),
+            &QHeaderView::setSortIndicator);
+    m_pinned->raise();
+
+    m_totals->setObjectName(QStringLiteral("kernelTotals"));
+    m_totals->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_details->setObjectName(QStringLiteral("kernelDetails"));
+    m_details->setWordWrap(true);
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_details->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &KernelTableView::updateDetails);
+
     m_empty->setWordWrap(true);
     m_empty->setText(
         tr("No kernel report yet. Run profile, trace or torch_trace (or put ncu/nsys CSV exports "
@@ -90,6 +137,8 @@ KernelTableView::KernelTableView(QWidget *parent)
     layout->addLayout(bar);
     layout->addWidget(m_empty);
     layout->addWidget(m_table, 1);
+    layout->addWidget(m_totals);
+    layout->addWidget(m_details);
     setTables({});
 }
 
@@ -123,6 +172,8 @@ void KernelTableView::showReports(int after, int before)
         m_report->setCurrentIndex(after);
     m_before->setCurrentIndex(before + 1);
     updateColumns();
+    updateTotals();
+    updateDetails();
     Q_EMIT reportChanged();
 }
 
@@ -181,6 +232,80 @@ void KernelTableView::fitNameColumn()
         2 * (m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1);
     m_table->setColumnWidth(KernelTableModel::NameColumn,
                             std::max(std::min(m_nameMinimum, cap), m_table->viewport()->width() - used));
+    updatePinnedGeometry();
+}
+
+void KernelTableView::updatePinnedGeometry()
+{
+    for (int c = 0; c < KernelTableModel::ColumnCount; ++c)
+        m_pinned->setColumnHidden(c, c != KernelTableModel::NameColumn);
+    m_pinned->setColumnWidth(KernelTableModel::NameColumn,
+                             m_table->columnWidth(KernelTableModel::NameColumn));
+    m_pinned->verticalHeader()->setDefaultSectionSize(m_table->verticalHeader()->defaultSectionSize());
+    m_pinned->horizontalHeader()->setFixedHeight(m_table->horizontalHeader()->height());
+    m_pinned->setGeometry(m_table->frameWidth(), m_table->frameWidth(),
+                          m_table->columnWidth(KernelTableModel::NameColumn),
+                          m_table->viewport()->height() + m_table->horizontalHeader()->height());
+    m_pinned->setVisible(m_model->rowCount() > 0);
+}
+
+void KernelTableView::updateTotals()
+{
+    if (!m_model->isDelta()) {
+        m_totals->hide();
+        return;
+    }
+    // Kernel time per run of each report: what the change saved in the whole, not per kernel.
+    auto sum = [](const KernelTable &t) {
+        double ns = 0;
+        for (const KernelStat &k : t.kernels)
+            ns += k.totalNs;
+        return ns;
+    };
+    const double before = sum(m_model->beforeTable());
+    const double after = sum(m_model->table());
+    QString text = tr("<b>Total</b> kernel time: before %1 → after %2")
+                       .arg(KernelTableModel::timeText(before), KernelTableModel::timeText(after));
+    if (before > 0)
+        text += QStringLiteral(" (%1%2 %)")
+                    .arg(after >= before ? QStringLiteral("+") : QString())
+                    .arg((after / before - 1) * 100, 0, 'f', 1);
+    text += tr(", %1 → %2 kernels")
+                .arg(m_model->beforeTable().kernels.size())
+                .arg(m_model->table().kernels.size());
+    m_totals->setText(text);
+    m_totals->show();
+}
+
+void KernelTableView::updateDetails()
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    if (!current.isValid()) {
+        m_details->setText(tr("Select a kernel for its hint and launch figures."));
+        return;
+    }
+    auto cell = [&current](int column) { return current.siblingAtColumn(column).data().toString(); };
+    QStringList launch;
+    if (!cell(KernelTableModel::CallsColumn).isEmpty())
+        launch.append(tr("%1 call(s)").arg(cell(KernelTableModel::CallsColumn)));
+    if (!cell(KernelTableModel::GridColumn).isEmpty())
+        launch.append(tr("grid %1").arg(cell(KernelTableModel::GridColumn)));
+    if (!cell(KernelTableModel::BlockColumn).isEmpty())
+        launch.append(tr("block %1").arg(cell(KernelTableModel::BlockColumn)));
+    if (!cell(KernelTableModel::RegistersColumn).isEmpty())
+        launch.append(tr("%1 registers").arg(cell(KernelTableModel::RegistersColumn)));
+    const QString bound = cell(KernelTableModel::BoundColumn);
+    const QString hint = cell(KernelTableModel::HintColumn);
+    QString text = QStringLiteral("<b>%1</b>").arg(cell(KernelTableModel::NameColumn).toHtmlEscaped());
+    if (!bound.isEmpty() || !hint.isEmpty())
+        text += QStringLiteral(": %1%2%3")
+                    .arg(bound.toHtmlEscaped(),
+                         bound.isEmpty() || hint.isEmpty() ? QString() : QStringLiteral(", "),
+                         hint.toHtmlEscaped());
+    if (!launch.isEmpty())
+        text += QStringLiteral(". ") + launch.join(QStringLiteral(", ")).toHtmlEscaped();
+    m_details->setText(text);
+    m_details->setToolTip(current.data(KernelTableModel::KernelNameRole).toString());
 }
 
 bool KernelTableView::eventFilter(QObject *watched, QEvent *event)

@@ -43,6 +43,12 @@ public:
     void addKernelAction(QAction *action);
     // What the compare bar reads, e.g. "a.csv -> b.csv" (empty without a comparison).
     QString comparisonText() const;
+    // Under the table: a comparison's totals ("Total: before 328.1 us -> after 32.50 us, -90.1 %"),
+    // hidden without one; and the selected kernel's whole name, hint and launch figures.
+    QLabel *totalsLabel() const { return m_totals; }
+    QLabel *detailsLabel() const { return m_details; }
+    // The name column drawn over the table's left edge, which stays when the table scrolls sideways.
+    QTableView *pinnedNames() const { return m_pinned; }
     // Nsight Compute's columns (share to bound, with before/change in a comparison): sized to
     // their header and values; the name column takes the rest of the width, down to a minimum.
     static QList<int> nsightColumns();
@@ -59,6 +65,9 @@ private:
     void updateColumns();
     void fitNameColumn();
     void showContextMenu(const QPoint &position);
+    void updatePinnedGeometry();
+    void updateTotals();
+    void updateDetails();
 
     std::vector<KernelTable> m_tables;
     KernelTableModel *m_model;
@@ -68,6 +77,9 @@ private:
     QComboBox *m_report;
     QComboBox *m_before;
     QLabel *m_empty;
+    QTableView *m_pinned;
+    QLabel *m_totals;
+    QLabel *m_details;
     QList<QAction *> m_kernelActions;
     int m_nameMinimum = 0; // the longest function name with its "<…", measured once per table
 };

@@ -11,6 +11,7 @@
 #include "kerneltableview.h"
 #include "resultdetailsdialog.h"
 #include "rooflinechartview.h"
+#include "sassmodel.h"
 #include "sassview.h"
 #include "schemaformdialog.h"
 #include "session/job.h"
@@ -23,24 +24,31 @@
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 
+#include <QAbstractItemView>
 #include <QAction>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <cmath>
 
 namespace hotkernel {
 
@@ -143,11 +151,17 @@ MainWindow::MainWindow(Session *session, SessionStore *store, QWidget *parent)
         }
     }
 
+    // Tab moves between widgets, never from cell to cell inside a table (arrows do that).
+    for (QAbstractItemView *v : findChildren<QAbstractItemView *>())
+        v->setTabKeyNavigation(false);
+
     QSettings settings;
+    if (!settings.contains(QStringLiteral("window/geometry"))) {
+        resize(defaultSize());
+        applyDefaultLayout();
+    }
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("window/geometry")))
-        resize(1600, 1000);
     updateStatus();
     updateAgentsLabel();
     reloadWorkspace();
@@ -173,9 +187,10 @@ void MainWindow::createActions()
     // The one toolbar: the loop's steps in the order a session goes through them.
     auto *toolBar = addToolBar(tr("Session"));
     toolBar->setObjectName(QStringLiteral("sessionToolBar"));
-    toolBar->addAction(tr("New target..."), this,
-                       [this] { runDialog(QStringLiteral("new_target"), Json::object()); });
-    toolBar->addAction(tr("Profile..."), this, [this] {
+    auto *newTarget = toolBar->addAction(tr("New target..."), this,
+                                         [this] { runDialog(QStringLiteral("new_target"), Json::object()); });
+    newTarget->setShortcut(QKeySequence::New);
+    auto *profile = toolBar->addAction(tr("Profile..."), this, [this] {
         const QString target = m_targetsView->currentTarget();
         runDialog(QStringLiteral("profile"),
                   target.isEmpty()
@@ -183,7 +198,8 @@ void MainWindow::createActions()
                       : Json{{"command",
                               Json::array({"python3", toStd(target + QStringLiteral("_candidate.py"))})}});
     });
-    toolBar->addAction(tr("Bench..."), this, [this] {
+    profile->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    auto *bench = toolBar->addAction(tr("Bench..."), this, [this] {
         const QString target = m_targetsView->currentTarget();
         runDialog(QStringLiteral("bench"),
                   forTool(QStringLiteral("bench"),
@@ -191,26 +207,42 @@ void MainWindow::createActions()
                               ? Json::object()
                               : Json{{"script", toStd(target + QStringLiteral("_candidate.py"))}}));
     });
-    toolBar->addAction(tr("Verify..."), this, [this] { verifyDialog(); });
+    bench->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    auto *verify = toolBar->addAction(tr("Verify..."), this, [this] { verifyDialog(); });
+    verify->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    verify->setObjectName(QStringLiteral("actionVerify"));
     auto *record = toolBar->addAction(tr("Record..."), this, [this] { recordDialog(); });
+    record->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     record->setObjectName(QStringLiteral("actionRecord"));
     record->setToolTip(
         tr("Record the selected (or latest) verify of this target in results/ and the leaderboard"));
     toolBar->addSeparator();
-    toolBar->addAction(tr("torch_trace..."), this, [this] {
+    auto *trace = toolBar->addAction(tr("torch_trace..."), this, [this] {
         const QString target = m_targetsView->currentTarget();
         runDialog(QStringLiteral("torch_trace"),
                   target.isEmpty() ? Json::object()
                                    : Json{{"script", toStd(target + QStringLiteral("_baseline.py"))}});
     });
-    toolBar->addAction(tr("Disasm..."), this,
-                       [this] { runDialog(QStringLiteral("disasm"), Json::object()); });
+    trace->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    auto *disasm = toolBar->addAction(tr("Disasm..."), this,
+                                      [this] { runDialog(QStringLiteral("disasm"), Json::object()); });
+    disasm->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     auto *diff = toolBar->addAction(tr("Diff SASS"), this, &MainWindow::showTargetDiff);
+    diff->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
     diff->setToolTip(tr("Side-by-side SASS of the selected target's baseline and candidate "
                         "(listings named <target>_baseline*.sass and <target>_candidate*.sass)"));
-    toolBar->addAction(tr("GPU info"), this,
-                       [this] { startTool(QStringLiteral("gpu_info"), Json::object()); });
-    toolBar->addAction(tr("Reload"), this, &MainWindow::reloadWorkspace);
+    auto *gpuInfo = toolBar->addAction(tr("GPU info"), this,
+                                       [this] { startTool(QStringLiteral("gpu_info"), Json::object()); });
+    gpuInfo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    auto *reload = toolBar->addAction(tr("Reload"), this, &MainWindow::reloadWorkspace);
+    reload->setShortcut(QKeySequence::Refresh);
+    // Every toolbar action has a key; its tooltip says which.
+    for (QAction *a : toolBar->actions()) {
+        if (a->isSeparator() || a->shortcut().isEmpty())
+            continue;
+        a->setToolTip(
+            QStringLiteral("%1 (%2)").arg(a->toolTip(), a->shortcut().toString(QKeySequence::NativeText)));
+    }
 
     // What a kernel row offers (its context menu): the kernel's own next steps.
     auto kernelAction = [this](const QString &text, auto slot) {
@@ -278,6 +310,18 @@ void MainWindow::createMenus()
     auto *view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget *dock : std::as_const(m_docks))
         view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    // Panes by key: Alt+1.. in the View menu's order, F6 / Shift+F6 to the next / previous.
+    auto *go = view->addMenu(tr("&Go to pane"));
+    for (qsizetype i = 0; i < m_docks.size(); ++i) {
+        QDockWidget *dock = m_docks[i];
+        auto *a = go->addAction(dock->windowTitle(), this, [this, dock] { focusPane(dock); });
+        a->setShortcut(QKeySequence(Qt::ALT | Qt::Key(Qt::Key_1 + int(i))));
+        a->setObjectName(QStringLiteral("actionGoTo_") + dock->objectName());
+    }
+    go->addAction(tr("Next pane"), QKeySequence(Qt::Key_F6), this, [this] { focusNextPane(1); });
+    go->addAction(tr("Previous pane"), QKeySequence(Qt::SHIFT | Qt::Key_F6), this,
+                  [this] { focusNextPane(-1); });
     view->addSeparator();
     view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout)
         ->setObjectName(QStringLiteral("actionResetLayout"));
@@ -381,16 +425,67 @@ void MainWindow::applyDefaultLayout()
     sass->raise();
     // The kernel table needs the width for Nsight's columns (share to bound, before and change in
     // a comparison) beside an elided name; the charts need height to be readable.
-    resizeDocks({targets, kernels}, {140, 360}, Qt::Vertical);
-    resizeDocks({targets, sass}, {kDefaultLeftWidth, 1600 - kDefaultLeftWidth}, Qt::Horizontal);
-    resizeDocks({sass, roofline}, {330, 420}, Qt::Vertical);
-    resizeDocks({kernels, history}, {440, 300}, Qt::Vertical);
-    resizeDocks({history, feed}, {940, 660}, Qt::Horizontal);
+    // Measured at 1600x1000 and scaled to the window (1280x720 keeps every pane readable).
+    const double w = width() > 200 ? width() / 1600.0 : 1.0;
+    const double h = height() > 200 ? height() / 1000.0 : 1.0;
+    auto px = [](double v) { return int(std::lround(v)); };
+    resizeDocks({targets, kernels}, {px(120 * h), px(380 * h)}, Qt::Vertical);
+    resizeDocks({targets, sass}, {px(kDefaultLeftWidth * w), px((1600 - kDefaultLeftWidth) * w)},
+                Qt::Horizontal);
+    // A short window gives the SASS listing the larger share (its hot lines need rows); a tall
+    // one the roofline (its ceiling labels need height).
+    resizeDocks({sass, roofline},
+                h < 0.9 ? QList<int>{px(420 * h), px(330 * h)} : QList<int>{px(330 * h), px(420 * h)},
+                Qt::Vertical);
+    resizeDocks({kernels, history}, {px(480 * h), px(260 * h)}, Qt::Vertical);
+    resizeDocks({history, feed}, {px(880 * w), px(720 * w)}, Qt::Horizontal);
 }
 
 void MainWindow::resetLayout()
 {
     applyDefaultLayout();
+}
+
+QSize MainWindow::defaultSizeFor(const QSize &available)
+{
+    // 1600x1000, never larger than the screen's free area (a 1280x720 laptop gets all of it).
+    return available.isValid() ? QSize(1600, 1000).boundedTo(available) : QSize(1600, 1000);
+}
+
+QSize MainWindow::defaultSize() const
+{
+    // The offscreen platform's made-up 800x600 screen is no screen a person sees: pictures and
+    // tests drawn there keep the default size.
+    const QScreen *s = screen();
+    if (!s || QGuiApplication::platformName() == QLatin1String("offscreen"))
+        return defaultSizeFor({});
+    return defaultSizeFor(s->availableGeometry().size());
+}
+
+void MainWindow::focusPane(QDockWidget *dock)
+{
+    dock->show();
+    dock->raise();
+    QWidget *target = dock->widget();
+    // The pane's first widget that takes the keyboard (its table, its text), else the pane.
+    for (QWidget *w : target->findChildren<QWidget *>()) {
+        if (w->isVisible() && (w->focusPolicy() & Qt::TabFocus) && qobject_cast<QAbstractItemView *>(w)) {
+            target = w;
+            break;
+        }
+    }
+    target->setFocus(Qt::ShortcutFocusReason);
+}
+
+void MainWindow::focusNextPane(int step)
+{
+    qsizetype current = -1;
+    for (qsizetype i = 0; i < m_docks.size(); ++i) {
+        if (m_docks[i]->isAncestorOf(QApplication::focusWidget()))
+            current = i;
+    }
+    const qsizetype n = m_docks.size();
+    focusPane(m_docks[((current < 0 ? (step > 0 ? -1 : 0) : current) + step + n) % n]);
 }
 
 QDockWidget *MainWindow::dock(const QString &objectName) const
@@ -472,10 +567,7 @@ QDialog *MainWindow::recordDialog()
     QString who = QSettings().value(QStringLiteral("record/who")).toString();
     if (who.isEmpty())
         who = tr("hand-written by %1").arg(qEnvironmentVariable("USER", tr("me")));
-    const QString note =
-        chosen->speedup
-            ? tr("%1 at %2x (n %3)").arg(chosen->verdict).arg(*chosen->speedup, 0, 'f', 3).arg(chosen->n)
-            : chosen->verdict;
+    const QString note = chosen->speedup ? VerifyHistoryModel::outcomeText(*chosen) : chosen->verdict;
     // By id (issue 44): the session holds the result; a result without one goes by value.
     const Json verify = m_verifyResults.value(chosen->verifiedAt);
     Json hidden = verify.contains("verify_id") ? Json{{"verify_id", verify["verify_id"]}}
@@ -592,7 +684,11 @@ void MainWindow::addRooflinePoints(const std::vector<RooflinePoint> &points)
 void MainWindow::refreshRoofline()
 {
     // Kernel points come from the report the kernel table shows, keyed by kernel name.
-    RooflineData data = m_workspace.roofline(m_historyModel->shown(), &m_kernelView->model()->table());
+    // In a comparison, the before report's kernels are the baseline's points (removed ones too).
+    const KernelTableModel *kernels = m_kernelView->model();
+    RooflineData data =
+        m_workspace.roofline(m_historyModel->shown(), &kernels->table(), QStringLiteral("bf16"),
+                             kernels->isDelta() ? &kernels->beforeTable() : nullptr);
     data.points.insert(data.points.end(), m_extraPoints.begin(), m_extraPoints.end());
     const QString selected = m_rooflineView->selectedKey();
     m_rooflineView->setData(data);
@@ -601,8 +697,17 @@ void MainWindow::refreshRoofline()
 
 void MainWindow::onKernelSelected(const QString &name)
 {
+    const QString shortName = KernelTableModel::shortName(name);
     if (const SassFunction *f = m_workspace.functionFor(name))
         m_sassView->setFunction(*f);
+    else if (m_sassView->model()->rowCount() > 0 && !m_sassView->isDiffShown())
+        // A kernel without a listing (a removed one, ATen's) keeps the listing in view: a pane
+        // emptied by a click helps nobody; the note says whose listing it is.
+        m_sassView->setNote(
+            tr("No disassembly of %1 here (run disasm on its binary or Triton cache entry); "
+               "still showing %2.")
+                .arg(shortName.toHtmlEscaped(),
+                     KernelTableModel::shortName(m_sassView->model()->function().name).toHtmlEscaped()));
     else
         m_sassView->clear(tr("No disassembly of %1 here. Run disasm on its binary or Triton cache entry "
                              "(and profile with ncu --set full for hot instructions).")
@@ -657,13 +762,39 @@ void MainWindow::showTargetDiff()
         if (!candidate && file.startsWith(target + QStringLiteral("_candidate")))
             candidate = &f;
     }
-    if (target.isEmpty() || !baseline || !candidate) {
-        m_sassView->clear(tr("No baseline and candidate SASS for %1: disasm both and save the listings as "
-                             "%1_baseline.sass and %1_candidate.sass.")
-                              .arg(target.isEmpty() ? tr("the target") : target));
+    if (baseline && candidate && !target.isEmpty()) {
+        m_sassView->setDiff(*baseline, *candidate);
         return;
     }
-    m_sassView->setDiff(*baseline, *candidate);
+    // No baseline listing (ATen's kernels are rarely disassembled): two listings of the selected
+    // kernel, such as two builds of a Triton kernel, older first, are the change to read.
+    const QString kernel = m_kernelView->selectedKernel();
+    const SassFunction *selected = m_workspace.functionFor(kernel);
+    std::vector<const SassFunction *> builds;
+    for (const SassFunction &f : m_workspace.functions) {
+        if (selected && (f.name == selected->name) && f.level == selected->level)
+            builds.push_back(&f);
+    }
+    auto fileOf = [](const SassFunction *f) {
+        return f->metadata.count(QStringLiteral("file")) ? f->metadata.at(QStringLiteral("file")) : f->name;
+    };
+    if (builds.size() >= 2) {
+        // The listing with samples is the profiled (kept) build: it goes on the right.
+        std::stable_sort(builds.begin(), builds.end(), [](const SassFunction *a, const SassFunction *b) {
+            auto sampled = [](const SassFunction *f) {
+                return std::any_of(f->instructions.begin(), f->instructions.end(),
+                                   [](const SassInstruction &in) { return in.stallSamples.has_value(); });
+            };
+            return !sampled(a) && sampled(b);
+        });
+        m_sassView->setDiff(*builds[0], *builds[1], fileOf(builds[0]), fileOf(builds[1]));
+        return;
+    }
+    // Nothing to compare: the listing stays, the note says what is missing.
+    m_sassView->setNote(tr("Diff SASS: no baseline and candidate listings for %1, and no second listing of "
+                           "the selected kernel. Disasm both and save them as %1_baseline.sass and "
+                           "%1_candidate.sass.")
+                            .arg(target.isEmpty() ? tr("the target") : target));
 }
 
 void MainWindow::openScript(const QString &path)
@@ -693,10 +824,8 @@ void MainWindow::onJobFinished(Job *job)
         if (auto r = VerifyRecord::fromJson(s)) {
             m_verifyResults.insert(r->verifiedAt, s);
             // Record is the next step of the loop: offer it where the eye is.
-            m_recordButton->setText(
-                tr("Record this verify (%1, %2)...")
-                    .arg(r->verdict,
-                         r->speedup ? QStringLiteral("%1x").arg(*r->speedup, 0, 'f', 3) : QString()));
+            m_recordButton->setText(tr("Record this verify (%1)...")
+                                        .arg(r->speedup ? VerifyHistoryModel::outcomeText(*r) : r->verdict));
             m_recordButton->show();
             m_sessionVerifies.push_back(*r);
             m_historyModel->addRecord(std::move(*r));
@@ -827,6 +956,17 @@ QStringList MainWindow::writeScreenshots(const QString &dir, const QString &suff
             written.append(path);
     };
     save(this, QStringLiteral("window"));
+    // The window on a 1280x720 screen, laid out as it opens there.
+    const QSize full = size();
+    resize(1280, 720);
+    applyDefaultLayout();
+    if (layout())
+        layout()->activate();
+    save(this, QStringLiteral("window-1280x720"));
+    resize(full);
+    applyDefaultLayout();
+    if (layout())
+        layout()->activate();
     // A tabbed pane behind another (Source behind SASS) is raised for its picture, then put back.
     QList<QDockWidget *> raised;
     for (QDockWidget *d : std::as_const(m_docks)) {

@@ -66,6 +66,12 @@ public:
     // The dock layout the window opens with the first time.
     void resetLayout();
     QDockWidget *dock(const QString &objectName) const;
+    // The size the window first opens at: 1600x1000, bounded by the screen's free area.
+    QSize defaultSize() const;
+    static QSize defaultSizeFor(const QSize &available);
+    // Raises a pane and gives the keyboard to its table or text (Alt+1.., F6).
+    void focusPane(QDockWidget *dock);
+    void focusNextPane(int step);
     // What the Source pane says above the text (why there are no per-line samples).
     QString sourceNote() const;
 

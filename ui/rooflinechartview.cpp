@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QFileDialog>
 #include <QGraphicsLayout>
+#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -46,8 +47,12 @@ QString flopsText(double v)
 } // namespace
 
 RooflineChartView::RooflineChartView(QWidget *parent)
-    : QWidget(parent), m_view(new QChartView(new QChart, this)), m_status(new QLabel(this))
+    : QWidget(parent), m_view(new QChartView(new QChart, this)), m_status(new QLabel(this)),
+      m_selectedInfo(new QLabel(this))
 {
+    m_selectedInfo->setObjectName(QStringLiteral("rooflineSelected"));
+    m_selectedInfo->setWordWrap(true);
+    m_selectedInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_view->setRenderHint(QPainter::Antialiasing);
     // Under the plot, in one row: beside it the legend took a third of the dock's width, and the
     // ceiling labels need that width to sit on their lines without overlapping.
@@ -55,7 +60,7 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     m_view->chart()->setMargins(QMargins(4, 4, 8, 4));
     m_view->chart()->layout()->setContentsMargins(0, 0, 0, 0);
     m_view->chart()->setBackgroundRoundness(0);
-    m_view->setMinimumHeight(260);
+    m_view->setMinimumHeight(170); // fits 1280x720 beside the SASS pane
     connect(m_view->chart(), &QChart::plotAreaChanged, this, &RooflineChartView::placeLabels);
     auto *png = new QPushButton(tr("Export PNG..."), this);
     auto *svg = new QPushButton(tr("Export SVG..."), this);
@@ -82,6 +87,7 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     bar->addWidget(svg);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(m_selectedInfo);
     layout->addWidget(m_view, 1);
     layout->addLayout(bar);
     m_status->setWordWrap(true);
@@ -90,7 +96,7 @@ RooflineChartView::RooflineChartView(QWidget *parent)
 
 QString RooflineChartView::statusText() const
 {
-    return m_status->text();
+    return m_status->text() + QLatin1Char('\n') + m_status->toolTip();
 }
 
 QChart *RooflineChartView::chart() const
@@ -227,28 +233,70 @@ RooflineChartView::Ranges RooflineChartView::fittedRanges(const RooflineData &da
         yHi = 1e15;
     }
     r.yMin = std::pow(10, std::log10(yLo) - 0.25);
-    r.yMax = std::pow(10, std::log10(yHi) + 0.35); // room for the labels above the top roof
+    r.yMax = std::pow(10, std::log10(yHi) + 0.6); // room for the labels of the close top roofs
     return r;
+}
+
+RooflineChartView::RoofAbove RooflineChartView::roofAbove(const RooflinePoint &p) const
+{
+    const RooflineCeiling *compute = nullptr;
+    const RooflineCeiling *bandwidth = nullptr;
+    for (const RooflineCeiling &c : m_data.ceilings) {
+        const RooflineCeiling *&best = c.kind == QLatin1String("compute") ? compute : bandwidth;
+        if (!best || c.value > best->value)
+            best = &c;
+    }
+    if (compute && (!bandwidth || compute->value <= bandwidth->value * p.intensity))
+        return {compute->value, compute->label};
+    if (bandwidth)
+        return {bandwidth->value * p.intensity, bandwidth->label};
+    return {};
 }
 
 QString RooflineChartView::describe(const RooflinePoint &p) const
 {
-    const Roofs roofs = roofsOf(m_data);
-    double roof = 0;
-    if (roofs.compute > 0 && roofs.bandwidth > 0)
-        roof = std::min(roofs.compute, roofs.bandwidth * p.intensity);
-    else
-        roof = roofs.compute > 0 ? roofs.compute : roofs.bandwidth * p.intensity;
+    const RoofAbove roof = roofAbove(p);
     QString text = QStringLiteral("%1 (%2)\n%3 FLOP/B\n%4\n%5 GB/s")
                        .arg(p.label, p.kind)
                        .arg(p.intensity, 0, 'g', 3)
                        .arg(flopsText(p.flopsPerSecond))
                        .arg(p.flopsPerSecond / p.intensity / 1e9, 0, 'f', 1);
-    if (roof > 0)
-        text += tr("\n%1 % of the roof here (%2)")
-                    .arg(100 * p.flopsPerSecond / roof, 0, 'f', 1)
-                    .arg(flopsText(roof));
+    if (roof.value > 0)
+        text += tr("\n%1 % of the roof here: %2 (%3)")
+                    .arg(100 * p.flopsPerSecond / roof.value, 0, 'f', 1)
+                    .arg(roof.label, flopsText(roof.value));
     return text;
+}
+
+QString RooflineChartView::selectedText() const
+{
+    const RooflinePoint *selected = nullptr;
+    for (const RooflinePoint &p : m_data.points) {
+        // The candidate's side first: after a change, that is the kernel that runs now.
+        if (p.key == m_selectedKey && (!selected || p.kind != QLatin1String("baseline")))
+            selected = &p;
+    }
+    if (!selected)
+        return {};
+    const RoofAbove roof = roofAbove(*selected);
+    QString text = tr("<b>%1</b> (%2): %3 FLOP/B, %4, %5 GB/s")
+                       .arg(selected->label.toHtmlEscaped(), selected->kind)
+                       .arg(selected->intensity, 0, 'g', 3)
+                       .arg(flopsText(selected->flopsPerSecond))
+                       .arg(selected->flopsPerSecond / selected->intensity / 1e9, 0, 'f', 0);
+    if (roof.value > 0)
+        text += tr(": <b>%1% of the %2 roof</b>")
+                    .arg(100 * selected->flopsPerSecond / roof.value, 0, 'f', 0)
+                    .arg(roof.label.toHtmlEscaped());
+    return text;
+}
+
+void RooflineChartView::updateSelectedInfo()
+{
+    const QString text = selectedText();
+    m_selectedInfo->setText(text.isEmpty() ? tr("Select a kernel (table or plot) for its intensity, rate and "
+                                                "share of its roof.")
+                                           : text);
 }
 
 void RooflineChartView::rebuild()
@@ -262,6 +310,8 @@ void RooflineChartView::rebuild()
     m_selectedSeries = nullptr;
     delete m_callout;
     m_callout = nullptr;
+    delete m_calloutBox;
+    m_calloutBox = nullptr;
     for (LineLabel &l : m_lineLabels)
         delete l.item;
     m_lineLabels.clear();
@@ -387,6 +437,29 @@ void RooflineChartView::rebuild()
         });
         connect(series, &QScatterSeries::hovered, this, &RooflineChartView::showCallout);
     }
+    // One kernel (or script) on both sides: a line from its baseline to its candidate point.
+    QMap<QString, std::pair<const RooflinePoint *, const RooflinePoint *>> sides;
+    for (const RooflinePoint &p : m_data.points) {
+        if (p.kind == QLatin1String("baseline"))
+            sides[p.key].first = &p;
+        else if (p.kind == QLatin1String("candidate"))
+            sides[p.key].second = &p;
+    }
+    for (auto it = sides.cbegin(); it != sides.cend(); ++it) {
+        if (!it->first || !it->second)
+            continue;
+        auto *join = new QLineSeries;
+        join->setName(tr("change"));
+        join->append(it->first->intensity, it->first->flopsPerSecond);
+        join->append(it->second->intensity, it->second->flopsPerSecond);
+        QPen pen(palette().color(QPalette::Text));
+        pen.setWidthF(1.2);
+        pen.setStyle(Qt::DashLine);
+        join->setPen(pen);
+        attach(join);
+        for (QLegendMarker *marker : chart->legend()->markers(join))
+            marker->setVisible(false);
+    }
     m_selectedSeries = new QScatterSeries;
     m_selectedSeries->setName(tr("selected"));
     m_selectedSeries->setMarkerSize(22);
@@ -396,6 +469,8 @@ void RooflineChartView::rebuild()
     pen.setWidth(3);
     m_selectedSeries->setPen(pen);
     attach(m_selectedSeries);
+    // The ring lies over the selected point: hovering it describes the point under it.
+    connect(m_selectedSeries, &QScatterSeries::hovered, this, &RooflineChartView::showCallout);
     // A hollow marker's legend swatch is its transparent fill, invisible on a dark plot: the
     // swatches of the hollow series take their outline's colour.
     for (QScatterSeries *hollow : {byKind.value(QStringLiteral("baseline")), m_selectedSeries}) {
@@ -413,8 +488,18 @@ void RooflineChartView::rebuild()
         parts.append(QStringLiteral("%1 %2").arg(it.value()).arg(it.key()));
     status.append(tr("%n point(s)", nullptr, int(m_data.points.size())) +
                   (parts.isEmpty() ? QString() : QStringLiteral(": ") + parts.join(QStringLiteral(", "))) +
-                  tr(". Hover a point for GB/s, FLOP/s and its share of the roof."));
-    status += m_data.notes;
+                  tr(". Hollow: baseline, filled: candidate."));
+    // The rest of the legend in the tooltip: the plot keeps its height for the ceiling labels.
+    QStringList tip{tr("A dashed line joins one kernel's baseline and candidate points; the scripts' "
+                       "points are the latest verify's. Hover a point for its numbers.")};
+    // Which kernels have no point and why: one line here, the reasons in the tooltip, so the
+    // plot keeps its height for the ceiling labels.
+    if (!m_data.notes.isEmpty()) {
+        status.append(
+            tr("%n note(s) on kernels without a point (hover here).", nullptr, int(m_data.notes.size())));
+        tip += m_data.notes;
+    }
+    m_status->setToolTip(tip.join(QLatin1Char('\n')));
     if (!m_rejected.isEmpty())
         status.append(tr("Left out (not > 0): %1").arg(m_rejected.join(QStringLiteral("; "))));
     m_status->setText(status.join(QLatin1Char('\n')));
@@ -567,6 +652,7 @@ void RooflineChartView::selectKey(const QString &key)
             m_selectedSeries->append(p.intensity, p.flopsPerSecond);
         }
     }
+    updateSelectedInfo();
 }
 
 void RooflineChartView::showCallout(const QPointF &value, bool show)
@@ -574,19 +660,79 @@ void RooflineChartView::showCallout(const QPointF &value, bool show)
     if (!show) {
         if (m_callout)
             m_callout->hide();
+        if (m_calloutBox)
+            m_calloutBox->hide();
         return;
     }
-    const RooflinePoint *p = pointNear(value);
-    if (!p)
-        return;
+    if (const RooflinePoint *p = pointNear(value))
+        showCalloutFor(*p);
+}
+
+void RooflineChartView::showCalloutFor(const RooflinePoint &p)
+{
+    QChart *chart = m_view->chart();
     if (!m_callout) {
-        m_callout = new QGraphicsSimpleTextItem(m_view->chart());
+        m_calloutBox = new QGraphicsRectItem(chart);
+        m_calloutBox->setZValue(9);
+        m_callout = new QGraphicsSimpleTextItem(chart);
         m_callout->setZValue(10);
     }
+    // On the plot's own background with a frame, so the ceilings and their labels do not show
+    // through it.
+    m_calloutBox->setBrush(palette().color(QPalette::Base));
+    m_calloutBox->setPen(QPen(palette().color(QPalette::Mid)));
     m_callout->setBrush(palette().color(QPalette::Text));
-    m_callout->setText(describe(*p));
-    m_callout->setPos(m_view->chart()->mapToPosition(value) + QPointF(10, -30));
+    m_callout->setText(describe(p));
+    const QRectF text = m_callout->boundingRect();
+    const QPointF at = chart->mapToPosition(QPointF(p.intensity, p.flopsPerSecond));
+    const QRectF plot = chart->plotArea();
+    // The first corner around the point where the box stays in the plot and off every ceiling
+    // label; else the one that stays in the plot.
+    const QList<QPolygonF> labels = ceilingLabelShapes();
+    const double pad = 4, gap = 14;
+    // Beside the point first, then further off (a marker's own neighbourhood is where the labels
+    // of the roof above it sit).
+    QList<QPointF> offsets;
+    for (const double dy :
+         {-text.height() - gap, gap, -text.height() - 4 * gap, 4 * gap, -text.height() / 2}) {
+        for (const double dx :
+             {gap, -text.width() - gap, -text.width() / 2, 4 * gap, -text.width() - 4 * gap})
+            offsets.append(QPointF(dx, dy));
+    }
+    QRectF chosen;
+    for (int pass = 0; pass < 2 && chosen.isNull(); ++pass) {
+        for (const QPointF &o : offsets) {
+            const QRectF box = QRectF(at + o, text.size()).adjusted(-pad, -pad, pad, pad);
+            if (!plot.contains(box))
+                continue;
+            const QPolygonF scene = chart->mapToScene(box);
+            if (pass == 0 && std::any_of(labels.cbegin(), labels.cend(),
+                                         [&scene](const QPolygonF &l) { return l.intersects(scene); }))
+                continue;
+            chosen = box;
+            break;
+        }
+    }
+    if (chosen.isNull()) {
+        // No corner inside the plot (a small dock): kept inside the chart, moved in from its edges.
+        chosen = QRectF(at + offsets.first(), text.size()).adjusted(-pad, -pad, pad, pad);
+        const QRectF bounds = chart->rect();
+        chosen.moveLeft(std::clamp(chosen.left(), bounds.left(),
+                                   std::max(bounds.left(), bounds.right() - chosen.width())));
+        chosen.moveTop(std::clamp(chosen.top(), bounds.top(),
+                                  std::max(bounds.top(), bounds.bottom() - chosen.height())));
+    }
+    m_calloutBox->setRect(chosen);
+    m_callout->setPos(chosen.topLeft() + QPointF(pad, pad));
+    m_calloutBox->show();
     m_callout->show();
+}
+
+QRectF RooflineChartView::calloutShape() const
+{
+    if (!m_calloutBox || !m_calloutBox->isVisible())
+        return {};
+    return m_calloutBox->mapToScene(m_calloutBox->rect()).boundingRect();
 }
 
 bool RooflineChartView::exportPng(const QString &path) const

@@ -13,6 +13,7 @@
 
 class QChart;
 class QChartView;
+class QGraphicsRectItem;
 class QGraphicsSimpleTextItem;
 class QPolygonF;
 class QLabel;
@@ -53,6 +54,22 @@ public:
     Ranges ranges() const { return m_ranges; }
     // The text a hover over point shows: FLOP/B, GB/s, FLOP/s and the share of the roof above it.
     QString describe(const RooflinePoint &point) const;
+    // The roof a point sits under: the lower of the highest compute roof and the highest bandwidth
+    // roof at its intensity, and that ceiling's label (empty label: no roof).
+    struct RoofAbove
+    {
+        double value = 0;
+        QString label;
+    };
+    RoofAbove roofAbove(const RooflinePoint &point) const;
+    // "_rmsnorm_kernel (candidate): 0.25 FLOP/B, 1.06 TFLOP/s, 4,231 GB/s: 88% of copy 4.17 TB/s
+    // (measured)": the selected point's numbers, always shown above the plot (no hover needed).
+    QString selectedText() const;
+    QLabel *selectedLabel() const { return m_selectedInfo; }
+    // The hover callout's box in scene coordinates (tests: clear of the ceiling labels).
+    QRectF calloutShape() const;
+    // Shows the callout of a point as a hover does (tests, and the selected point's ring).
+    void showCalloutFor(const RooflinePoint &point);
     // Fixed per kind, the same in both themes and for every profile (kernel, baseline, candidate).
     static QColor kindColor(const QString &kind);
     // Each ceiling label shown now, as the polygon it covers in the chart's scene (tests: none
@@ -71,6 +88,7 @@ private:
     void rebuild();
     void placeLabels();
     void showCallout(const QPointF &value, bool show);
+    void updateSelectedInfo();
     const RooflinePoint *pointNear(const QPointF &value) const;
 
     RooflineData m_data;
@@ -78,6 +96,8 @@ private:
     QString m_selectedKey;
     QChartView *m_view;
     QLabel *m_status;
+    QLabel *m_selectedInfo;
+    QGraphicsRectItem *m_calloutBox = nullptr;
     QScatterSeries *m_selectedSeries = nullptr;
     QGraphicsSimpleTextItem *m_callout = nullptr;
     Ranges m_ranges;

@@ -7,6 +7,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QHash>
 
 #include <algorithm>
 
@@ -57,6 +58,7 @@ void SassModel::setFunction(SassFunction function, std::vector<Row> rows)
         if (s > 0)
             bySamples.emplace_back(s, i);
     }
+    m_totalSamples = total;
     std::sort(bySamples.begin(), bySamples.end(), std::greater<>());
     m_hot.assign(m_function.instructions.size(), false);
     for (size_t k = 0; k < bySamples.size(); ++k) {
@@ -132,21 +134,78 @@ QString SassModel::lineText(int row) const
     return instructionText(m_function.instructions[size_t(m_rows[size_t(row)].instruction)]);
 }
 
-QString SassModel::topStall(const SassInstruction &in)
+QString SassModel::stallWords(const QString &ncuReason)
 {
-    qint64 total = 0;
+    // Nsight Compute's warp-state descriptions (its Kernel Profiling Guide), shortened to what the
+    // warp waits for. ncu spells a reason stall_long_sb in source pages and long_scoreboard in
+    // metrics; some versions add _throttle.
+    static const QHash<QString, QString> words{
+        {QStringLiteral("long_sb"), QStringLiteral("waiting on global memory")},
+        {QStringLiteral("long_scoreboard"), QStringLiteral("waiting on global memory")},
+        {QStringLiteral("short_sb"), QStringLiteral("waiting on shared memory or MUFU")},
+        {QStringLiteral("short_scoreboard"), QStringLiteral("waiting on shared memory or MUFU")},
+        {QStringLiteral("barrier"), QStringLiteral("waiting at a block barrier")},
+        {QStringLiteral("membar"), QStringLiteral("waiting at a memory barrier")},
+        {QStringLiteral("branch_resolving"), QStringLiteral("resolving a branch")},
+        {QStringLiteral("dispatch"), QStringLiteral("dispatch stalled")},
+        {QStringLiteral("dispatch_stall"), QStringLiteral("dispatch stalled")},
+        {QStringLiteral("drain"), QStringLiteral("draining stores at exit")},
+        {QStringLiteral("imc"), QStringLiteral("constant cache miss")},
+        {QStringLiteral("imc_miss"), QStringLiteral("constant cache miss")},
+        {QStringLiteral("lg"), QStringLiteral("memory queue full (global/local)")},
+        {QStringLiteral("lg_throttle"), QStringLiteral("memory queue full (global/local)")},
+        {QStringLiteral("math"), QStringLiteral("math pipe busy")},
+        {QStringLiteral("math_pipe_throttle"), QStringLiteral("math pipe busy")},
+        {QStringLiteral("mio"), QStringLiteral("shared memory queue full")},
+        {QStringLiteral("mio_throttle"), QStringLiteral("shared memory queue full")},
+        {QStringLiteral("misc"), QStringLiteral("other (misc)")},
+        {QStringLiteral("no_inst"), QStringLiteral("no instruction fetched")},
+        {QStringLiteral("no_instruction"), QStringLiteral("no instruction fetched")},
+        {QStringLiteral("not_selected"), QStringLiteral("ready, another warp issued")},
+        {QStringLiteral("selected"), QStringLiteral("issuing (no stall)")},
+        {QStringLiteral("sleep"), QStringLiteral("sleeping")},
+        {QStringLiteral("sleeping"), QStringLiteral("sleeping")},
+        {QStringLiteral("tex"), QStringLiteral("texture queue full")},
+        {QStringLiteral("tex_throttle"), QStringLiteral("texture queue full")},
+        {QStringLiteral("wait"), QStringLiteral("fixed-latency wait")},
+        {QStringLiteral("gmma"), QStringLiteral("waiting on a warpgroup MMA")},
+        {QStringLiteral("lsu"), QStringLiteral("load/store queue full")},
+    };
+    QString key = ncuReason.trimmed();
+    if (key.startsWith(QLatin1String("stall_")))
+        key = key.mid(6);
+    if (key.startsWith(QLatin1String("smsp__pcsamp_warps_issue_stalled_")))
+        key = key.mid(33);
+    return words.value(key, key);
+}
+
+QString SassModel::topStallReason(const SassInstruction &in)
+{
     const std::pair<const QString, qint64> *top = nullptr;
     for (const auto &entry : in.stallReasons) {
-        total += entry.second;
         if (!top || entry.second > top->second)
             top = &entry;
     }
-    if (!top || top->second <= 0 || total <= 0)
+    return top && top->second > 0 ? top->first : QString();
+}
+
+QString SassModel::topStall(const SassInstruction &in)
+{
+    qint64 total = 0;
+    for (const auto &entry : in.stallReasons)
+        total += entry.second;
+    const QString reason = topStallReason(in);
+    if (reason.isEmpty() || total <= 0)
         return {};
-    QString reason = top->first;
-    if (reason.startsWith(QLatin1String("stall_")))
-        reason = reason.mid(6);
-    return QStringLiteral("%1 %2 %").arg(reason).arg(qRound(100.0 * double(top->second) / double(total)));
+    return QStringLiteral("%1 %2%")
+        .arg(stallWords(reason))
+        .arg(qRound(100.0 * double(in.stallReasons.at(reason)) / double(total)));
+}
+
+int SassModel::hotIndex(int row) const
+{
+    const auto it = std::lower_bound(m_hotRows.begin(), m_hotRows.end(), row);
+    return it != m_hotRows.end() && *it == row ? int(it - m_hotRows.begin()) + 1 : 0;
 }
 
 int SassModel::find(const QString &needle, int from) const
@@ -209,7 +268,14 @@ QVariant SassModel::data(const QModelIndex &index, int role) const
         case InstructionColumn:
             return instructionText(in);
         case StallSamplesColumn:
-            return in.stallSamples ? QVariant(qlonglong(*in.stallSamples)) : QVariant();
+            if (!in.stallSamples)
+                return {};
+            // The share says how much this line matters; the count how sure that is.
+            return m_totalSamples > 0 && *in.stallSamples > 0
+                       ? QStringLiteral("%1  %2%")
+                             .arg(*in.stallSamples)
+                             .arg(100.0 * double(*in.stallSamples) / double(m_totalSamples), 0, 'f', 1)
+                       : QString::number(*in.stallSamples);
         case TopStallColumn:
             return topStall(in);
         case ExecutedColumn:
@@ -227,9 +293,9 @@ QVariant SassModel::data(const QModelIndex &index, int role) const
                     sorted.emplace_back(samples, reason);
             }
             std::sort(sorted.begin(), sorted.end(), std::greater<>());
-            QStringList reasons{tr("Stall samples by reason:")};
+            QStringList reasons{tr("Stall samples by reason (ncu's name):")};
             for (const auto &[samples, reason] : sorted)
-                reasons.append(QStringLiteral("%1: %2").arg(reason).arg(samples));
+                reasons.append(QStringLiteral("%1 (%2): %3").arg(stallWords(reason), reason).arg(samples));
             return reasons.join(QLatin1Char('\n'));
         }
     case Qt::TextAlignmentRole:
@@ -268,7 +334,7 @@ QVariant SassModel::headerData(int section, Qt::Orientation orientation, int rol
     case InstructionColumn:
         return tr("Instruction");
     case StallSamplesColumn:
-        return tr("Stall samples");
+        return tr("Samples  share");
     case TopStallColumn:
         return tr("Top stall");
     case ExecutedColumn:

@@ -22,8 +22,8 @@ public:
     enum Column {
         AddressColumn,
         InstructionColumn,
-        StallSamplesColumn,
-        TopStallColumn, // the reason most of the line's samples give, with its share
+        StallSamplesColumn, // the line's samples and their share of the function's
+        TopStallColumn,     // the reason most of the line's samples give, in words, with its share
         ExecutedColumn,
         ColumnCount
     };
@@ -64,8 +64,16 @@ public:
     // Rows of the hot lines in row order, and the row with the most samples (-1 when none).
     const std::vector<int> &hotRows() const { return m_hotRows; }
     int hottestRow() const { return m_hottestRow; }
-    // "long_sb 62 %": a stall reason as ncu names it (stall_ prefix dropped) and its share.
+    // "waiting on global memory 62%": the reason most of the line's samples give, in words, and
+    // its share of them; topStallReason() gives ncu's name of it (stall_long_sb).
     static QString topStall(const SassInstruction &instruction);
+    static QString topStallReason(const SassInstruction &instruction);
+    // ncu's stall reason (stall_long_sb, long_scoreboard, ...) in words a reader knows; the name
+    // itself when it is not one of the documented reasons.
+    static QString stallWords(const QString &ncuReason);
+    // Every sample of the function, and the 1-based place of a row among the hot rows (0: not hot).
+    qint64 totalSamples() const { return m_totalSamples; }
+    int hotIndex(int row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -81,6 +89,7 @@ private:
     QVector<QVector<LineHighlighter::Span>> m_spans; // per instruction
     std::unique_ptr<LineHighlighter> m_highlighter;
     qint64 m_maxSamples = 0;
+    qint64 m_totalSamples = 0;
     std::vector<bool> m_hot; // per instruction
     std::vector<int> m_hotRows;
     int m_hottestRow = -1;

@@ -30,8 +30,8 @@ SassView::SassView(QWidget *parent)
     : QWidget(parent), m_title(new QLabel(this)), m_search(new QLineEdit(this)), m_jump(new QLineEdit(this)),
       m_stack(new QStackedWidget(this)), m_empty(new QLabel(this)), m_model(new SassModel(this)),
       m_proxy(new QSortFilterProxyModel(this)), m_heatBar(new HeatScrollBar(this)),
-      m_previousHot(new QToolButton(this)), m_nextHot(new QToolButton(this)),
-      m_leftModel(new SassModel(this)), m_rightModel(new SassModel(this))
+      m_previousHot(new QToolButton(this)), m_nextHot(new QToolButton(this)), m_hotLabel(new QLabel(this)),
+      m_note(new QLabel(this)), m_leftModel(new SassModel(this)), m_rightModel(new SassModel(this))
 {
     m_proxy->setSourceModel(m_model);
     m_proxy->setSortRole(SassModel::SortRole);
@@ -89,9 +89,20 @@ SassView::SassView(QWidget *parent)
     m_stack->addWidget(m_table);
     m_stack->addWidget(m_diffPage);
 
+    m_hotLabel->setObjectName(QStringLiteral("hotLine"));
+    m_hotLabel->setWordWrap(true);
+    m_hotLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_note->setWordWrap(true);
+    m_note->hide();
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &SassView::updateHotLabel);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &SassView::updateHotLabel);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(bar);
+    layout->addWidget(m_note);
+    layout->addWidget(m_hotLabel);
     layout->addWidget(m_stack, 1);
     applyTheme();
     clear(tr(
@@ -116,8 +127,12 @@ QTableView *SassView::makeTable(QAbstractItemModel *model)
     table->horizontalHeader()->setStretchLastSection(false);
     table->setColumnWidth(SassModel::AddressColumn, 70);
     table->setColumnWidth(SassModel::InstructionColumn, 300);
-    table->setColumnWidth(SassModel::StallSamplesColumn, 100);
-    table->setColumnWidth(SassModel::TopStallColumn, 135);
+    table->setColumnWidth(SassModel::StallSamplesColumn,
+                          table->fontMetrics().horizontalAdvance(QStringLiteral("123456  100.0%")) + 12);
+    table->setColumnWidth(
+        SassModel::TopStallColumn,
+        table->fontMetrics().horizontalAdvance(QStringLiteral("waiting on global memory 100%")) + 12);
+    table->setTabKeyNavigation(false);
     table->setColumnWidth(SassModel::ExecutedColumn, 80);
     return table;
 }
@@ -127,8 +142,40 @@ void SassView::showPage(QWidget *page)
     m_stack->setCurrentWidget(page);
 }
 
+void SassView::setNote(const QString &note)
+{
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
+}
+
+void SassView::updateHotLabel()
+{
+    const int hot = int(m_model->hotRows().size());
+    if (isDiffShown() || hot == 0 || m_stack->currentWidget() != m_table) {
+        m_hotLabel->setVisible(false);
+        return;
+    }
+    const int row = currentRow();
+    const int k = row >= 0 ? m_model->hotIndex(row) : 0;
+    QString text = k > 0 ? tr("<b>Hot line %1 of %2</b>").arg(k).arg(hot)
+                         : tr("Not a hot line (%n hot line(s): F3 steps to them)", nullptr, hot);
+    if (row >= 0 && m_model->function().instructions.size() > size_t(0)) {
+        const QModelIndex samples = m_model->index(row, SassModel::StallSamplesColumn);
+        const qint64 n = samples.data(SassModel::StallSamplesRole).toLongLong();
+        const qint64 total = m_model->totalSamples();
+        const QString stall = m_model->index(row, SassModel::TopStallColumn).data().toString();
+        if (n > 0 && total > 0)
+            text += tr(": %1% of the samples").arg(100.0 * double(n) / double(total), 0, 'f', 1);
+        if (!stall.isEmpty())
+            text += tr(", top stall: %1").arg(stall.toHtmlEscaped());
+    }
+    m_hotLabel->setText(text);
+    m_hotLabel->setVisible(true);
+}
+
 void SassView::setFunction(const SassFunction &function)
 {
+    setNote({});
     m_model->setFunction(function);
     const bool hasSamples =
         std::any_of(function.instructions.begin(), function.instructions.end(),
@@ -148,6 +195,7 @@ void SassView::setFunction(const SassFunction &function)
         m_empty->setText(tr("%1 has no instructions.").arg(function.name));
     // Open where the samples are, as Nsight's source view does not: the hottest line, centred.
     showRow(m_model->hottestRow() >= 0 ? m_model->hottestRow() : 0);
+    updateHotLabel();
 }
 
 void SassView::showRow(int modelRow)
@@ -218,8 +266,10 @@ void SassView::showEvent(QShowEvent *event)
     }
 }
 
-void SassView::setDiff(const SassFunction &baseline, const SassFunction &candidate)
+void SassView::setDiff(const SassFunction &baseline, const SassFunction &candidate, const QString &leftLabel,
+                       const QString &rightLabel)
 {
+    setNote({});
     const SassDiff diff = SassDiff::align(baseline, candidate);
     m_leftModel->setFunction(baseline, diff.left);
     m_rightModel->setFunction(candidate, diff.right);
@@ -228,9 +278,12 @@ void SassView::setDiff(const SassFunction &baseline, const SassFunction &candida
             t->setColumnHidden(c, true);
     }
     m_title->setText(
-        tr("<b>Diff</b> baseline %1 | candidate %2: %n changed line(s)", nullptr, diff.changedLines)
-            .arg(baseline.name.toHtmlEscaped(), candidate.name.toHtmlEscaped()));
+        tr("<b>Diff</b> %1 | %2: %n changed line(s)", nullptr, diff.changedLines)
+            .arg((leftLabel.isEmpty() ? tr("baseline %1").arg(baseline.name) : leftLabel).toHtmlEscaped(),
+                 (rightLabel.isEmpty() ? tr("candidate %1").arg(candidate.name) : rightLabel)
+                     .toHtmlEscaped()));
     showPage(m_diffPage);
+    updateHotLabel();
 }
 
 void SassView::clear(const QString &emptyMessage)
@@ -239,6 +292,8 @@ void SassView::clear(const QString &emptyMessage)
     m_title->clear();
     m_empty->setText(emptyMessage);
     showPage(m_empty);
+    setNote({});
+    updateHotLabel();
 }
 
 bool SassView::isDiffShown() const

@@ -29,7 +29,9 @@ public:
     explicit SassView(QWidget *parent = nullptr);
 
     void setFunction(const SassFunction &function);
-    void setDiff(const SassFunction &baseline, const SassFunction &candidate);
+    // Side by side; the labels name each side (default: baseline and candidate).
+    void setDiff(const SassFunction &baseline, const SassFunction &candidate, const QString &leftLabel = {},
+                 const QString &rightLabel = {});
     // Says why there is nothing to show.
     void clear(const QString &emptyMessage);
 
@@ -46,6 +48,11 @@ public:
     // The model row the main table's current index shows (-1 when none).
     int currentRow() const;
     HeatScrollBar *heatBar() const { return m_heatBar; }
+    // "Hot line 1 of 7: 8.1% of the samples, top stall: waiting on global memory (62%)": the
+    // current line's place among the hot lines and why it stalls, always in view above the table.
+    QLabel *hotLabel() const { return m_hotLabel; }
+    // Above the listing: why it is not the selected kernel's (it has no disassembly here).
+    void setNote(const QString &note);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -58,6 +65,7 @@ private:
     // Selects a model row of the main table and centres it.
     void showRow(int modelRow);
     void updateHeatMarks();
+    void updateHotLabel();
 
     QLabel *m_title;
     QLineEdit *m_search;
@@ -70,6 +78,8 @@ private:
     HeatScrollBar *m_heatBar;
     QToolButton *m_previousHot;
     QToolButton *m_nextHot;
+    QLabel *m_hotLabel;
+    QLabel *m_note;
     int m_pendingRow = -1; // centred again once the table has its size
     QWidget *m_diffPage;
     SassModel *m_leftModel;

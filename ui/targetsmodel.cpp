@@ -35,9 +35,14 @@ void TargetsModel::refresh(const QString &root, const QList<RunSummary> &runs,
         const QString baselineFile = QFileInfo(t.baselinePath).fileName();
         const QString candidateFile = t.name + QStringLiteral("_candidate.py");
         for (auto it = runs.crbegin(); it != runs.crend(); ++it) {
-            if (it->tool == QLatin1String("bench") &&
-                (it->arguments.contains(baselineFile) || it->arguments.contains(candidateFile))) {
-                t.latestBench = it->summary;
+            // Which script it timed is said: the column sits beside Candidate, and a baseline's
+            // time read there as the candidate's (issue 45).
+            if (it->tool == QLatin1String("bench") && it->arguments.contains(candidateFile)) {
+                t.latestBench = tr("candidate: %1").arg(it->summary);
+                break;
+            }
+            if (it->tool == QLatin1String("bench") && it->arguments.contains(baselineFile)) {
+                t.latestBench = tr("baseline: %1").arg(it->summary);
                 break;
             }
         }
@@ -45,7 +50,9 @@ void TargetsModel::refresh(const QString &root, const QList<RunSummary> &runs,
             if (r.target != t.name || !r.recorded)
                 continue;
             ++t.records;
-            if (r.speedup && (!t.bestSpeedup || *r.speedup > *t.bestSpeedup)) {
+            // Only a correct, faster verify is a best (a slower one has a speedup below 1 too).
+            if (r.verdict == QLatin1String("faster") && r.speedup &&
+                (!t.bestSpeedup || *r.speedup > *t.bestSpeedup)) {
                 t.bestSpeedup = r.speedup;
                 t.bestWho = r.who;
             }

@@ -1,19 +1,55 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "verifyhistorymodel.h"
 
+#include "record/leaderboard.h"
+
 #include <QColor>
+
+#include <algorithm>
+#include <cmath>
 
 namespace hotkernel {
 
 namespace {
 
-// The unit is in the header; four decimals tell 0.4592 from 0.4601 without losing the spread.
-QString meanStd(double mean, double std)
+// In microseconds with two decimals, as record and the leaderboard write them; a side that never
+// ran (an incorrect verify stopped at its first pair) shows none rather than zeros.
+QString meanStd(int n, double meanMs, double stdMs)
 {
-    return QStringLiteral("%1 ± %2").arg(mean, 0, 'f', 4).arg(std, 0, 'f', 4);
+    if (n <= 0 || !(meanMs > 0))
+        return QStringLiteral("-");
+    return Leaderboard::timeCell(meanMs, stdMs);
+}
+
+// Two decimals, more when the interval's ends would read alike (1.003x [1.001, 1.005]).
+int decimalsFor(double speedup, const std::optional<std::pair<double, double>> &interval)
+{
+    int decimals = speedup >= 10 ? 1 : 2;
+    if (interval && interval->second > interval->first)
+        decimals = std::max(decimals, int(std::ceil(-std::log10(interval->second - interval->first))) + 1);
+    return std::clamp(decimals, 1, 4);
 }
 
 } // namespace
+
+QString VerifyHistoryModel::speedupText(const VerifyRecord &r)
+{
+    if (!r.speedup)
+        return r.verdict.isEmpty() || r.measured() ? QString()
+                                                   : QStringLiteral("%1: %2").arg(r.verdict, r.reason);
+    const int d = decimalsFor(*r.speedup, r.ci99);
+    QString text = QStringLiteral("%1x").arg(*r.speedup, 0, 'f', d);
+    if (r.ci99)
+        text += QStringLiteral(" [%1, %2]").arg(r.ci99->first, 0, 'f', d).arg(r.ci99->second, 0, 'f', d);
+    return text;
+}
+
+QString VerifyHistoryModel::outcomeText(const VerifyRecord &r)
+{
+    if (!r.speedup)
+        return speedupText(r);
+    return tr("%1 %2 (%3n %4)").arg(r.verdict, speedupText(r), r.ci99 ? tr("99%, ") : QString()).arg(r.n);
+}
 
 VerifyHistoryModel::VerifyHistoryModel(QObject *parent) : QAbstractTableModel(parent) {}
 
@@ -89,6 +125,8 @@ QVariant VerifyHistoryModel::data(const QModelIndex &index, int role) const
         return index.column() == VerdictColumn ? QVariant(verdictColor(r.verdict)) : QVariant();
     case Qt::ToolTipRole: {
         const QString where = r.path.isEmpty() ? tr("verified in this session, not recorded") : r.path;
+        if (index.column() == SpeedupColumn || index.column() == VerdictColumn)
+            return QString(r.verdict + QStringLiteral(": ") + r.reason + QLatin1Char('\n') + where);
         // Who and the note are elided in a narrow dock: the tooltip says them whole.
         if (index.column() == WhoColumn && !r.who.isEmpty())
             return QString(r.who + QLatin1Char('\n') + where);
@@ -104,13 +142,21 @@ QVariant VerifyHistoryModel::data(const QModelIndex &index, int role) const
         case NColumn:
             return r.n;
         case BaselineColumn:
-            return meanStd(r.baselineMeanMs, r.baselineStdMs);
+            return meanStd(r.n, r.baselineMeanMs, r.baselineStdMs);
         case CandidateColumn:
-            return meanStd(r.candidateMeanMs, r.candidateStdMs);
+            return meanStd(r.n, r.candidateMeanMs, r.candidateStdMs);
         case VerdictColumn:
             return r.recorded ? r.verdict : tr("%1 (not recorded)").arg(r.verdict);
         case SpeedupColumn:
-            return r.speedup ? QStringLiteral("%1x").arg(*r.speedup, 0, 'f', 3) : QString();
+            return speedupText(r);
+        case ProtocolColumn: {
+            QStringList parts;
+            for (const QString &part : {r.rule, r.mode}) {
+                if (!part.isEmpty())
+                    parts.append(part);
+            }
+            return parts.join(QStringLiteral(", "));
+        }
         case WhoColumn:
             return r.who;
         case NoteColumn:
@@ -130,13 +176,15 @@ QVariant VerifyHistoryModel::headerData(int section, Qt::Orientation orientation
     case NColumn:
         return tr("n");
     case BaselineColumn:
-        return tr("Baseline (ms)");
+        return tr("Baseline us ± std");
     case CandidateColumn:
-        return tr("Candidate (ms)");
+        return tr("Candidate us ± std");
     case VerdictColumn:
         return tr("Verdict");
     case SpeedupColumn:
-        return tr("Speedup");
+        return tr("Speedup [99%]");
+    case ProtocolColumn:
+        return tr("Protocol");
     case WhoColumn:
         return tr("Who");
     case NoteColumn:

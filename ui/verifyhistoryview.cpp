@@ -26,8 +26,11 @@ namespace hotkernel {
 
 VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     : QWidget(parent), m_model(model), m_table(new QTableView(this)),
-      m_chartView(new QChartView(new QChart, this)), m_empty(new QLabel(this))
+      m_chartView(new QChartView(new QChart, this)), m_empty(new QLabel(this)), m_latest(new QLabel(this))
 {
+    m_latest->setObjectName(QStringLiteral("latestVerify"));
+    m_latest->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_latest->setWordWrap(true); // an incorrect run's reason is a sentence
     m_table->setModel(model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
@@ -50,8 +53,9 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     m_chartView->chart()->setMargins(QMargins(2, 2, 8, 2));
     m_chartView->chart()->layout()->setContentsMargins(0, 0, 0, 0);
     m_chartView->chart()->setBackgroundRoundness(0);
-    m_chartView->setToolTip(tr("Speedup = baseline time / candidate time per verify, in order. Dotted: "
-                               "the baseline (1x); dashed: the best correct speedup so far."));
+    m_chartView->setToolTip(tr("Speedup = baseline time / candidate time per verify, in order, with its 99% "
+                               "interval as a bar. Dotted: the baseline (1x); dashed: the best correct "
+                               "speedup so far. Incorrect and invalid verifies have no speedup."));
     m_empty->setWordWrap(true);
     m_empty->setText(
         tr("No verify yet for this target. Verify it (Verify in the toolbar, or `hotkernel verify`) "
@@ -64,6 +68,7 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_empty);
+    layout->addWidget(m_latest);
     layout->addWidget(splitter, 1);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
@@ -119,6 +124,18 @@ void VerifyHistoryView::rebuildChart()
     fitWhoColumn();
     const auto &records = m_model->shown();
     m_empty->setVisible(records.empty());
+    m_latest->setVisible(!records.empty());
+    if (!records.empty()) {
+        const VerifyRecord &last = records.back();
+        QString protocol = last.rule;
+        if (!last.mode.isEmpty())
+            protocol += (protocol.isEmpty() ? QString() : QStringLiteral(", ")) + last.mode;
+        m_latest->setText(tr("Latest verify: <b style=\"color:%1\">%2</b>%3")
+                              .arg(VerifyHistoryModel::verdictColor(last.verdict).name(),
+                                   VerifyHistoryModel::outcomeText(last).toHtmlEscaped(),
+                                   protocol.isEmpty() ? QString() : QStringLiteral(", ") + protocol));
+        m_latest->setToolTip(last.reason);
+    }
     chart->setTitle(records.empty() ? tr("Verify history") : tr("%1: speedup").arg(m_model->target()));
     if (records.empty())
         return;
@@ -128,14 +145,16 @@ void VerifyHistoryView::rebuildChart()
     QMap<QString, QScatterSeries *> byVerdict;
     auto *best = new QLineSeries;
     best->setName(tr("best so far"));
-    double lo = std::numeric_limits<double>::max(), hi = 0, bestSoFar = 0;
+    QList<QLineSeries *> intervals; // one vertical bar per verify: its 99% interval
+    // The baseline's 1x is always in range: "faster or not" is the chart's first question.
+    double lo = 1.0, hi = 1.0, bestSoFar = 0;
     for (size_t i = 0; i < records.size(); ++i) {
         const VerifyRecord &r = records[i];
         const double x = double(i + 1);
-        const double speedup =
-            r.speedup ? *r.speedup : (r.candidateMeanMs > 0 ? r.baselineMeanMs / r.candidateMeanMs : 0);
-        if (!(speedup > 0))
+        // Incorrect and invalid runs have no speedup to plot; the table says why.
+        if (!r.speedup || !(*r.speedup > 0))
             continue;
+        const double speedup = *r.speedup;
         line->append(x, speedup);
         QScatterSeries *&points = byVerdict[r.verdict];
         if (!points) {
@@ -146,6 +165,18 @@ void VerifyHistoryView::rebuildChart()
             points->setBorderColor(VerifyHistoryModel::verdictColor(r.verdict).darker(130));
         }
         points->append(x, speedup);
+        if (r.ci99 && r.ci99->first > 0 && r.ci99->second >= r.ci99->first) {
+            auto *bar = new QLineSeries;
+            bar->setName(tr("99% interval"));
+            bar->append(x, r.ci99->first);
+            bar->append(x, r.ci99->second);
+            QPen pen(VerifyHistoryModel::verdictColor(r.verdict));
+            pen.setWidth(3);
+            bar->setPen(pen);
+            intervals.append(bar);
+            lo = std::min(lo, r.ci99->first);
+            hi = std::max(hi, r.ci99->second);
+        }
         // Only a correct, faster result can be the best so far.
         if (r.verdict == QLatin1String("faster"))
             bestSoFar = std::max(bestSoFar, speedup);
@@ -154,14 +185,14 @@ void VerifyHistoryView::rebuildChart()
         lo = std::min(lo, speedup);
         hi = std::max(hi, speedup);
     }
-    if (hi <= 0) {
+    if (line->count() == 0) {
         delete line;
         delete best;
         qDeleteAll(byVerdict);
         return;
     }
-    // Fitted to the speedups (12.5x-12.9x must not be a flat line at the top of 0-13x); log when
-    // they span more than 3x, so 0.5x and 12x both stay readable.
+    // Fitted to the speedups and 1x (a lone 0.71x must not zoom to 0.705-0.725x and lose the
+    // baseline); log when they span more than 3x, so 0.5x and 12x both stay readable.
     m_logAxis = hi / lo > 3;
     QAbstractAxis *y = nullptr;
     if (m_logAxis) {
@@ -194,18 +225,16 @@ void VerifyHistoryView::rebuildChart()
     chart->addAxis(y, Qt::AlignLeft);
 
     QList<QAbstractSeries *> series;
-    // The baseline (1x) where the axis reaches it, in a colour both themes show.
-    if (m_range.first <= 1.0 && m_range.second >= 1.0) {
-        auto *one = new QLineSeries;
-        one->setName(tr("baseline 1x"));
-        one->append(0.5, 1.0);
-        one->append(double(records.size()) + 0.5, 1.0);
-        QPen pen(dark ? QColor(200, 200, 210) : QColor(90, 90, 100));
-        pen.setWidth(2);
-        pen.setStyle(Qt::DotLine);
-        one->setPen(pen);
-        series.append(one);
-    }
+    // The baseline (1x), in a colour both themes show.
+    auto *one = new QLineSeries;
+    one->setName(tr("baseline 1x"));
+    one->append(0.5, 1.0);
+    one->append(double(records.size()) + 0.5, 1.0);
+    QPen pen(dark ? QColor(200, 200, 210) : QColor(90, 90, 100));
+    pen.setWidth(2);
+    pen.setStyle(Qt::DotLine);
+    one->setPen(pen);
+    series.append(one);
     QPen linePen(dark ? QColor(150, 170, 220) : QColor(70, 90, 150));
     linePen.setWidthF(1.5);
     line->setPen(linePen);
@@ -219,6 +248,8 @@ void VerifyHistoryView::rebuildChart()
     } else {
         delete best;
     }
+    for (QLineSeries *bar : std::as_const(intervals))
+        series.append(bar);
     for (QScatterSeries *points : std::as_const(byVerdict))
         series.append(points);
     for (QAbstractSeries *s : std::as_const(series)) {

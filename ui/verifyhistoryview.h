@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The selected target's verifies: a table of every row with units, beside a chart of the speedup per
-// experiment (log axis when the speedups span more than 3x, else fitted to them), the baseline's
-// 1x and the best so far. GUI thread; Qt Charts stays in here.
+// experiment with its 99% interval (log axis when they span more than 3x, else fitted to them and
+// 1x), the baseline's 1x and the best so far; above both, the latest verify in one line.
+// GUI thread; Qt Charts stays in here.
 #pragma once
 
 #include <QWidget>
@@ -21,6 +22,8 @@ public:
     explicit VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent = nullptr);
     QTableView *table() const { return m_table; }
     QChartView *chartView() const { return m_chartView; }
+    // "Latest verify: slower 0.71x [0.65, 0.78] (99%, n 7), welch, warm": always in view.
+    QLabel *latestLabel() const { return m_latest; }
     // Series in the chart now (tests): candidate, band, best so far.
     int seriesCount() const;
     // The speedup axis now: log or linear, and its range (tests).
@@ -39,6 +42,7 @@ private:
     QTableView *m_table;
     QChartView *m_chartView;
     QLabel *m_empty;
+    QLabel *m_latest;
     bool m_logAxis = false;
     QPair<double, double> m_range;
 };

@@ -16,6 +16,41 @@ bool WindowOptions::isWindowArgument(const QString &argument)
            argument.startsWith(QLatin1String("--screenshot="));
 }
 
+bool WindowOptions::isQtArgument(const QString &argument, bool *withValue)
+{
+    // QGuiApplication's and QApplication's documented options.
+    static const QStringList valued{QStringLiteral("style"),           QStringLiteral("stylesheet"),
+                                    QStringLiteral("platform"),        QStringLiteral("platformpluginpath"),
+                                    QStringLiteral("platformtheme"),   QStringLiteral("plugin"),
+                                    QStringLiteral("qwindowgeometry"), QStringLiteral("qwindowtitle"),
+                                    QStringLiteral("qwindowicon"),     QStringLiteral("session"),
+                                    QStringLiteral("display"),         QStringLiteral("geometry"),
+                                    QStringLiteral("title"),           QStringLiteral("name")};
+    static const QStringList plain{QStringLiteral("reverse"), QStringLiteral("widgetcount"),
+                                   QStringLiteral("nograb"), QStringLiteral("dograb"),
+                                   QStringLiteral("sync")};
+    if (!argument.startsWith(QLatin1Char('-')) || argument.startsWith(QLatin1String("--")))
+        return false;
+    const QString word = argument.mid(1).section(QLatin1Char('='), 0, 0);
+    const bool hasEquals = argument.contains(QLatin1Char('='));
+    if (withValue)
+        *withValue = valued.contains(word) && !hasEquals;
+    return valued.contains(word) || (plain.contains(word) && !hasEquals);
+}
+
+QString WindowOptions::help()
+{
+    return QStringLiteral(
+        "window options: --demo (the bundled demo session), --theme light|dark,\n"
+        "                --screenshot DIR (write PNGs of the window and each pane, then exit; with\n"
+        "                QT_QPA_PLATFORM=offscreen no display is needed), and Qt's standard options\n"
+        "                (-style NAME, -platform NAME, -reverse, -qwindowgeometry WxH+X+Y, ...)\n"
+        "window keys:    Ctrl+N new target, Ctrl+P profile, Ctrl+B bench, Ctrl+E verify, Ctrl+R record,\n"
+        "                Ctrl+T torch_trace, Ctrl+D disasm, Ctrl+Shift+D diff SASS, Ctrl+I GPU info,\n"
+        "                F5 reload; Alt+1..7 or F6 / Shift+F6 move between panes; F3 / Shift+F3 step\n"
+        "                through hot SASS lines\n");
+}
+
 QString WindowOptions::displayProblem(const QStringList &environment)
 {
     auto value = [&environment](const QString &key) {
@@ -61,6 +96,13 @@ WindowOptions WindowOptions::parse(const QStringList &arguments)
             o.error = QStringLiteral("%1 needs a value").arg(flag);
             return {};
         };
+        bool withValue = false;
+        if (isQtArgument(a, &withValue)) {
+            // QApplication took it already (it reads argv before these options are parsed).
+            if (withValue)
+                ++i;
+            continue;
+        }
         if (a == QLatin1String("--demo")) {
             o.demo = true;
         } else if (a.startsWith(QLatin1String("--theme"))) {
@@ -71,8 +113,8 @@ WindowOptions WindowOptions::parse(const QStringList &arguments)
             o.screenshotDir = value(QLatin1String("--screenshot"));
         } else {
             o.error =
-                QStringLiteral("unknown window option '%1'; the window takes --demo, --theme light|dark and "
-                               "--screenshot DIR")
+                QStringLiteral("unknown window option '%1'; the window takes --demo, --theme light|dark, "
+                               "--screenshot DIR and Qt's standard options (-style NAME, ...)")
                     .arg(a);
         }
         if (!o.error.isEmpty())

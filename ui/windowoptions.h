@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The window's command line: `hotkernel [--demo] [--theme light|dark] [--screenshot DIR]`.
+// The window's command line: `hotkernel [--demo] [--theme light|dark] [--screenshot DIR]` and
+// Qt's standard options (-style NAME, -platform NAME, -reverse...), which QApplication takes.
 #pragma once
 
 #include <QStringList>
@@ -17,6 +18,11 @@ struct WindowOptions
     QStringList screenshotThemes() const;
 
     static bool isWindowArgument(const QString &argument);
+    // One of Qt's own options (-style fusion, -platform offscreen, -reverse, ...), which QApplication
+    // takes; withValue: it takes the next word too (unless written -style=fusion).
+    static bool isQtArgument(const QString &argument, bool *withValue = nullptr);
+    // The window's options as `hotkernel --help` lists them.
+    static QString help();
     static WindowOptions parse(const QStringList &arguments);
     // Empty when a window can open; else a paragraph saying why not and what to run instead.
     // Called before QApplication exists: without a display Qt aborts in its constructor (134).

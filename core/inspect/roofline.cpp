@@ -161,7 +161,7 @@ RooflineData Roofline::chartData(const RooflineQuery &q, const RooflineEstimate 
     return data;
 }
 
-int Roofline::addKernelPoints(RooflineData &data, const KernelTable &table)
+int Roofline::addKernelPoints(RooflineData &data, const KernelTable &table, const QString &kind)
 {
     QMap<QString, int> missing; // reason -> kernels
     int added = 0;
@@ -187,8 +187,7 @@ int Roofline::addKernelPoints(RooflineData &data, const KernelTable &table)
             ++missing[why];
             continue;
         }
-        data.points.push_back(
-            {k.name, QStringLiteral("kernel"), *k.flops / *k.dramBytes, *k.flops / (k.avgNs * 1e-9), k.name});
+        data.points.push_back({k.name, kind, *k.flops / *k.dramBytes, *k.flops / (k.avgNs * 1e-9), k.name});
         ++added;
     }
     for (auto it = missing.cbegin(); it != missing.cend(); ++it)

@@ -76,8 +76,10 @@ public:
     // A "kernel" point (key: the kernel name) per kernel of the report that measured its FLOPs,
     // DRAM bytes and time: intensity flops / dramBytes, achieved flops / average time. Every other
     // kernel gets no point (no number is made up) and a line in data.notes counts them by reason.
-    // Returns the number of points added.
-    static int addKernelPoints(RooflineData &data, const KernelTable &table);
+    // Returns the number of points added. kind: "kernel", or in a comparison "baseline" (the
+    // before report's kernels, removed ones included) and "candidate" (the after report's).
+    static int addKernelPoints(RooflineData &data, const KernelTable &table,
+                               const QString &kind = QStringLiteral("kernel"));
     static QString toText(const RooflineQuery &query, const RooflineEstimate &estimate);
 };
 

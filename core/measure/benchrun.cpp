@@ -213,9 +213,8 @@ QString BenchRun::headline(const Json &r)
         return {};
     const double mean = s["mean_ms"].get<double>();
     const double spread = s.contains("std_ms") && s["std_ms"].is_number() ? s["std_ms"].get<double>() : 0.0;
-    // Three decimals read well from 0.1 ms up; shorter calls need a fourth to differ.
-    const int decimals = mean < 0.1 ? 4 : 3;
-    QString line = QStringLiteral("%1 ± %2 ms").arg(mean, 0, 'f', decimals).arg(spread, 0, 'f', decimals);
+    // Microseconds with two decimals, as record and the leaderboard write times.
+    QString line = QStringLiteral("%1 ± %2 us").arg(mean * 1000, 0, 'f', 2).arg(spread * 1000, 0, 'f', 2);
     if (s.contains("n") && s["n"].is_number_integer())
         line += QStringLiteral(" (n %1)").arg(s["n"].get<int>());
     return line;

@@ -13,6 +13,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -341,8 +342,11 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
     r["target"] = Json();
     r["verdict"] = toStd(verdict);
     r["reason"] = toStd(reason);
+    // Issue 41: the ratio of the scripts' own times is a claim, never the verify's speedup.
     r["speedup"] = Json();
-    r["claimed_speedup"] = measured ? Json(comparison.speedup) : Json();
+    r["claimed_speedup"] = measured && std::isfinite(comparison.speedup) && comparison.speedup > 0
+                               ? Json(comparison.speedup)
+                               : Json();
     r["speedup_ci95"] = measured ? intervalJson(comparison.ci95) : Json();
     r["speedup_ci99"] = measured ? intervalJson(comparison.ci99) : Json();
     r["rule"] = toStd(Statistics::ruleName(comparisonOptions.rule));

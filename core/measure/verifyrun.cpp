@@ -650,7 +650,11 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["target"] = b.haveFirst ? b.first.json.value("target", Json()) : Json();
     r["verdict"] = toStd(verdict);
     r["reason"] = toStd(reason);
-    r["speedup"] = verdict == QLatin1String("faster") ? Json(comparison.speedup) : Json();
+    // The estimate for every measured verdict (issue 45: a slower or inconclusive verify says by how
+    // much too); incorrect and invalid runs measured nothing worth a number, their reason says why.
+    r["speedup"] = measuredVerdict && std::isfinite(comparison.speedup) && comparison.speedup > 0
+                       ? Json(comparison.speedup)
+                       : Json();
     r["speedup_ci95"] = measuredVerdict ? intervalJson(comparison.ci95) : Json();
     r["speedup_ci99"] = measuredVerdict ? intervalJson(comparison.ci99) : Json();
     r["rule"] = toStd(Statistics::ruleName(o.comparison.rule));

@@ -46,8 +46,9 @@ QString VerifyRun::text(const Json &r)
     t += QStringLiteral("verdict:  %1: %2\n")
              .arg(toQt(r["verdict"].get<std::string>()).toUpper(), toQt(r["reason"].get<std::string>()));
     t += QStringLiteral("speedup:  %1   95% %2   99% %3\n")
-             .arg(r["speedup"].is_number() ? num(r["speedup"], 4) + QLatin1Char('x')
-                                           : QStringLiteral("- (only when faster)"),
+             .arg(r["speedup"].is_number()
+                      ? num(r["speedup"], 4) + QLatin1Char('x')
+                      : QStringLiteral("- (none: %1)").arg(toQt(r["verdict"].get<std::string>())),
                   interval(r["speedup_ci95"], r["speedup"]), interval(r["speedup_ci99"], r["speedup"]));
     t += QStringLiteral("rule:     %1 (alpha %2, min effect %3%)   n %4 %5 + %6 warm-up   mode %7 (workers: "
                         "baseline %8, candidate %9)\n")

@@ -35,13 +35,26 @@ std::optional<VerifyRecord> VerifyRecord::fromJson(const Json &json)
     r.baselineStdMs = number(b, "std_ms").value_or(0);
     r.candidateMeanMs = number(c, "mean_ms").value_or(0);
     r.candidateStdMs = number(c, "std_ms").value_or(0);
+    r.reason = stringField(json, "reason");
+    r.rule = stringField(json, "rule");
+    r.mode = stringField(json, "mode");
     r.speedup = number(json, "speedup");
+    // Results written before verify gave the estimate for every measured verdict: the means say it.
+    if (!r.speedup && r.measured() && r.baselineMeanMs > 0 && r.candidateMeanMs > 0)
+        r.speedup = r.baselineMeanMs / r.candidateMeanMs;
+    if (!r.measured())
+        r.speedup.reset();
+    if (json.contains("speedup_ci99") && json["speedup_ci99"].is_array() &&
+        json["speedup_ci99"].size() == 2 && json["speedup_ci99"][0].is_number() &&
+        json["speedup_ci99"][1].is_number())
+        r.ci99 = std::pair(json["speedup_ci99"][0].get<double>(), json["speedup_ci99"][1].get<double>());
     r.who = stringField(json, "who");
     r.note = stringField(json, "note");
     r.recorded = json.contains("recorded_at");
-    QString when = stringField(json, "recorded_at");
+    // The verify's own time, recorded or not: recording it later does not move it (issue 45).
+    QString when = stringField(json, "finished_at", stringField(json, "started_at"));
     if (when.isEmpty())
-        when = stringField(json, "finished_at", stringField(json, "started_at"));
+        when = stringField(json, "recorded_at");
     r.time = QDateTime::fromString(when, Qt::ISODate);
     r.verifiedAt = stringField(json, "finished_at");
     if (json.contains("contract") && json["contract"].is_object()) {
@@ -53,6 +66,12 @@ std::optional<VerifyRecord> VerifyRecord::fromJson(const Json &json)
     if (r.card.isEmpty() && json.contains("gpu") && json["gpu"].is_object())
         r.card = stringField(json["gpu"], "name");
     return r;
+}
+
+bool VerifyRecord::measured() const
+{
+    return verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
+           verdict == QLatin1String("inconclusive");
 }
 
 std::vector<VerifyRecord> VerifyRecord::readResults(const QString &root, QStringList *problems)
@@ -72,7 +91,8 @@ std::vector<VerifyRecord> VerifyRecord::readResults(const QString &root, QString
         r->who = log.who();
         if (!log.card().isEmpty())
             r->card = log.card();
-        if (const QDateTime at = QDateTime::fromString(log.recordedAt(), Qt::ISODateWithMs); at.isValid())
+        if (const QDateTime at = QDateTime::fromString(log.recordedAt(), Qt::ISODateWithMs);
+            at.isValid() && !r->time.isValid())
             r->time = at;
         records.push_back(std::move(*r));
     }

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace hotkernel {
@@ -24,7 +25,13 @@ struct VerifyRecord
     double candidateMeanMs = 0;
     double candidateStdMs = 0;
     QString verdict;
+    QString reason; // why this verdict (what an incorrect or invalid run shows instead of figures)
+    // mean_b / mean_c for faster, slower and inconclusive (also for results written before verify
+    // gave it for every verdict: from the means); none for incorrect and invalid.
     std::optional<double> speedup;
+    std::optional<std::pair<double, double>> ci99; // the speedup's 99% interval (Fieller)
+    QString rule;                                  // "welch" or "seed"
+    QString mode;                                  // "warm" or "fresh"
     QString who;
     QString note;
     bool recorded = false;       // false for a verify of this session that no record has written yet
@@ -35,6 +42,9 @@ struct VerifyRecord
 
     // nullopt when json is not a verify result (no verdict or no stats).
     static std::optional<VerifyRecord> fromJson(const Json &json);
+    // Whether the verdict rests on measured pairs (faster, slower, inconclusive): only those
+    // have a speedup and an interval.
+    bool measured() const;
     // Every result log under <root>/results/ (core/record's ResultLog), oldest first; what could
     // not be read goes to *problems.
     static std::vector<VerifyRecord> readResults(const QString &root, QStringList *problems = nullptr);

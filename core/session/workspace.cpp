@@ -2,6 +2,7 @@
 #include "session/workspace.h"
 
 #include "base/boundedfile.h"
+#include "base/json.h"
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
@@ -46,6 +47,45 @@ QDateTime reportTime(const QString &path)
         }
     }
     return QFileInfo(path).lastModified().toUTC();
+}
+
+// The listing a saved `hotkernel --json disasm` result holds (its "function": address, text and
+// opcode per instruction), so two builds of a kernel can be compared (Diff SASS) without the
+// binary; nullopt for any other JSON.
+std::optional<SassFunction> disasmResultFunction(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const std::optional<Json> json = parseJson(file.readAll());
+    if (!json || !json->is_object() || !json->contains("function") || !(*json)["function"].is_object() ||
+        !json->contains("level"))
+        return std::nullopt;
+    const Json &function = (*json)["function"];
+    if (!function.contains("instructions") || !function["instructions"].is_array())
+        return std::nullopt;
+    SassFunction f;
+    f.name = stringField(function, "name");
+    f.demangled = stringField(function, "demangled");
+    f.arch = stringField(function, "arch");
+    f.level = stringField(*json, "level");
+    for (const Json &in : function["instructions"]) {
+        SassInstruction i;
+        if (in.contains("address") && in["address"].is_number_unsigned())
+            i.address = in["address"].get<quint64>();
+        i.text = stringField(in, "text");
+        i.opcode = stringField(in, "opcode");
+        i.label = stringField(in, "label");
+        f.instructions.push_back(std::move(i));
+    }
+    if (json->contains("triton") && (*json)["triton"].is_object()) {
+        const Json &triton = (*json)["triton"];
+        if (triton.contains("num_warps") && triton["num_warps"].is_number_integer())
+            f.metadata[QStringLiteral("num_warps")] = QString::number(triton["num_warps"].get<int>());
+    }
+    if (f.name.isEmpty() || f.instructions.empty())
+        return std::nullopt;
+    return f;
 }
 
 } // namespace
@@ -121,6 +161,13 @@ Workspace Workspace::load(const QString &root, const QStringList &extraReports)
             w.functions.push_back(std::move(f));
         }
     }
+    // Saved disasm results at the top of the directory (disasm*.json).
+    for (const QString &name : dir.entryList({QStringLiteral("disasm*.json")}, QDir::Files, QDir::Name)) {
+        if (auto f = disasmResultFunction(dir.filePath(name))) {
+            f->metadata[QStringLiteral("file")] = name;
+            w.functions.push_back(std::move(*f));
+        }
+    }
     // A source page with no listing beside it (profile's own export) holds the SASS itself: its
     // kernels are shown from it alone, figures attached, no binary needed.
     for (size_t i = 0; i < sourceReports.size(); ++i) {
@@ -174,7 +221,7 @@ const SassFunction *Workspace::functionFor(const QString &kernelName) const
 }
 
 RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, const KernelTable *kernels,
-                                 const QString &dtype) const
+                                 const QString &dtype, const KernelTable *before) const
 {
     RooflineData data;
     data.card = card;
@@ -205,26 +252,38 @@ RooflineData Workspace::roofline(const std::vector<VerifyRecord> &recordsShown, 
         data.notes.append(
             QStringLiteral("No measured ceilings: run `hotkernel calibrate --record` on this card."));
     }
-    if (kernels && Roofline::addKernelPoints(data, *kernels) > 0 && spec && dtype != QLatin1String("fp32")) {
+    int kernelPoints = 0;
+    if (kernels && before) {
+        // The before report's reasons for missing points would repeat the after report's.
+        const qsizetype notes = data.notes.size();
+        kernelPoints += Roofline::addKernelPoints(data, *before, QStringLiteral("baseline"));
+        data.notes.resize(notes);
+        kernelPoints += Roofline::addKernelPoints(data, *kernels, QStringLiteral("candidate"));
+    } else if (kernels) {
+        kernelPoints += Roofline::addKernelPoints(data, *kernels);
+    }
+    if (kernelPoints > 0 && spec && dtype != QLatin1String("fp32")) {
         // Kernel points count FP-pipe FLOPs (ncu's counters), so their roof is the FP32 one.
         if (const auto fp32 = spec->peakFlopsPerSecond(QStringLiteral("fp32")))
             data.ceilings.push_back({QStringLiteral("fp32 %1 TFLOP/s (spec)").arg(*fp32 / 1e12, 0, 'f', 0),
                                      QStringLiteral("compute"), QStringLiteral("spec"), *fp32});
     }
-    int i = 0;
-    for (const VerifyRecord &r : recordsShown) {
-        ++i;
+    // The whole scripts once per side: the latest verify with FLOPs and bytes (every verify of a
+    // target shares the contract's intensity, so older ones only stacked points on one spot).
+    for (auto it = recordsShown.rbegin(); it != recordsShown.rend(); ++it) {
+        const VerifyRecord &r = *it;
         if (!r.flops || !r.bytes || *r.flops <= 0 || *r.bytes <= 0)
             continue; // no FLOPs: a pure data-movement kernel has no point on a FLOP/s roofline
-        const QString key = QStringLiteral("verify:%1").arg(i);
+        const QString key = QStringLiteral("verify:%1").arg(r.target);
         if (r.baselineMeanMs > 0)
-            data.points.push_back({QStringLiteral("%1 baseline #%2").arg(r.target).arg(i),
+            data.points.push_back({QStringLiteral("%1 baseline script (latest verify)").arg(r.target),
                                    QStringLiteral("baseline"), *r.flops / *r.bytes,
                                    *r.flops / (r.baselineMeanMs * 1e-3), key});
         if (r.candidateMeanMs > 0)
-            data.points.push_back({QStringLiteral("%1 candidate #%2").arg(r.target).arg(i),
+            data.points.push_back({QStringLiteral("%1 candidate script (latest verify)").arg(r.target),
                                    QStringLiteral("candidate"), *r.flops / *r.bytes,
                                    *r.flops / (r.candidateMeanMs * 1e-3), key});
+        break;
     }
     return data;
 }

@@ -35,8 +35,11 @@ struct Workspace
     // Spec and measured ceilings of the card (bandwidth, dtype peak; the FP32 peak too when kernels
     // are plotted, their FLOPs being FP-pipe work), a point per record with flops and bytes, and a
     // point per kernel of kernels that measured its FLOPs and DRAM bytes (Roofline::addKernelPoints).
+    // With before (a comparison), each kernel once per side that ran it: before's as "baseline",
+    // kernels' as "candidate", so a removed kernel is a baseline point and nothing is doubled.
     RooflineData roofline(const std::vector<VerifyRecord> &records, const KernelTable *kernels = nullptr,
-                          const QString &dtype = QStringLiteral("bf16")) const;
+                          const QString &dtype = QStringLiteral("bf16"),
+                          const KernelTable *before = nullptr) const;
 };
 
 } // namespace hotkernel

@@ -77,9 +77,9 @@ void registerVerifyTool(ToolRegistry &registry)
         "+-ci_width or max_pairs / max_seconds run out. Both scripts run in warm worker processes started in "
         "parallel (the baseline's kept between calls while unchanged; workers_reused says which were); fresh "
         "= "
-        "true starts a process per run. Returns the verdict with a one-sentence reason, the speedup (only "
-        "when "
-        "faster) with its 95% and 99% intervals, both sides' samples and statistics, the contract, the GPU's "
+        "true starts a process per run. Returns the verdict with a one-sentence reason, the speedup "
+        "(mean_b / mean_c, for every verdict but incorrect and invalid) with its 95% and 99% intervals, both "
+        "sides' samples and statistics, the contract, the GPU's "
         "state, interpreter, versions, exact commands and file hashes: the input of record. Fails with a "
         "message "
         "naming the run when a script crashes, hangs past timeout (its process group is killed), or prints "
@@ -157,8 +157,9 @@ void registerVerifyTool(ToolRegistry &registry)
                      "the verdict; claimed_faster and claimed_slower only for uncontracted scripts, "
                      "whose times are their own claims")},
           {"reason", described(str, "one sentence: why this verdict")},
-          {"speedup",
-           described(Json{{"type", Json::array({"number", "null"})}}, "mean_b / mean_c, only when faster")},
+          {"speedup", described(Json{{"type", Json::array({"number", "null"})}},
+                                "mean_b / mean_c for faster, slower and inconclusive; null when "
+                                "incorrect or invalid (reason says why)")},
           {"speedup_ci95",
            described(
                interval,

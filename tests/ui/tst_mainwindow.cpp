@@ -123,7 +123,8 @@ private Q_SLOTS:
 
         QVERIFY(window.kernelView()->selectKernel(other.name));
         QCOMPARE(window.rooflineView()->selectedKey(), other.name);
-        QCOMPARE(window.sassView()->model()->rowCount(), 0); // no listing for it
+        // No listing for it: the one shown stays (a pane emptied by a click helps nobody, issue 45).
+        QVERIFY(window.sassView()->model()->rowCount() > 0);
 
         QVERIFY(window.kernelView()->selectKernel(k.name));
         QCOMPARE(window.sassView()->model()->function().name, f.name);
@@ -285,7 +286,7 @@ private Q_SLOTS:
         QCOMPARE(toQt(arguments.value("who", std::string())), QStringLiteral("agent: tester"));
         QCOMPARE(toQt(arguments.value("target", std::string())), QStringLiteral("t"));
         const QString note = toQt(arguments.value("note", std::string()));
-        QVERIFY2(note.contains(QLatin1String("faster")) && note.contains(QLatin1String("2.000x")),
+        QVERIFY2(note.contains(QLatin1String("faster")) && note.contains(QLatin1String("2.00x")),
                  qPrintable(note));
         dialogs.front()->close();
     }
@@ -583,7 +584,7 @@ private Q_SLOTS:
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
         QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
         const QStringList files = window.writeScreenshots(dir.filePath(QStringLiteral("shots")));
-        QCOMPARE(files.size(), 9); // the window, seven panes and the Verify dialog
+        QCOMPARE(files.size(), 10); // the window twice (and at 1280x720), seven panes, the Verify dialog
         for (const QString &file : files)
             QVERIFY2(distinctColours(file) > 8, qPrintable(file));
     }

@@ -508,7 +508,7 @@ private Q_SLOTS:
         model.setTarget(QStringLiteral("t"));
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.index(0, VerifyHistoryModel::SpeedupColumn).data().toString(),
-                 QStringLiteral("2.000x"));
+                 QStringLiteral("2.00x"));
         QCOMPARE(model.index(0, VerifyHistoryModel::VerdictColumn).data(Qt::ForegroundRole).value<QColor>(),
                  VerifyHistoryModel::verdictColor(QStringLiteral("faster")));
         model.addRecord(other); // another target: not shown
@@ -579,8 +579,9 @@ private Q_SLOTS:
         model.refresh(dir.path(), {bench}, {r});
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.index(0, TargetsModel::NameColumn).data().toString(), QStringLiteral("rmsnorm"));
+        // Which script the bench timed is said (the column stands beside Candidate).
         QCOMPARE(model.index(0, TargetsModel::LatestBenchColumn).data().toString(),
-                 QStringLiteral("mean 1.0 ms"));
+                 QStringLiteral("candidate: mean 1.0 ms"));
         QCOMPARE(model.index(0, TargetsModel::RecordsColumn).data().toInt(), 1);
         QCOMPARE(model.index(1, TargetsModel::CandidateColumn).data().toString(), QStringLiteral("missing"));
     }

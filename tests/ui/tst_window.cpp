@@ -317,18 +317,25 @@ private Q_SLOTS:
         QTableView *table = view.table();
         // Every row on screen at the dock's default height.
         QTRY_VERIFY(table->rowViewportPosition(5) + table->rowHeight(5) <= table->viewport()->height());
-        QVERIFY(model.index(0, VerifyHistoryModel::BaselineColumn).data().toString() ==
-                QStringLiteral("1.0000 ± 0.0100"));
+        // Microseconds, as record and the leaderboard write them (issue 45).
+        QCOMPARE(model.index(0, VerifyHistoryModel::BaselineColumn).data().toString(),
+                 QStringLiteral("1000.00 ± 10.00"));
         QVERIFY(model.headerData(VerifyHistoryModel::BaselineColumn, Qt::Horizontal)
                     .toString()
-                    .contains(QLatin1String("ms")));
-        // 12.5x-12.9x fills the axis instead of a flat line at the top of 0-13x.
-        QVERIFY(!view.speedupAxisIsLog());
-        QVERIFY(view.speedupRange().first > 10);
-        QVERIFY(view.speedupRange().second < 15);
+                    .contains(QLatin1String("us")));
+        // 12.5x-12.9x keeps the baseline's 1x in range (issue 45) on a log axis, where 12.5 and
+        // 12.9 stay apart rather than a flat line at the top of 0-13x.
+        QVERIFY(view.speedupAxisIsLog());
+        QVERIFY(view.speedupRange().first <= 1.0);
+        QVERIFY(view.speedupRange().second < 20);
         records.push_back(record(7, 0.5));
         model.setRecords(records);
         QVERIFY(view.speedupAxisIsLog()); // 0.5x beside 12.9x
+        QVERIFY(view.speedupRange().first < 0.5);
+        // Close to 1x: linear, fitted to the speedups and 1x.
+        model.setRecords({record(0, 1.10), record(1, 1.20)});
+        QVERIFY(!view.speedupAxisIsLog());
+        QVERIFY(view.speedupRange().first <= 1.0 && view.speedupRange().second >= 1.2);
     }
 
     void feedRowsOpenInFull()
@@ -349,7 +356,7 @@ private Q_SLOTS:
         dialog->close();
         // A bench's summary is its time, not its command.
         const Json bench{{"stats", {{"n", 7}, {"mean_ms", 0.2904}, {"std_ms", 0.1061}}}};
-        QCOMPARE(BenchRun::headline(bench), QStringLiteral("0.290 ± 0.106 ms (n 7)"));
+        QCOMPARE(BenchRun::headline(bench), QStringLiteral("290.40 ± 106.10 us (n 7)"));
     }
 
     void demoShowsItsRecordedBenchAndFeedRows()
@@ -363,15 +370,16 @@ private Q_SLOTS:
         const QList<RunSummary> runs = DemoSession::recordedRuns(demo, session.tools(), &error);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(runs.size(), qsizetype(3));
-        QCOMPARE(runs[0].summary, QStringLiteral("0.0361 ± 0.0002 ms (n 7)"));
-        QCOMPARE(runs[1].summary, QStringLiteral("0.459 ± 0.002 ms (n 7)"));
+        // Microseconds, as record and the leaderboard write them (issue 45).
+        QCOMPARE(runs[0].summary, QStringLiteral("36.06 ± 0.22 us (n 7)"));
+        QCOMPARE(runs[1].summary, QStringLiteral("459.14 ± 1.50 us (n 7)"));
         QCOMPARE(runs[2].tool, QStringLiteral("gpu_info"));
 
         TargetsModel targets;
         targets.refresh(demo, runs, {});
         QCOMPARE(targets.rowCount(), 1);
         QCOMPARE(targets.index(0, TargetsModel::LatestBenchColumn).data().toString(),
-                 QStringLiteral("0.459 ± 0.002 ms (n 7)"));
+                 QStringLiteral("baseline: 459.14 ± 1.50 us (n 7)"));
 
         AgentFeedModel model(&session);
         AgentFeedView view(&session, &model);
@@ -498,19 +506,18 @@ private Q_SLOTS:
             }
         }
 
-        // Verify history: Who shows its first words inside the viewport (cut at its end, whole in
-        // the tooltip), not "agent:" at the viewport's edge.
+        // Verify history: the figures come first (issue 45: verdict, speedup and interval, n,
+        // protocol, both times); Who follows them, its first words whole in its column (cut at its
+        // end, whole in the tooltip), not "agent:" at a column's edge.
         QTableView *history = window.historyView()->table();
         QVERIFY(window.historyModel()->rowCount() > 0);
         const int who = VerifyHistoryModel::WhoColumn;
         const QString whoText = history->model()->index(0, who).data().toString();
         QVERIFY(whoText.size() > 30);
-        const int whoLeft = history->horizontalHeader()->sectionViewportPosition(who);
-        QVERIFY2(whoLeft >= 0 && whoLeft + history->columnWidth(who) <= history->viewport()->width(),
-                 qPrintable(QStringLiteral("Who at %1 + %2 in %3")
-                                .arg(whoLeft)
-                                .arg(history->columnWidth(who))
-                                .arg(history->viewport()->width())));
+        const int speedupLeft =
+            history->horizontalHeader()->sectionViewportPosition(VerifyHistoryModel::SpeedupColumn);
+        QVERIFY(speedupLeft >= 0 && speedupLeft + history->columnWidth(VerifyHistoryModel::SpeedupColumn) <=
+                                        history->viewport()->width());
         const QString whoVisible = history->fontMetrics().elidedText(whoText, history->textElideMode(),
                                                                      history->columnWidth(who) - 2 * margin);
         QVERIFY2(whoVisible.startsWith(QLatin1String("agent: Claude")), qPrintable(whoVisible));
@@ -585,17 +592,12 @@ private Q_SLOTS:
                        dir.filePath(QStringLiteral("shots"))});
         QVERIFY(process.waitForFinished(180000));
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
-        const QStringList panes{QStringLiteral("window"),
-                                QStringLiteral("targets"),
-                                QStringLiteral("kernels"),
-                                QStringLiteral("sass"),
-                                QStringLiteral("source"),
-                                QStringLiteral("roofline"),
-                                QStringLiteral("history"),
-                                QStringLiteral("feed"),
-                                QStringLiteral("dialog-verify"),
-                                QStringLiteral("dialog-details"),
-                                QStringLiteral("dialog-details-json")};
+        const QStringList panes{QStringLiteral("window"),         QStringLiteral("window-1280x720"),
+                                QStringLiteral("targets"),        QStringLiteral("kernels"),
+                                QStringLiteral("sass"),           QStringLiteral("source"),
+                                QStringLiteral("roofline"),       QStringLiteral("history"),
+                                QStringLiteral("feed"),           QStringLiteral("dialog-verify"),
+                                QStringLiteral("dialog-details"), QStringLiteral("dialog-details-json")};
         for (const QString &theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
             for (const QString &pane : panes) {
                 const QString file = dir.filePath(QStringLiteral("shots/%1-%2.png").arg(pane, theme));
