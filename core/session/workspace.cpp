@@ -54,10 +54,10 @@ QDateTime reportTime(const QString &path)
 // binary; nullopt for any other JSON.
 std::optional<SassFunction> disasmResultFunction(const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
+    const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kJsonLimit);
+    if (!file.ok())
         return std::nullopt;
-    const std::optional<Json> json = parseJson(file.readAll());
+    const std::optional<Json> json = parseJson(file.bytes);
     if (!json || !json->is_object() || !json->contains("function") || !(*json)["function"].is_object() ||
         !json->contains("level"))
         return std::nullopt;
