@@ -52,7 +52,7 @@ else
     row "profile --tool trace" FAIL "$(tail -n 2 "$out/profile.stderr" | tr '\n' ' ')"
 fi
 
-cp "$root"/examples/{rmsnorm_baseline.py,rmsnorm_candidate.py,kernels.py,_hotkernel_contract.py} "$work/rmsnorm/"
+cp "$root"/examples/{rmsnorm_baseline.py,rmsnorm_candidate.py,kernels.py,tuned_kernels.py,_hotkernel_contract.py} "$work/rmsnorm/"
 (cd "$work/rmsnorm" && "$hk" verify rmsnorm_baseline.py rmsnorm_candidate.py --json) \
     > "$out/verify.json" 2> "$out/verify.stderr"
 summary=$("$python" - "$out/verify.json" <<'PY' 2>/dev/null

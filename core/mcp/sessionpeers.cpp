@@ -48,10 +48,14 @@ SessionPeers::SessionPeers(const QStringList &sockets, const QString &method, QO
         auto buffer = std::make_shared<QByteArray>();
         connect(socket, &QLocalSocket::connected, this, [this, socket] { socket->write(m_request); });
         connect(socket, &QLocalSocket::readyRead, this, [this, socket, buffer] {
-            buffer->append(socket->readAll());
+            buffer->append(socket->readAll()); // not a named file: a peer session's socket
             const qsizetype end = buffer->indexOf('\n');
-            if (end < 0)
+            if (end < 0) {
+                // A peer's answer is a few KB; one that never ends its line is not listened to.
+                if (buffer->size() > MaxAnswerBytes)
+                    settle(socket, Json());
                 return;
+            }
             const std::optional<Json> reply = parseJson(buffer->left(end));
             Json result;
             if (reply && reply->is_object())

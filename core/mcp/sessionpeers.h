@@ -30,6 +30,8 @@ public:
     static constexpr const char *ReleaseSparesMethod = "hotkernel/release_spares";
     // A live session answers a local socket at once; this only bounds a hung one.
     static constexpr int AnswerTimeoutMs = 2000;
+    // A peer's answer lists a handful of processes; past this it is not a hotkernel session.
+    static constexpr qsizetype MaxAnswerBytes = 1024 * 1024;
 
     // The session sockets in the runtime directory (SessionListener::socketName's names).
     static QStringList sockets();

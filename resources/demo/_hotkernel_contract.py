@@ -1578,7 +1578,7 @@ def _runnable_threads():
         if tid == me:
             continue
         try:
-            with open("/proc/self/task/%s/stat" % tid) as f:
+            with open("/proc/self/task/%s/stat" % tid) as f:  # not a named file: the kernel's own record
                 state = f.read().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
