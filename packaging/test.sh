@@ -10,3 +10,6 @@ python3 "$root/packaging/check-links.py" "$root"
 bash "$root/packaging/build.sh"
 cd "$root/build/release"
 ctest --output-on-failure -j"${HOTKERNEL_JOBS:-$(nproc)}" --timeout 900
+# Issue 39: the signal, session and MCP tests again under AddressSanitizer and UBSan (the SIGTERM
+# race, 50 runs), in a Debug build of their own (build/asan).
+bash "$root/packaging/asan-unit.sh" --signals
