@@ -26,11 +26,16 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     const QString startedAt = MeasureSetup::utcNow();
     QElapsedTimer wall;
     wall.start();
-    const ScriptFile file = MeasureSetup::script(session, arguments, "script");
+    ScriptFile file = MeasureSetup::script(session, arguments, "script");
     const QString shippedContract = MeasureSetup::shippedContractSha256();
     QStringList warnings;
 
     const QStringList hostFiles{file.path};
+    // The result's script_sha256, hashed off the main thread (the file may be huge or a FIFO).
+    const QStringList scriptHash = co_await MeasureSetup::sha256OfFiles(hostFiles);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    file.sha256 = scriptHash.value(0);
     const bool hostReady = co_await MeasureSetup::prepareHost(session, hostFiles, job);
     if (!job || !hostReady || job->isCancelled())
         co_return ToolResult::cancelledResult();

@@ -188,8 +188,14 @@ QCoro::Task<ToolResult> UncontractedRun::bench(Session &session, Json arguments,
     QElapsedTimer wall;
     wall.start();
     const QString cwd = workingDirectory(session, arguments);
-    const ScriptFile file = scriptFile(session, arguments, "script", cwd);
+    ScriptFile file = scriptFile(session, arguments, "script", cwd);
     QStringList warnings{caveat()};
+    // The result's script_sha256, hashed off the main thread (the file may be huge or a FIFO).
+    const QStringList scriptPaths{file.path};
+    const QStringList scriptHash = co_await MeasureSetup::sha256OfFiles(scriptPaths);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    file.sha256 = scriptHash.value(0);
 
     const PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
@@ -278,6 +284,12 @@ QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments
     b.file = scriptFile(session, arguments, "baseline", cwd);
     c.file = scriptFile(session, arguments, "candidate", cwd);
     QStringList warnings{caveat()};
+    const QStringList scriptPaths{b.file.path, c.file.path};
+    const QStringList scriptHashes = co_await MeasureSetup::sha256OfFiles(scriptPaths);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    b.file.sha256 = scriptHashes.value(0);
+    c.file.sha256 = scriptHashes.value(1);
 
     const PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())

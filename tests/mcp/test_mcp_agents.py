@@ -230,6 +230,7 @@ def case_original_calls(workdir):
         # Issue 41: an uncontracted verdict says the times are the scripts' own claims.
         assert g["verdict"] in ("claimed_faster", "claimed_slower", "inconclusive"), g["verdict"]
         assert g["speedup"] is None and g["claimed_speedup"] > 0, g
+        assert len(g["baseline_sha256"]) == 64 and len(g["candidate_sha256"]) == 64, g
         # A contracted baseline against an uncontracted candidate is refused, saying why.
         mixed = call(server, next(i), "verify", {"baseline": "gelu_baseline.py", "candidate": "sub/generic.py",
                                                  "n": 3, "warmup": 1})

@@ -97,6 +97,7 @@ private Q_SLOTS:
         QVERIFY2(!r.isError, qPrintable(r.text));
         const Json &s = r.structured;
         QCOMPARE(s["n"].get<int>(), 3);
+        QCOMPARE(s["script_sha256"].get<std::string>().size(), size_t(64)); // hashed before the runs
         QCOMPARE(s["stats"]["samples_ms"].size(), size_t(3));
         QVERIFY(s["stats"]["mean_ms"].get<double>() > 0);
         QVERIFY(s["stats"]["min_ms"].get<double>() <= s["stats"]["mean_ms"].get<double>());
