@@ -51,8 +51,15 @@ QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &job
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
 
-    PreparedRunner prepared =
-        MeasureSetup::prepare(session, QStringLiteral("baseline"), file, python, fresh, timeout, job);
+    // Unused by a fresh process; judged anyway, since every co_await here runs unconditionally.
+    std::vector<std::pair<QString, QString>> roles; // a named argument (see docs/hacking.md)
+    roles.emplace_back(QStringLiteral("baseline"), file.path);
+    const std::vector<QByteArray> keys =
+        co_await MeasureSetup::judgeWorkers(session, std::move(roles), python);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    PreparedRunner prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), file, python, fresh,
+                                                    timeout, job, keys[0]);
     MeasureSetup::WorkerRelease release(session, {&prepared});
     python = co_await MeasureSetup::confirmedInterpreter(session, python, job, release);
     if (!job || job->isCancelled())

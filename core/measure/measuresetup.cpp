@@ -190,9 +190,27 @@ QCoro::Task<void> prepareRemoteWitness(Session &session, Job *job)
         job->log(QStringLiteral("no GPU witness on %1: %2").arg(remote->display(), why));
 }
 
+QCoro::Task<std::vector<QByteArray>>
+judgeWorkers(Session &session, std::vector<std::pair<QString, QString>> roleScripts, PythonInfo python)
+{
+    // The interpreter's identity is its file (target, size, time), not the probed torch version,
+    // so the key is known before the probe ends. A torch upgraded under a kept worker still
+    // shows: each run line carries its versions, and verify calls differing versions invalid.
+    const QFileInfo interpreter(python.path);
+    const QString identity = session.remote()
+                                 ? QString(python.source + QLatin1Char(' ') + python.torchVersion)
+                                 : QString(interpreter.canonicalFilePath() + QLatin1Char(' ') +
+                                           QString::number(interpreter.size()) + QLatin1Char(' ') +
+                                           interpreter.lastModified().toString(Qt::ISODateWithMs));
+    std::vector<WorkerPool::ReuseRequest> requests;
+    for (const auto &[role, script] : roleScripts)
+        requests.push_back({role, script, python.path, identity});
+    co_return co_await session.workers().judgeReuse(std::move(requests));
+}
+
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,
                        const PythonInfo &python, bool fresh, std::chrono::milliseconds timeout,
-                       QPointer<Job> job)
+                       QPointer<Job> job, const QByteArray &workerKey)
 {
     ScriptRunnerOptions options;
     options.python = python.path;
@@ -212,17 +230,7 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     if (fresh) {
         prepared.runner = std::make_shared<FreshScriptRunner>(options);
     } else {
-        // The interpreter's identity is its file (target, size, time), not the probed torch version,
-        // so the key is known before the probe ends. A torch upgraded under a kept worker still
-        // shows: each run line carries its versions, and verify calls differing versions invalid.
-        const QFileInfo interpreter(python.path);
-        const QString identity = options.remote
-                                     ? QString(python.source + QLatin1Char(' ') + python.torchVersion)
-                                     : QString(interpreter.canonicalFilePath() + QLatin1Char(' ') +
-                                               QString::number(interpreter.size()) + QLatin1Char(' ') +
-                                               interpreter.lastModified().toString(Qt::ISODateWithMs));
-        const QByteArray key = WorkerPool::contentKey(script.path, python.path, identity);
-        WorkerLease lease = session.workers().acquire(role, options, key);
+        WorkerLease lease = session.workers().acquire(role, options, workerKey);
         prepared.worker = lease.runner;
         prepared.runner = lease.runner;
         prepared.reused = lease.reused;

@@ -91,10 +91,16 @@ QString witnessTracer(const Session &session);
 // session or a host without a GPU.
 QCoro::Task<void> prepareRemoteWitness(Session &session, Job *job);
 
-// A fresh runner, or the pool's worker for (role, script) in warm mode; started, not yet ready.
+// The pool's content key of each (role, absolute script path) for python, with the kept workers
+// and spares judged for reuse on the thread pool (WorkerPool::judgeReuse): warm mode calls it right
+// before prepare(), with no co_await in between.
+QCoro::Task<std::vector<QByteArray>>
+judgeWorkers(Session &session, std::vector<std::pair<QString, QString>> roleScripts, PythonInfo python);
+// A fresh runner, or the pool's worker for (role, script) in warm mode (workerKey from
+// judgeWorkers); started, not yet ready.
 PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,
                        const PythonInfo &python, bool fresh, std::chrono::milliseconds timeout,
-                       QPointer<Job> job);
+                       QPointer<Job> job, const QByteArray &workerKey = {});
 // Gives the prepared runners' workers back when a measurement ends, however it ends: a worker that
 // died (failed, timed out, cancelled) leaves the pool, and every one does after dropAll().
 class WorkerRelease

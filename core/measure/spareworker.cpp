@@ -102,9 +102,9 @@ bool SpareWorker::isReady() const
     return isAlive() && !m_ready.is_null();
 }
 
-QString SpareWorker::staleImport() const
+QString SpareWorker::staleImport(const std::map<QString, QByteArray> &imported)
 {
-    return MeasureSetup::changedSource(m_imported, QStringLiteral(" changed while the spare started"));
+    return MeasureSetup::changedSource(imported, QStringLiteral(" changed while the spare started"));
 }
 
 SpareHandOff SpareWorker::handOff()

@@ -53,9 +53,13 @@ public:
     // It said spare-ready (torch imported, CUDA context made) and is still running.
     bool isReady() const;
     long long processGroup() const { return m_group; }
-    // Why it must not be handed over: a file it imported outside the interpreter changed since
-    // (or could not be vouched for). Empty when it may; reads and hashes those files.
-    QString staleImport() const;
+    // The files it imported outside the interpreter, with the sha256 it reported (empty: it could
+    // not vouch for one).
+    const std::map<QString, QByteArray> &imported() const { return m_imported; }
+    // Why a spare that reported `imported` must not be handed over: one of those files changed
+    // since (or could not be vouched for). Empty when it may. Reads and hashes those files: on the
+    // thread pool only (WorkerPool::judgeReuse).
+    static QString staleImport(const std::map<QString, QByteArray> &imported);
     // Gives the process to a runner; this object is spent afterwards.
     SpareHandOff handOff();
 

@@ -182,11 +182,19 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
 
+    // Unused by fresh processes; judged anyway, since every co_await here runs unconditionally.
+    std::vector<std::pair<QString, QString>> roles; // a named argument (see docs/hacking.md)
+    roles.emplace_back(QStringLiteral("baseline"), b.file.path);
+    roles.emplace_back(QStringLiteral("candidate"), c.file.path);
+    const std::vector<QByteArray> keys =
+        co_await MeasureSetup::judgeWorkers(session, std::move(roles), python);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
     // Both start now and import torch in parallel; the GPU snapshot overlaps with that too.
-    b.prepared =
-        MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh, o.timeout, job);
-    c.prepared =
-        MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh, o.timeout, job);
+    b.prepared = MeasureSetup::prepare(session, QStringLiteral("baseline"), b.file, python, o.fresh,
+                                       o.timeout, job, keys[0]);
+    c.prepared = MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh,
+                                       o.timeout, job, keys[1]);
     MeasureSetup::WorkerRelease release(session, {&b.prepared, &c.prepared});
     const std::unique_ptr<QTemporaryDir> judgeDir = makeJudgeDir();
     c.prepared.runner->setJudgeDir(remote ? remoteJudgeDir : judgeDir->path());

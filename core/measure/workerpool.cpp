@@ -5,16 +5,50 @@
 #include "base/logging.h"
 #include "measure/workerscriptrunner.h"
 
+#include <QCoroFuture>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QPointer>
 #include <QRegularExpression>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <set>
 
 namespace hotkernel {
+
+namespace {
+
+// Copies of what judgeReuse() reads files for, so that the thread pool touches no QObject.
+struct ReuseInput
+{
+    std::vector<WorkerPool::ReuseRequest> requests;
+    std::vector<std::pair<std::map<QString, QByteArray>, QString>> workers; // sources, broken
+    std::vector<std::map<QString, QByteArray>> spares;                      // imported
+};
+
+struct ReuseJudgement
+{
+    std::vector<QByteArray> keys;
+    std::vector<QString> workers;
+    std::vector<QString> spares;
+};
+
+ReuseJudgement judgeReuseNow(const ReuseInput &input)
+{
+    ReuseJudgement out;
+    for (const WorkerPool::ReuseRequest &r : input.requests)
+        out.keys.push_back(WorkerPool::contentKey(r.script, r.python, r.pythonIdentity));
+    for (const auto &[sources, broken] : input.workers)
+        out.workers.push_back(WorkerScriptRunner::staleSource(sources, broken));
+    for (const auto &imported : input.spares)
+        out.spares.push_back(SpareWorker::staleImport(imported));
+    return out;
+}
+
+} // namespace
 
 WorkerPool::WorkerPool(QObject *parent) : QObject(parent)
 {
@@ -69,6 +103,54 @@ QByteArray WorkerPool::contentKey(const QString &script, const QString &python, 
     return hash.result().toHex();
 }
 
+QCoro::Task<std::vector<QByteArray>> WorkerPool::judgeReuse(std::vector<ReuseRequest> requests)
+{
+    ReuseInput input;
+    std::vector<std::weak_ptr<WorkerScriptRunner>> workers;
+    for (Entry &e : m_entries) {
+        e.judged = false;
+        const bool asked = std::any_of(requests.begin(), requests.end(), [&](const ReuseRequest &r) {
+            return r.role == e.role && QFileInfo(r.script).absoluteFilePath() == e.script;
+        });
+        if (!asked)
+            continue;
+        workers.push_back(e.runner);
+        input.workers.emplace_back(e.runner->sources(), e.runner->sourcesBroken());
+    }
+    std::vector<quint64> spares;
+    for (Spare &s : m_spares) {
+        s.judged = false;
+        if (!s.worker->isReady())
+            continue;
+        spares.push_back(s.serial);
+        input.spares.push_back(s.worker->imported());
+    }
+    input.requests = std::move(requests);
+    QPointer<WorkerPool> self(this);
+    // A named function, not a lambda, in the co_await (see docs/hacking.md).
+    const ReuseJudgement judgement = co_await QtConcurrent::run(&judgeReuseNow, std::move(input));
+    if (!self)
+        co_return judgement.keys;
+    for (size_t i = 0; i < workers.size(); ++i) {
+        const std::shared_ptr<WorkerScriptRunner> runner = workers[i].lock();
+        auto it = std::find_if(m_entries.begin(), m_entries.end(),
+                               [&](const Entry &e) { return runner && e.runner == runner; });
+        if (it != m_entries.end()) {
+            it->judged = true;
+            it->stale = judgement.workers[i];
+        }
+    }
+    for (size_t i = 0; i < spares.size(); ++i) {
+        auto it = std::find_if(m_spares.begin(), m_spares.end(),
+                               [&](const Spare &s) { return s.serial == spares[i]; });
+        if (it != m_spares.end()) {
+            it->judged = true;
+            it->stale = judgement.spares[i];
+        }
+    }
+    co_return judgement.keys;
+}
+
 WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &options,
                                 const QByteArray &key)
 {
@@ -83,7 +165,9 @@ WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &
         QString stale;
         const bool reusable = it->key == key && it->runner->isAlive() && it->runner.use_count() == 1;
         if (reusable)
-            stale = it->runner->staleSource();
+            stale = it->judged ? it->stale
+                               : QStringLiteral("its sources were not judged for this call (judgeReuse)");
+        it->judged = false;
         if (reusable && !stale.isEmpty())
             qCDebug(lcMeasure).noquote()
                 << "not reusing the" << role << "worker for" << script << "because" << stale;
@@ -112,7 +196,7 @@ WorkerLease WorkerPool::acquire(const QString &role, const ScriptRunnerOptions &
     } else {
         runner->start();
     }
-    m_entries.push_back(Entry{role, script, key, runner, QDateTime::currentDateTimeUtc()});
+    m_entries.push_back(Entry{role, script, key, runner, QDateTime::currentDateTimeUtc(), false, {}});
     if (!m_idleTimer.isActive())
         m_idleTimer.start();
     return WorkerLease{runner, false, fromSpare};
@@ -165,7 +249,8 @@ void WorkerPool::refillSpares(const SpareRecipe &recipe)
         auto spare = std::make_unique<SpareWorker>(recipe, script);
         spare->start();
         qCDebug(lcMeasure) << "started a spare worker for" << recipe.python;
-        m_spares.push_back(Spare{std::move(spare), QDateTime::currentDateTimeUtc()});
+        m_spares.push_back(
+            Spare{std::move(spare), QDateTime::currentDateTimeUtc(), m_nextSpareSerial++, false, {}});
     }
     if (!m_idleTimer.isActive())
         m_idleTimer.start();
@@ -188,7 +273,11 @@ std::unique_ptr<SpareWorker> WorkerPool::takeSpare(const ScriptRunnerOptions &op
             qCDebug(lcMeasure) << "spare worker not ready yet";
             continue;
         }
-        if (const QString stale = it->worker->staleImport(); !stale.isEmpty()) {
+        if (!it->judged) {
+            qCDebug(lcMeasure) << "spare worker not judged for this call";
+            continue;
+        }
+        if (const QString stale = it->stale; !stale.isEmpty()) {
             qCDebug(lcMeasure).noquote() << "not using a spare worker because" << stale;
             m_spares.erase(it);
             return nullptr;

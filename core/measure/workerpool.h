@@ -7,6 +7,7 @@
 #include "measure/spareworker.h"
 
 #include <QByteArray>
+#include <QCoroTask>
 #include <QDateTime>
 #include <QObject>
 #include <QTemporaryDir>
@@ -33,10 +34,24 @@ public:
     explicit WorkerPool(QObject *parent = nullptr);
     ~WorkerPool() override;
 
+    // A script that a bench or verify is about to run in a role.
+    struct ReuseRequest
+    {
+        QString role;
+        QString script;
+        QString python;
+        QString pythonIdentity;
+    };
+    // Everything acquire() decides by reading files, done on the thread pool (issue 39: a file that
+    // a script names is never read on the session's thread): each request's content key (returned
+    // in order), whether the kept worker of each (role, script) still runs what is on disk, and
+    // whether each ready spare does. acquire() reuses a worker, and hands over a spare, only when
+    // this judged it fresh: call it right before acquire(), with no co_await in between.
+    QCoro::Task<std::vector<QByteArray>> judgeReuse(std::vector<ReuseRequest> requests);
     // A worker for options.script in a role ("baseline", "candidate"): the kept one when it is
-    // alive, key matches and every source file it reported is unchanged
-    // (WorkerScriptRunner::staleSource), else a new one (started, not yet ready). Baseline and
-    // candidate never share a process, even for the same file.
+    // alive, key matches and judgeReuse() found every source file it reported unchanged, else a
+    // new one (started, not yet ready). Baseline and candidate never share a process, even for the
+    // same file. Reads no file.
     WorkerLease acquire(const QString &role, const ScriptRunnerOptions &options, const QByteArray &key);
     // Spares (issue 23, docs/processes.md): interpreters with torch imported and a CUDA context,
     // waiting to become a new worker of acquire(). At most kMaxSpares; 0 (the default) keeps none.
@@ -79,6 +94,8 @@ private:
         QByteArray key;
         std::shared_ptr<WorkerScriptRunner> runner;
         QDateTime lastUsed;
+        bool judged = false; // by the last judgeReuse(); reuse needs it
+        QString stale;       // its verdict: why the worker must not be reused, or empty
     };
     void evictIdle();
     // A ready spare for options (same interpreter and tracer, nothing it imported changed), taken
@@ -90,8 +107,12 @@ private:
     {
         std::unique_ptr<SpareWorker> worker;
         QDateTime started;
+        quint64 serial = 0;  // tells a spare from a later one at the same address
+        bool judged = false; // as Entry's
+        QString stale;
     };
     std::vector<Spare> m_spares;
+    quint64 m_nextSpareSerial = 1;
     int m_spareCount = 0;
     std::unique_ptr<QTemporaryDir> m_spareDir; // spare_worker.py, written from the resources
 

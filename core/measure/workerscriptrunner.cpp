@@ -284,13 +284,12 @@ void WorkerScriptRunner::recordSources(const Json &line)
     }
 }
 
-QString WorkerScriptRunner::staleSource() const
+QString WorkerScriptRunner::staleSource(const std::map<QString, QByteArray> &sources, const QString &broken)
 {
-    if (!m_sourcesBroken.isEmpty())
-        return m_sourcesBroken;
-    return MeasureSetup::changedSource(m_sources,
-                                       QStringLiteral(" changed after the worker started (its hash "
-                                                      "could not vouch for what it imported)"));
+    if (!broken.isEmpty())
+        return broken;
+    return MeasureSetup::changedSource(sources, QStringLiteral(" changed after the worker started (its hash "
+                                                               "could not vouch for what it imported)"));
 }
 
 QCoro::Task<WorkerScriptRunner::WaitEnd> WorkerScriptRunner::nextLine(QByteArray *line)

@@ -57,11 +57,14 @@ public:
     // ("sources", docs/contract.md), each with the sha256 the worker reported the first time it
     // named the file (empty: the worker could not vouch for what it loaded).
     const std::map<QString, QByteArray> &sources() const { return m_sources; }
-    // Why this worker may be running code other than what is on disk now: "PATH changed",
-    // "PATH vanished", "PATH cannot be read", ... Empty when every reported file still has the
-    // bytes it had, and for a worker whose contract reports no sources (reuse then rests on the
-    // pool's content key alone). Reads and hashes every reported file.
-    QString staleSource() const;
+    // Set when the worker's "sources" report was malformed: such a worker is never reused.
+    const QString &sourcesBroken() const { return m_sourcesBroken; }
+    // Why a worker that reported `sources` (and `broken`, see above) may be running code other than
+    // what is on disk now: "PATH changed", "PATH vanished", "PATH cannot be read", ... Empty when
+    // every reported file still has the bytes it had, and for a worker whose contract reports no
+    // sources (reuse then rests on the pool's content key alone). Reads and hashes every reported
+    // file: call it on the thread pool with copies (WorkerPool::judgeReuse), never on the session's.
+    static QString staleSource(const std::map<QString, QByteArray> &sources, const QString &broken);
 
 private:
     enum class State { NotStarted, Starting, Ready, Dead };

@@ -213,16 +213,18 @@ private Q_SLOTS:
         if (QTest::currentTestFailed())
             return;
         QVERIFY(first.ok);
-        QVERIFY(first.runner->staleSource().isEmpty());
+        const auto stale = [&] {
+            return WorkerScriptRunner::staleSource(first.runner->sources(), first.runner->sourcesBroken());
+        };
+        QVERIFY(stale().isEmpty());
         QVERIFY(QFile::remove(dir.filePath(QStringLiteral("mypkg/mod.py"))));
-        QVERIFY(first.runner->staleSource().contains(QStringLiteral("vanished")));
+        QVERIFY(stale().contains(QStringLiteral("vanished")));
         first.runner.reset();
         ScriptRunnerOptions o;
         o.python = m_python;
         o.script = script;
         o.timeout = std::chrono::minutes(10);
-        WorkerLease again =
-            pool.acquire(QStringLiteral("candidate"), o, WorkerPool::contentKey(script, m_python, {}));
+        WorkerLease again = judgedAcquire(pool, QStringLiteral("candidate"), o);
         QVERIFY(!again.reused);
         auto ready = capture(again.runner->waitReady());
         QTRY_VERIFY_WITH_TIMEOUT(ready->done, kEventLimitMs);

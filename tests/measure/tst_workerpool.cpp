@@ -8,6 +8,7 @@
 #include "process/processgroup.h"
 #include "session/job.h"
 #include "testlimits.h"
+#include "workercall.h"
 
 #include <QCryptographicHash>
 #include <QFileInfo>
@@ -86,8 +87,7 @@ private Q_SLOTS:
     {
         const QString script = copyFake(QStringLiteral("fake_ok.py"));
         WorkerPool pool;
-        const auto key = [&] { return WorkerPool::contentKey(script, m_python, {}); };
-        WorkerLease first = pool.acquire(QStringLiteral("baseline"), options(script), key());
+        WorkerLease first = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
         QVERIFY(!first.reused);
         QVERIFY(becomesReady(*first.runner));
         const long long group = first.runner->processGroup();
@@ -95,12 +95,12 @@ private Q_SLOTS:
         first = {};
         firstRunner.reset();
 
-        WorkerLease second = pool.acquire(QStringLiteral("baseline"), options(script), key());
+        WorkerLease second = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
         QVERIFY(second.reused);
         QCOMPARE(second.runner->processGroup(), group);
 
         // Same file in the other role: never the same process.
-        WorkerLease candidate = pool.acquire(QStringLiteral("candidate"), options(script), key());
+        WorkerLease candidate = judgedAcquire(pool, QStringLiteral("candidate"), options(script));
         QVERIFY(!candidate.reused);
         QVERIFY(becomesReady(*candidate.runner));
         QVERIFY(candidate.runner->processGroup() != group);
@@ -112,7 +112,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::Append));
         f.write("\n# edited\n");
         f.close();
-        WorkerLease third = pool.acquire(QStringLiteral("baseline"), options(script), key());
+        WorkerLease third = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
         QVERIFY(!third.reused);
         QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), kEventLimitMs); // the stale worker is gone
         QVERIFY(becomesReady(*third.runner));
@@ -151,30 +151,52 @@ private Q_SLOTS:
         const QByteArray sha = QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex();
         qputenv("HOTKERNEL_FAKE_SOURCES", sources.replace("FILE", module.toUtf8()).replace("SHA", sha));
         WorkerPool pool;
-        const QByteArray key = WorkerPool::contentKey(script, m_python, {});
-        WorkerLease first = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        WorkerLease first = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
         const bool ready = becomesReady(*first.runner);
         qunsetenv("HOTKERNEL_FAKE_SOURCES");
         QVERIFY(ready);
-        QCOMPARE(first.runner->staleSource().isEmpty(), reused);
-        QVERIFY2(first.runner->staleSource().contains(why), qPrintable(first.runner->staleSource()));
+        const QString stale =
+            WorkerScriptRunner::staleSource(first.runner->sources(), first.runner->sourcesBroken());
+        QCOMPARE(stale.isEmpty(), reused);
+        QVERIFY2(stale.contains(why), qPrintable(stale));
         first = {};
-        WorkerLease second = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        WorkerLease second = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
         QCOMPARE(second.reused, reused);
+    }
+
+    // Issue 39: acquire() reads no file on the session's thread; a kept worker whose sources were
+    // not judged on the thread pool (judgeReuse) for this call is not reused, and a judged one is.
+    void reuseNeedsAJudgement()
+    {
+        const QString script = copyFake(QStringLiteral("fake_ok.py"));
+        WorkerPool pool;
+        WorkerLease first = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
+        QVERIFY(becomesReady(*first.runner));
+        first = {};
+        const QByteArray key = WorkerPool::contentKey(script, m_python, {});
+        WorkerLease unjudged = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        QVERIFY(!unjudged.reused);
+        QVERIFY(becomesReady(*unjudged.runner));
+        unjudged = {};
+        WorkerLease judged = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
+        QVERIFY(judged.reused);
+        // One judgement serves one acquire: the next call is judged again.
+        judged = {};
+        WorkerLease again = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        QVERIFY(!again.reused);
     }
 
     void deadWorkerIsReplaced()
     {
         const QString script = copyFake(QStringLiteral("fake_ok.py"));
         WorkerPool pool;
-        const QByteArray key = WorkerPool::contentKey(script, m_python, {});
-        WorkerLease lease = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        WorkerLease lease = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
         QVERIFY(becomesReady(*lease.runner));
         const long long group = lease.runner->processGroup();
         killProcessGroup(group);
         QTRY_VERIFY_WITH_TIMEOUT(!lease.runner->isAlive(), kEventLimitMs);
         lease = {};
-        WorkerLease again = pool.acquire(QStringLiteral("baseline"), options(script), key);
+        WorkerLease again = judgedAcquire(pool, QStringLiteral("baseline"), options(script));
         QVERIFY(!again.reused);
         QVERIFY(becomesReady(*again.runner));
         QVERIFY(again.runner->processGroup() != group);

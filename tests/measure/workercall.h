@@ -30,6 +30,16 @@ inline bool importsTorch(const QString &python)
     return probe.waitForFinished(kEventLimitMs) && probe.exitCode() == 0;
 }
 
+// acquire() as verify calls it: the pool's reuse judged first, on the thread pool
+// (WorkerPool::judgeReuse). A default lease when the judgement does not come.
+inline WorkerLease judgedAcquire(WorkerPool &pool, const QString &role, const ScriptRunnerOptions &o)
+{
+    auto keys = capture(pool.judgeReuse({{role, o.script, o.python, {}}}));
+    if (!QTest::qWaitFor([&] { return keys->done; }, kEventLimitMs) || !keys->value || keys->value->empty())
+        return {};
+    return pool.acquire(role, o, keys->value->front());
+}
+
 struct WorkerCall
 {
     bool reused = false;
@@ -46,8 +56,8 @@ inline void callWorker(WorkerPool &pool, const QString &python, const QString &s
     o.python = python;
     o.script = script;
     o.timeout = std::chrono::minutes(10); // far beyond a loaded machine's slowest start
-    WorkerLease lease =
-        pool.acquire(QStringLiteral("candidate"), o, WorkerPool::contentKey(script, python, {}));
+    WorkerLease lease = judgedAcquire(pool, QStringLiteral("candidate"), o);
+    QVERIFY(lease.runner);
     out->reused = lease.reused;
     out->fromSpare = lease.fromSpare;
     out->runner = lease.runner;
