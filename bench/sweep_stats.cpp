@@ -2,7 +2,8 @@
 // Issue 43's statistics, simulated: >= 10,000 sweeps per row with a shared baseline, drift,
 // heavy-tailed noise and hiccups; the family error, power and pairs of the sequential sweep
 // (SweepFamily) next to today's separate verifies at n = 7, and Dunnett's bound next to Holm's.
-// Run: build/<dir>/bench/hotkernel_sweep_bench [--sweeps N] [--seed S] [--prior G] [--noise h200|noisy]
+// Run: build/<dir>/bench/hotkernel_sweep_bench [--sweeps N] [--seed S] [--prior G] [--noise
+// h200|h200+hiccups|noisy]
 //      [--hiccups RATE] [--min-effect FRACTION]
 // The table in docs/verify-result.md ("Sequential verdicts") is its output.
 #include "sweepsim.h"
@@ -172,8 +173,8 @@ int main(int argc, char **argv)
     std::printf(
         "| noise | K | truth | method | any false faster | any false faster/slower | power (3%% slower, "
         "10%% faster) | equal called equivalent | different called equivalent | mean pairs per "
-        "candidate | mean runs per sweep | runs vs %d separate n=%d verifies |\n",
-        1, fixedN);
+        "candidate | mean runs per sweep | runs saved vs K verifies at n=%d |\n",
+        fixedN);
     std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     QElapsedTimer clock;
     clock.start();
@@ -183,10 +184,16 @@ int main(int argc, char **argv)
         SweepSim::NoiseModel model;
     };
     std::vector<Noise> noises;
+    // The H200's spread (0.3%) with the card's drift and heavy tails; then the same with hiccups
+    // (1% of runs up to 30% slower: pessimistic for runs that are each a median of replays); then
+    // a noisy machine (2%, 3% of runs up to 50% slower).
     SweepSim::NoiseModel h200;
-    h200.outlierRate = 0.01;
-    h200.outlierMax = 0.3;
+    h200.outlierRate = 0;
     noises.push_back({QStringLiteral("h200"), h200});
+    SweepSim::NoiseModel bursts = h200;
+    bursts.outlierRate = 0.01;
+    bursts.outlierMax = 0.3;
+    noises.push_back({QStringLiteral("h200+hiccups"), bursts});
     SweepSim::NoiseModel noisy;
     noisy.sigma = 0.02;
     noisy.outlierRate = 0.03;

@@ -102,6 +102,7 @@ bool SequentialTest::addLogRatio(double logRatio)
     const double delta = logRatio - m_mean;
     m_mean += delta / m_n;
     m_m2 += delta * (logRatio - m_mean);
+    m_history.emplace_back(m_mean, sdLogRatio());
     update();
     return true;
 }
@@ -143,14 +144,26 @@ void SequentialTest::update()
     m_pNotSlower = std::min(m_pNotSlower, pOf(logBayesFactor(m_n, tAt(0), g, MixtureSide::Slower)));
     m_pBelowUpper = std::min(m_pBelowUpper, pOf(logBayesFactor(m_n, tAt(band), g, MixtureSide::Slower)));
     m_pAboveLower = std::min(m_pAboveLower, pOf(logBayesFactor(m_n, tAt(-band), g, MixtureSide::Faster)));
+}
 
-    // Each side of the sequence at alpha / 2; the Slower mixture at -t equals the Faster one at t.
-    const double tStar = criticalT(m_n, g, std::log(2.0 / m_options.alpha));
-    if (std::isfinite(tStar)) {
-        const double halfWidth = noSpread ? 0.0 : tStar * sd / rootN;
-        m_low = std::max(m_low, m_mean - halfWidth);
-        m_high = std::min(m_high, m_mean + halfWidth);
+Interval SequentialTest::speedupConfidence() const
+{
+    // Each side at alpha / 2; the Slower mixture at -t equals the Faster one at t, so one critical
+    // t serves both sides. Intersected over the pairs: the sequence holds at all of them at once.
+    double low = -kInf;
+    double high = kInf;
+    const double logThreshold = std::log(2.0 / m_options.alpha);
+    for (size_t i = 1; i < m_history.size(); ++i) {
+        const int n = int(i) + 1;
+        const double tStar = criticalT(n, m_options.priorVariance, logThreshold);
+        if (!std::isfinite(tStar))
+            continue;
+        const auto [mean, sd] = m_history[i];
+        const double halfWidth = tStar * sd / std::sqrt(double(n));
+        low = std::max(low, mean - halfWidth);
+        high = std::min(high, mean + halfWidth);
     }
+    return {std::exp(low), std::exp(high)};
 }
 
 SequentialVerdict SequentialTest::verdict(bool notFasterRejected, bool notSlowerRejected,

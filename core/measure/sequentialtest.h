@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace hotkernel {
 
@@ -72,7 +74,8 @@ public:
     // The (1 - alpha) confidence sequence of the speedup, intersected over the pairs so far: it
     // holds the true geometric-mean speedup at every pair at once with probability >= 1 - alpha.
     // low is 0 or high infinity while the pairs cannot bound that side yet.
-    Interval speedupConfidence() const { return {std::exp(m_low), std::exp(m_high)}; }
+    // Computed on demand from the pairs' history (a bisection per pair), off the per-pair path.
+    Interval speedupConfidence() const;
 
     // The verdict given which nulls are rejected ("not faster", "not slower", "not equivalent").
     // A family (SweepFamily) rejects by its step-down; one candidate alone, verdict(), rejects
@@ -95,8 +98,7 @@ private:
     double m_pNotSlower = 1;
     double m_pBelowUpper = 1; // null mean >= +m rejected: evidence the mean is below +m
     double m_pAboveLower = 1; // null mean <= -m rejected
-    double m_low = -std::numeric_limits<double>::infinity();
-    double m_high = std::numeric_limits<double>::infinity();
+    std::vector<std::pair<double, double>> m_history; // (mean, sd) after pair 1, 2, ...
 };
 
 } // namespace hotkernel
