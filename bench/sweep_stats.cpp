@@ -4,7 +4,7 @@
 // (SweepFamily) next to today's separate verifies at n = 7, and Dunnett's bound next to Holm's.
 // Run: build/<dir>/bench/hotkernel_sweep_bench [--sweeps N] [--seed S] [--prior G] [--noise
 // h200|h200+hiccups|noisy]
-//      [--hiccups RATE] [--min-effect FRACTION]
+//      [--hiccups RATE] [--min-effect FRACTION] [--futility 0|1]
 // The table in docs/verify-result.md ("Sequential verdicts") is its output.
 #include "sweepsim.h"
 
@@ -162,14 +162,15 @@ int main(int argc, char **argv)
     options.priorVariance = value("--prior", QStringLiteral("10")).toDouble();
     // --min-effect 0 checks the test alone: any sign of a difference counts as a verdict.
     options.minEffect = value("--min-effect", QStringLiteral("0.01")).toDouble();
+    options.futility = value("--futility", QStringLiteral("1")).toInt() != 0;
     const int fixedN = 7;
     ComparisonOptions today; // welch, alpha 0.01
     today.minEffect = options.minEffect;
 
     std::printf("Sweeps per row: %d, seed %llu, alpha %.2f, min effect %.0f%%, pairs %d..%d, prior "
-                "variance %.1f\n\n",
+                "variance %.1f, futility %s\n\n",
                 sweeps, (unsigned long long)seed, options.alpha, options.minEffect * 100, options.minPairs,
-                options.maxPairs, options.priorVariance);
+                options.maxPairs, options.priorVariance, options.futility ? "on" : "off");
     std::printf(
         "| noise | K | truth | method | any false faster | any false faster/slower | power (3%% slower, "
         "10%% faster) | equal called equivalent | different called equivalent | mean pairs per "

@@ -85,7 +85,10 @@ QString percent(double fraction)
 
 } // namespace
 
-SequentialTest::SequentialTest(const SequentialOptions &options) : m_options(options) {}
+SequentialTest::SequentialTest(const SequentialOptions &options)
+    : m_options(options),
+      m_tAtCap(criticalT(options.maxPairs, options.priorVariance, std::log(2.0 / options.alpha)))
+{}
 
 bool SequentialTest::addPair(double baselineTime, double candidateTime)
 {
@@ -105,6 +108,25 @@ bool SequentialTest::addLogRatio(double logRatio)
     m_history.emplace_back(m_mean, sdLogRatio());
     update();
     return true;
+}
+
+bool SequentialTest::futile() const
+{
+    if (!m_options.futility || m_n < m_options.minPairs || m_n >= m_options.maxPairs)
+        return false;
+    const double sd = sdLogRatio();
+    if (!(sd > 0))
+        return false;
+    const int cap = m_options.maxPairs;
+    const double tCap = m_tAtCap;
+    if (!std::isfinite(tCap))
+        return true;
+    const double band = std::log1p(m_options.minEffect);
+    const double rootCap = std::sqrt(double(cap));
+    const bool equivalentReachable = band > 0 && band * rootCap / sd >= tCap;
+    const double hopeful = std::max(std::fabs(m_mean) + 2 * sd / std::sqrt(double(m_n)), band);
+    const bool directionReachable = hopeful * rootCap / sd >= tCap;
+    return !equivalentReachable && !directionReachable;
 }
 
 double SequentialTest::sdLogRatio() const
@@ -178,7 +200,8 @@ SequentialVerdict SequentialTest::verdict(bool notFasterRejected, bool notSlower
         return SequentialVerdict::Slower;
     if (notEquivalentRejected)
         return SequentialVerdict::Equivalent;
-    return m_n >= m_options.maxPairs ? SequentialVerdict::Inconclusive : SequentialVerdict::Continue;
+    return m_n >= m_options.maxPairs || futile() ? SequentialVerdict::Inconclusive
+                                                 : SequentialVerdict::Continue;
 }
 
 SequentialVerdict SequentialTest::verdict() const
@@ -218,6 +241,15 @@ QString SequentialTest::reason(SequentialVerdict verdict) const
             .arg(gap)
             .arg(pNotEquivalent(), 0, 'g', 3);
     case SequentialVerdict::Inconclusive:
+        if (m_n < m_options.maxPairs)
+            return QStringLiteral(
+                       "no verdict could come within the cap of %1 pairs at the spread of these %2 "
+                       "(sd of the log-ratios %3): the candidate is %4, %5% confidence sequence of "
+                       "the speedup %6")
+                .arg(m_options.maxPairs)
+                .arg(m_n)
+                .arg(percent(sdLogRatio()))
+                .arg(gap, level, sequence);
         return QStringLiteral("no verdict within the cap of %1 pairs: the candidate is %2, %3% confidence "
                               "sequence of the speedup %4")
             .arg(m_options.maxPairs)

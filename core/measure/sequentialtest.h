@@ -27,6 +27,10 @@ struct SequentialOptions
     // before any data; chosen in bench/sweep_stats.cpp for noise of 0.3-2% and effects of 1-10%
     // (docs/verify-result.md, "Sequential verdicts").
     double priorVariance = 10;
+    // Stop as inconclusive once neither an equivalent verdict (at mean 0) nor a faster/slower one
+    // (at the estimate plus two standard errors) could be reached by maxPairs at the spread seen so
+    // far. Stopping without a claim cannot cause a false one; it spares a noisy machine 30 pairs.
+    bool futility = true;
 };
 
 enum class SequentialVerdict { Continue, Faster, Slower, Equivalent, Inconclusive };
@@ -57,6 +61,8 @@ public:
     bool addPair(double baselineTime, double candidateTime);
     // ln(baseline / candidate): positive when the candidate is faster.
     bool addLogRatio(double logRatio);
+    // True once futility (see SequentialOptions) says no verdict can come by maxPairs.
+    bool futile() const;
 
     const SequentialOptions &options() const { return m_options; }
     int pairs() const { return m_n; }
@@ -91,6 +97,7 @@ private:
     void update();
 
     SequentialOptions m_options;
+    double m_tAtCap = 0; // the t a one-sided verdict needs at maxPairs (futility)
     int m_n = 0;
     double m_mean = 0;
     double m_m2 = 0; // Welford's sum of squared deviations

@@ -274,6 +274,25 @@ private Q_SLOTS:
         QCOMPARE(test.pairs(), 1);
     }
 
+    void hopelessNoiseStopsEarly()
+    {
+        // 3% noise per run cannot show +-1% equivalence, nor a difference, in 30 pairs: stop early.
+        std::mt19937_64 rng(10);
+        std::normal_distribution<double> noisy(0, 0.03);
+        SequentialTest equal;
+        while (equal.verdict() == SequentialVerdict::Continue)
+            equal.addPair(0.035 * std::exp(noisy(rng)), 0.035 * std::exp(noisy(rng)));
+        QCOMPARE(equal.verdict(), SequentialVerdict::Inconclusive);
+        QVERIFY2(equal.pairs() < SequentialOptions().maxPairs, qPrintable(equal.reason(equal.verdict())));
+        QVERIFY(equal.futile());
+        QVERIFY(equal.reason(SequentialVerdict::Inconclusive).contains(QStringLiteral("could come")));
+        // ... but a 15% speedup under the same noise is worth the pairs.
+        SequentialTest faster;
+        while (faster.verdict() == SequentialVerdict::Continue)
+            faster.addPair(0.035 * std::exp(noisy(rng)), 0.035 / 1.15 * std::exp(noisy(rng)));
+        QCOMPARE(faster.verdict(), SequentialVerdict::Faster);
+    }
+
     void smallRealGainIsNotCalledFaster()
     {
         // 0.5% faster, well measured: real, but under the 1% minimum effect. Never "faster".

@@ -66,8 +66,7 @@ private Q_SLOTS:
             SequentialTest single;
             while (family.active(0)) {
                 const double d = lnSpeedup + n(rng);
-                QVERIFY(family.addLogRatio(0, d));
-                single.addLogRatio(d);
+                QCOMPARE(family.addLogRatio(0, d), single.addLogRatio(d));
                 QCOMPARE(family.verdict(0), single.verdict());
             }
         }
@@ -93,13 +92,13 @@ private Q_SLOTS:
     void stoppedCandidatesTakeNoPairs()
     {
         SweepFamily family(2);
-        QVERIFY(!family.addPair(2, 1, 1));
-        QVERIFY(!family.addPair(-1, 1, 1));
-        QVERIFY(!family.addPair(0, 1, 0));
+        QCOMPARE(family.addPair(2, 1, 1), false);
+        QCOMPARE(family.addPair(-1, 1, 1), false);
+        QCOMPARE(family.addPair(0, 1, 0), false);
         for (int i = 0; i < 4; ++i)
-            QVERIFY(family.addPair(0, 2.0 * (1 + 0.001 * i), 1.0));
+            QCOMPARE(family.addPair(0, 2.0 * (1 + 0.001 * i), 1.0), true);
         QCOMPARE(family.verdict(0), SequentialVerdict::Faster);
-        QVERIFY(!family.addPair(0, 2.0, 1.0));
+        QCOMPARE(family.addPair(0, 2.0, 1.0), false);
         QCOMPARE(family.test(0).pairs(), 4);
         QCOMPARE(family.activeCandidates(), std::vector<int>{1});
         QVERIFY(!family.finished());
@@ -134,8 +133,9 @@ private Q_SLOTS:
         const double bound = o.alpha + 3 * std::sqrt(o.alpha * (1 - o.alpha) / sweeps);
         QVERIFY2(wrong <= bound * sweeps,
                  qPrintable(QStringLiteral("%1 of %2 sweeps").arg(wrong).arg(sweeps)));
-        // Without a minimum effect nothing equal stops before the cap but by a (rare) false verdict.
-        QVERIFY(pairs >= (1 - bound) * sweeps * 4 * o.maxPairs);
+        // Without a minimum effect nothing equal can stop as equivalent: only the cap, futility or a
+        // (rare) false verdict end a candidate, so the pairs are many.
+        QVERIFY2(pairs >= sweeps * 4 * 12, qPrintable(QString::number(pairs)));
         qInfo("%d of %d sweeps with a false faster or slower", wrong, sweeps);
     }
 
