@@ -152,12 +152,14 @@ void SequentialTest::update()
     const double g = m_options.priorVariance;
     const double sd = sdLogRatio();
     const double rootN = std::sqrt(double(m_n));
-    // Tiny spreads are rounding of equal log-ratios, not information.
-    const bool noSpread = sd <= 1e-12 * std::max(1.0, std::fabs(m_mean));
+    // Tiny spreads and gaps are the rounding of equal log-ratios, not information: equal times
+    // that round differently must not become infinite evidence.
+    constexpr double kRounding = 1e-12;
+    const bool noSpread = sd <= kRounding * std::max(1.0, std::fabs(m_mean));
     auto tAt = [&](double mu0) {
         const double gap = m_mean - mu0;
         if (noSpread)
-            return gap == 0 ? 0.0 : std::copysign(kInf, gap);
+            return std::fabs(gap) <= kRounding ? 0.0 : std::copysign(kInf, gap);
         return gap * rootN / sd;
     };
     auto pOf = [](double logFactor) { return std::min(1.0, std::exp(-logFactor)); };

@@ -21,8 +21,8 @@ struct SequentialOptions
     // with probability at most alpha / 2, and slower when it is not with at most alpha / 2.
     double alpha = 0.01;
     double minEffect = 0.01; // faster/slower need |ln speedup| >= ln(1 + minEffect); the band of "equivalent"
-    int minPairs = 4;  // no verdict before this many pairs (the bound does not need it; warm-up noise does)
-    int maxPairs = 30; // at this many pairs an undecided candidate stops as inconclusive
+    int minPairs = 4;        // no verdict before; at alpha 0.01 the mixture cannot reach one below 4 anyway
+    int maxPairs = 30;       // at this many pairs an undecided candidate stops as inconclusive
     // Prior variance of the standardised effect (mean / sd of the log-ratios) in the mixture. Fixed
     // before any data; chosen in bench/sweep_stats.cpp for noise of 0.3-2% and effects of 1-10%
     // (docs/verify-result.md, "Sequential verdicts").

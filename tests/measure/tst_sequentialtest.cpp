@@ -142,6 +142,49 @@ private Q_SLOTS:
         QVERIFY2(rejected > 0, "the test never rejects: too strict to be useful"); // it is not vacuous
     }
 
+    // The confidence sequence holds the true speedup at every pair at once in >= 1 - alpha of runs.
+    // It is intersected over the pairs, so holding it after the last pair means it held at each.
+    void confidenceSequenceCovers()
+    {
+        std::mt19937_64 rng(12);
+        std::normal_distribution<double> normal;
+        std::uniform_real_distribution<double> spread(0.002, 0.05);
+        std::uniform_real_distribution<double> effect(-0.1, 0.1);
+        const int trials = 1000;
+        int missed = 0;
+        for (int i = 0; i < trials; ++i) {
+            SequentialOptions o;
+            o.alpha = 0.1;
+            SequentialTest test(o);
+            const double mu = effect(rng);
+            const double sd = spread(rng);
+            for (int p = 0; p < 30; ++p)
+                test.addLogRatio(mu + sd * normal(rng));
+            const Interval ci = test.speedupConfidence();
+            QVERIFY(ci.low > 0 && ci.high < 2); // bounded after 30 pairs
+            missed += !(ci.low <= std::exp(mu) && std::exp(mu) <= ci.high);
+        }
+        QVERIFY2(missed <= trials * 0.1, qPrintable(QString::number(missed)));
+        QVERIFY2(missed > 0, "never missed: the sequence is no test of anything"); // not vacuous at 10%
+    }
+
+    void roundingIsNotEvidence()
+    {
+        // Equal times whose ratio rounds to a hair off 1 give no verdict, even with no minimum effect.
+        SequentialOptions o;
+        o.minEffect = 0;
+        SequentialTest test(o);
+        for (int i = 0; i < o.maxPairs; ++i)
+            test.addLogRatio(1e-16);
+        QCOMPARE(test.pNotFaster(), 1.0);
+        QCOMPARE(test.verdict(), SequentialVerdict::Inconclusive);
+        // ... while equal ratios well away from 1 (a coarse timer, a real 2x) are.
+        SequentialTest coarse(o);
+        for (int i = 0; i < 4; ++i)
+            coarse.addPair(2.0, 1.0);
+        QCOMPARE(coarse.verdict(), SequentialVerdict::Faster);
+    }
+
     void clearSpeedupStopsAtTheMinimumPairs()
     {
         std::mt19937_64 rng(1);
