@@ -89,6 +89,44 @@ private Q_SLOTS:
         QVERIFY2(later >= 10, qPrintable(QString::number(later)));
     }
 
+    // Holm's step-down, not Bonferroni's: once candidate 0 is decided faster, candidate 1 is judged
+    // against alpha / 3 instead of alpha / 4. Pairs whose p lies between the two show it.
+    void aDecisionFreesAlphaForTheOthers()
+    {
+        const double alpha = SequentialOptions().alpha;
+        for (quint64 seed = 1; seed <= 500; ++seed) {
+            std::mt19937_64 rng(seed);
+            std::normal_distribution<double> n(0.02, 0.006);
+            std::vector<double> pairs;
+            SequentialTest probe;
+            while (pairs.size() < 30) {
+                pairs.push_back(n(rng));
+                probe.addLogRatio(pairs.back());
+                if (probe.pNotFaster() <= alpha / 4)
+                    break; // Bonferroni would decide too: not the case sought
+                if (probe.pairs() >= 4 && probe.meanLogRatio() >= std::log1p(0.01) &&
+                    probe.pNotFaster() <= alpha / 3) {
+                    SweepFamily decided(2);
+                    SweepFamily undecided(2);
+                    for (int i = 0; i < 4; ++i) {
+                        decided.addLogRatio(0, std::log(2.0) + 0.001 * i);  // 2x faster: decided at once
+                        undecided.addLogRatio(0, 0.001 * (i % 2 ? 1 : -1)); // equal: no rejection
+                    }
+                    QCOMPARE(decided.verdict(0), SequentialVerdict::Faster);
+                    QVERIFY(undecided.test(0).pNotFaster() > alpha && undecided.test(0).pNotSlower() > alpha);
+                    for (double d : pairs) {
+                        decided.addLogRatio(1, d);
+                        undecided.addLogRatio(1, d);
+                    }
+                    QCOMPARE(decided.verdict(1), SequentialVerdict::Faster);
+                    QCOMPARE(undecided.verdict(1), SequentialVerdict::Continue);
+                    return;
+                }
+            }
+        }
+        QFAIL("no pairs with alpha / 4 < p <= alpha / 3 in 500 seeds");
+    }
+
     void stoppedCandidatesTakeNoPairs()
     {
         SweepFamily family(2);
