@@ -573,8 +573,12 @@ void RooflineChartView::fitTicks()
     const int k =
         RooflineLabelLayout::decadesPerTick(decades, m_view->chart()->plotArea().height(), labelHeight);
     const double base = std::pow(10.0, k);
-    if (y->base() != base)
-        y->setBase(base); // lays the chart out again; the plot keeps its height, so this settles
+    if (y->base() != base) {
+        y->setBase(base);
+        // Now, not at the next event: a picture taken right after a resize shows the new ticks.
+        // The plot keeps its height (only the labels' width changes), so this settles at once.
+        m_view->chart()->layout()->activate();
+    }
 }
 
 QList<QLineF> RooflineChartView::ceilingLines() const

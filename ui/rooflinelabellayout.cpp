@@ -69,6 +69,29 @@ std::vector<RooflineLabelLayout::Place> RooflineLabelLayout::placeLabels(const s
             }
             return false;
         };
+        // Another roof running between a label stood off its line and that line, along most of the
+        // label (a line that only clips a corner of the gap, such as a roof starting there, does not
+        // make the label read as its own).
+        const auto runsBetween = [&](const QPolygonF &gap) {
+            for (size_t j = 0; j < requests.size(); ++j) {
+                if (j == i)
+                    continue;
+                const QLineF &line = requests[j].line;
+                const int samples = std::max(2, int(line.length() / 2));
+                double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+                for (int k = 0; k <= samples; ++k) {
+                    const QPointF p = line.pointAt(double(k) / samples);
+                    if (!gap.containsPoint(p, Qt::OddEvenFill))
+                        continue;
+                    const double u = (p.x() - f.a.x()) * f.cs + (p.y() - f.a.y()) * f.sn; // along the label
+                    lo = std::min(lo, u);
+                    hi = std::max(hi, u);
+                }
+                if (hi - lo > 0.5 * r.size.width())
+                    return true;
+            }
+            return false;
+        };
         const auto overPoints = [&](const QPointF &origin) {
             const QPolygonF padded = f.shapeAt(origin, kPointRadius);
             return std::any_of(points.cbegin(), points.cend(), [&padded](const QPointF &p) {
@@ -88,24 +111,40 @@ std::vector<RooflineLabelLayout::Place> RooflineLabelLayout::placeLabels(const s
             const std::vector<double> *offsets;
             bool avoidLines;
             bool avoidPoints;
+            bool onOwnLine; // the text mostly over its own line, not past its end (naming another)
         };
-        std::vector<Pass> passes{{&near, true, true}, {&further, true, true}, {&near, false, true}};
+        std::vector<Pass> passes{
+            {&near, true, true, true}, {&further, true, true, true}, {&near, false, true, true}};
         if (r.keep) {
-            passes.push_back({&further, false, true});
-            passes.push_back({&near, false, false});
+            passes.push_back({&further, false, true, true});
+            passes.push_back({&near, false, false, false});
         }
+        const double length = QLineF(f.a, f.b).length();
         for (const Pass &pass : passes) {
             for (double t : along) {
+                // Most of the text over its own line: a compute roof that starts at a ridge just
+                // inside a small plot is shorter than its label.
+                if (pass.onOwnLine && (r.rightAligned ? t * length : (1 - t) * length) < 0.6 * r.size.width())
+                    continue;
                 const QPointF anchor = f.a + t * (f.b - f.a);
                 for (double offset : *pass.offsets) {
-                    const QPointF origin = anchor + f.rotated(r.rightAligned ? -r.size.width() : 0.0, offset);
+                    const double x0 = r.rightAligned ? -r.size.width() : 0.0;
+                    const QPointF origin = anchor + f.rotated(x0, offset);
                     const QPolygonF shape = f.shapeAt(origin, 2);
                     const bool inside = std::all_of(shape.cbegin(), shape.cend(),
                                                     [&plot](const QPointF &p) { return plot.contains(p); });
                     if (!inside || std::any_of(taken.cbegin(), taken.cend(),
                                                [&shape](const QPolygonF &o) { return o.intersects(shape); }))
                         continue;
-                    if ((pass.avoidLines && overLines(f.shapeAt(origin, 0))) ||
+                    // Strict: a label stood off its line has nothing between it and its line
+                    // either, else it reads as the next roof's.
+                    const double top = std::min(offset, 0.0), bottom = std::max(offset + h, 0.0);
+                    const QPolygonF span(
+                        {anchor + f.rotated(x0, top), anchor + f.rotated(x0 + r.size.width(), top),
+                         anchor + f.rotated(x0 + r.size.width(), bottom), anchor + f.rotated(x0, bottom)});
+                    const bool stoodOff = offset > 1 || offset < -(h + 1);
+                    if ((pass.avoidLines &&
+                         (overLines(f.shapeAt(origin, 0)) || (stoodOff && runsBetween(span)))) ||
                         (pass.avoidPoints && overPoints(origin)))
                         continue;
                     places[i] = {true, origin, angle * 180 / M_PI, f.shapeAt(origin, 0)};

@@ -25,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace hotkernel {
 
@@ -72,8 +73,9 @@ SassView::SassView(QWidget *parent)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder); // address order until a header is clicked
     m_table->horizontalHeader()->setSortIndicatorShown(true);
-    // A pane made shorter (the window laid out for a small screen, a splitter dragged) keeps the
-    // current line in view: the hot line centred for a tall pane would otherwise sit below it.
+    // A pane made shorter or taller (the window laid out for a small screen, a splitter dragged)
+    // keeps the current line in view: the hot line centred for a tall pane would otherwise sit
+    // below it, and one centred in a short pane at the top of a taller one.
     m_table->viewport()->installEventFilter(this);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &SassView::updateHeatMarks);
     m_leftTable = makeTable(m_leftModel);
@@ -276,12 +278,15 @@ bool SassView::eventFilter(QObject *watched, QEvent *event)
     if (watched == m_table->viewport() && event->type() == QEvent::Resize) {
         const auto *resize = static_cast<QResizeEvent *>(event);
         const QModelIndex current = m_table->currentIndex();
-        if (current.isValid() && resize->size().height() < resize->oldSize().height()) {
+        const int oldHeight = resize->oldSize().height();
+        if (current.isValid() && oldHeight > 0 && resize->size().height() != oldHeight) {
             const QRect row = m_table->visualRect(current);
-            // Only a line that was in view: one the user scrolled away from stays where it is.
-            const bool wasShown = row.top() >= 0 && row.bottom() < resize->oldSize().height();
+            // A line centred before stays centred (the window laid out again, a splitter dragged);
+            // one that was in view stays in view; one the user scrolled away from stays away.
+            const bool wasCentred = std::abs(row.center().y() - oldHeight / 2) <= row.height();
+            const bool wasShown = row.top() >= 0 && row.bottom() < oldHeight;
             const bool isShown = row.top() >= 0 && row.bottom() < resize->size().height();
-            if (wasShown && !isShown) {
+            if (wasCentred || (wasShown && !isShown)) {
                 // Now (a picture taken right after the resize shows it), and again once the
                 // scroll bar's range has followed the new height.
                 m_table->scrollTo(current, QAbstractItemView::PositionAtCenter);
