@@ -447,7 +447,9 @@ void MainWindow::applyDefaultLayout()
         resizeDocks({sass}, {sassHeight}, Qt::Vertical);
     } else {
         resizeDocks({sass, roofline}, {px(330 * h), px(420 * h)}, Qt::Vertical);
-        resizeDocks({kernels, history}, {px(480 * h), px(260 * h)}, Qt::Vertical);
+        // 320 gives the bottom row the 243 px it had when the history chart's minimum (200 px)
+        // set it; that minimum is 130 now, for short windows.
+        resizeDocks({kernels, history}, {px(480 * h), px(320 * h)}, Qt::Vertical);
     }
     resizeDocks({history, feed}, {px(880 * w), px(720 * w)}, Qt::Horizontal);
 }
