@@ -666,14 +666,14 @@ void RooflineChartView::showCalloutFor(const RooflinePoint &p)
     const QRectF plot = chart->plotArea();
     const double pad = 4;
     m_callout->setText(describe(p));
-    if (m_callout->boundingRect().height() + 2 * pad > plot.height()) {
-        // A plot shorter than the five lines: the name and the share of the roof.
+    if (m_callout->boundingRect().height() + 2 * pad > plot.height() / 2) {
+        // The five lines would hide half a short plot (1280x720): two, the numbers in one.
         const RoofAbove roof = roofAbove(p);
-        m_callout->setText(roof.value > 0 ? tr("%1 (%2)\n%3 % of %4")
-                                                .arg(p.label, p.kind)
-                                                .arg(100 * p.flopsPerSecond / roof.value, 0, 'f', 0)
-                                                .arg(roof.label)
-                                          : QStringLiteral("%1 (%2)").arg(p.label, p.kind));
+        QString numbers =
+            QStringLiteral("%1 FLOP/B, %2").arg(p.intensity, 0, 'g', 3).arg(flopsText(p.flopsPerSecond));
+        if (roof.value > 0)
+            numbers += tr(": %1 % of %2").arg(100 * p.flopsPerSecond / roof.value, 0, 'f', 0).arg(roof.label);
+        m_callout->setText(QStringLiteral("%1 (%2)\n%3").arg(p.label, p.kind, numbers));
     }
     if (m_callout->boundingRect().width() + 2 * pad > plot.width()) {
         // A demangled template name can be wider than the plot: each line cut at its end.

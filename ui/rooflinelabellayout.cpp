@@ -176,7 +176,8 @@ QRectF RooflineLabelLayout::placeCallout(const QSizeF &size, const QPointF &at, 
     for (double y = plot.top(); y + size.height() <= plot.bottom(); y += step) {
         for (double x = plot.left(); x + size.width() <= plot.right(); x += step) {
             const QRectF box(QPointF(x, y), size);
-            if (box.adjusted(-kPointRadius, -kPointRadius, kPointRadius, kPointRadius).contains(at))
+            const double ring = kPointRadius + 2; // the ring's pen, outside its radius
+            if (box.adjusted(-ring, -ring, ring, ring).contains(at))
                 continue;
             const double dx = std::max({box.left() - at.x(), 0.0, at.x() - box.right()});
             const double dy = std::max({box.top() - at.y(), 0.0, at.y() - box.bottom()});

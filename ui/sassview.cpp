@@ -311,8 +311,8 @@ int SassView::heightForRows(int rows) const
     // when there is one.
     auto *box = static_cast<QBoxLayout *>(layout());
     const QMargins margins = box->contentsMargins();
-    int above = box->itemAt(0)->sizeHint().height() + box->spacing() + m_hotLabel->sizeHint().height() +
-                box->spacing();
+    const int hotLine = std::max(m_hotLabel->sizeHint().height(), m_hotLabel->fontMetrics().height());
+    int above = box->itemAt(0)->sizeHint().height() + box->spacing() + hotLine + box->spacing();
     if (m_note->isVisibleTo(this))
         above += m_note->sizeHint().height() + box->spacing();
     // A few pixels to spare: the laid-out header can be a little taller than its hint.
