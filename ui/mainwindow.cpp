@@ -57,6 +57,7 @@ namespace {
 constexpr int kRecentCount = 8;
 constexpr int kStatusMessageMs = 15000;
 constexpr int kDefaultLeftWidth = 880; // of the default 1600: the kernel table's columns
+constexpr int kSassRows = 8;           // listing rows a short window keeps for SASS around its hot line
 
 // The markdown files Help shows, bundled as resources (ui/CMakeLists.txt).
 const QString kHelpRoot = QStringLiteral(":/hotkernel-help");
@@ -418,11 +419,15 @@ void MainWindow::applyDefaultLayout()
     addDockWidget(Qt::BottomDockWidgetArea, history);
     splitDockWidget(targets, kernels, Qt::Vertical);
     splitDockWidget(sass, roofline, Qt::Vertical);
-    tabifyDockWidget(sass, source);
+    // A short window keeps the tab bar out of the crowded right column: Source goes behind Targets
+    // (one row of targets, room to spare), SASS and the roofline get the height (issue 45).
+    const bool shortWindow = height() > 200 && height() < 900;
+    tabifyDockWidget(shortWindow ? targets : sass, source);
     splitDockWidget(history, feed, Qt::Horizontal);
     for (QDockWidget *d : std::as_const(m_docks))
         d->show();
     sass->raise();
+    targets->raise();
     // The kernel table needs the width for Nsight's columns (share to bound, before and change in
     // a comparison) beside an elided name; the charts need height to be readable.
     // Measured at 1600x1000 and scaled to the window (1280x720 keeps every pane readable).
@@ -432,12 +437,20 @@ void MainWindow::applyDefaultLayout()
     resizeDocks({targets, kernels}, {px(120 * h), px(380 * h)}, Qt::Vertical);
     resizeDocks({targets, sass}, {px(kDefaultLeftWidth * w), px((1600 - kDefaultLeftWidth) * w)},
                 Qt::Horizontal);
-    // A short window gives the SASS listing the larger share (its hot lines need rows); a tall
-    // one the roofline (its ceiling labels need height).
-    resizeDocks({sass, roofline},
-                h < 0.9 ? QList<int>{px(420 * h), px(330 * h)} : QList<int>{px(330 * h), px(420 * h)},
-                Qt::Vertical);
-    resizeDocks({kernels, history}, {px(480 * h), px(260 * h)}, Qt::Vertical);
+    if (shortWindow) {
+        // SASS gets kSassRows rows around its hot line, the bottom row the least that shows the
+        // latest verify and the running job, the roofline all the rest (at 1280x720 the bottom
+        // row's share of a tall window left SASS two rows and the plot 56 px).
+        const int sassHeight = sass->minimumSizeHint().height() - m_sassView->minimumSizeHint().height() +
+                               m_sassView->heightForRows(kSassRows);
+        resizeDocks({kernels, history}, {px(1000 * h), 1}, Qt::Vertical);
+        resizeDocks({sass}, {sassHeight}, Qt::Vertical);
+    } else {
+        resizeDocks({sass, roofline}, {px(330 * h), px(420 * h)}, Qt::Vertical);
+        // 320 gives the bottom row the 243 px it had when the history chart's minimum (200 px)
+        // set it; that minimum is 130 now, for short windows.
+        resizeDocks({kernels, history}, {px(480 * h), px(320 * h)}, Qt::Vertical);
+    }
     resizeDocks({history, feed}, {px(880 * w), px(720 * w)}, Qt::Horizontal);
 }
 

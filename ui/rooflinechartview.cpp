@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "rooflinechartview.h"
 
+#include "rooflinelabellayout.h"
+#include "rooflinescale.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
 #include <QFileDialog>
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
@@ -25,8 +29,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace hotkernel {
+
+using RooflineScale::bandwidthEnd;
+using RooflineScale::computeStart;
+using RooflineScale::Roofs;
+using RooflineScale::roofsOf;
 
 namespace {
 
@@ -60,7 +70,9 @@ RooflineChartView::RooflineChartView(QWidget *parent)
     m_view->chart()->setMargins(QMargins(4, 4, 8, 4));
     m_view->chart()->layout()->setContentsMargins(0, 0, 0, 0);
     m_view->chart()->setBackgroundRoundness(0);
-    m_view->setMinimumHeight(170); // fits 1280x720 beside the SASS pane
+    // Fits 1280x720 beside eight rows of SASS; below kCompactBelow the plot drops title and legend.
+    m_view->setMinimumHeight(110);
+    m_view->installEventFilter(this);
     connect(m_view->chart(), &QChart::plotAreaChanged, this, &RooflineChartView::placeLabels);
     auto *png = new QPushButton(tr("Export PNG..."), this);
     auto *svg = new QPushButton(tr("Export SVG..."), this);
@@ -71,9 +83,11 @@ RooflineChartView::RooflineChartView(QWidget *parent)
         dialog->setAcceptMode(QFileDialog::AcceptSave);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         connect(dialog, &QFileDialog::fileSelected, this, [this, svgFormat](const QString &path) {
-            if (!(svgFormat ? exportSvg(path) : exportPng(path)))
+            if (!(svgFormat ? exportSvg(path) : exportPng(path))) {
+                m_status->setTextFormat(Qt::PlainText);
                 m_status->setText(
                     tr("Could not write %1: choose a writable folder and export again.").arg(path));
+            }
         });
         dialog->open();
     };
@@ -159,83 +173,7 @@ const QColor kCeilingColors[] = {QColor(200, 40, 60), QColor(150, 90, 210), QCol
 const Qt::PenStyle kCeilingDashes[] = {Qt::SolidLine, Qt::DashLine,       Qt::DashDotLine,
                                        Qt::DotLine,   Qt::DashDotDotLine, Qt::SolidLine};
 
-struct Roofs
-{
-    double compute = 0;   // highest
-    double bandwidth = 0; // highest
-};
-
-Roofs roofsOf(const RooflineData &data)
-{
-    Roofs r;
-    for (const auto &c : data.ceilings)
-        (c.kind == QLatin1String("compute") ? r.compute : r.bandwidth) =
-            std::max(c.kind == QLatin1String("compute") ? r.compute : r.bandwidth, c.value);
-    return r;
-}
-
-// Where a bandwidth roof stops (it meets the highest compute roof) and where a compute roof starts.
-double bandwidthEnd(double bandwidth, const Roofs &roofs, double xMax)
-{
-    return roofs.compute > 0 ? std::min(roofs.compute / bandwidth, xMax) : xMax;
-}
-
-double computeStart(double compute, const Roofs &roofs, double xMin)
-{
-    return roofs.bandwidth > 0 ? std::max(compute / roofs.bandwidth, xMin) : xMin;
-}
-
 } // namespace
-
-RooflineChartView::Ranges RooflineChartView::fittedRanges(const RooflineData &data)
-{
-    Ranges r;
-    const Roofs roofs = roofsOf(data);
-    double xLo = std::numeric_limits<double>::max(), xHi = 0;
-    for (const auto &p : data.points) {
-        xLo = std::min(xLo, p.intensity);
-        xHi = std::max(xHi, p.intensity);
-    }
-    // The ridges: where each roof meets the highest roof of the other kind.
-    for (const auto &c : data.ceilings) {
-        const double ridge = c.kind == QLatin1String("compute")
-                                 ? (roofs.bandwidth > 0 ? c.value / roofs.bandwidth : 0)
-                                 : (roofs.compute > 0 ? roofs.compute / c.value : 0);
-        if (ridge > 0) {
-            xLo = std::min(xLo, ridge / 30);
-            xHi = std::max(xHi, ridge * 10);
-        }
-    }
-    if (xHi <= 0) {
-        xLo = 0.01;
-        xHi = 1000;
-    }
-    // A quarter decade of room each side, so points on the frame stay visible.
-    r.xMin = std::pow(10, std::log10(xLo) - 0.25);
-    r.xMax = std::pow(10, std::log10(xHi) + 0.25);
-
-    double yLo = std::numeric_limits<double>::max(), yHi = 0;
-    for (const auto &p : data.points) {
-        yLo = std::min(yLo, p.flopsPerSecond);
-        yHi = std::max(yHi, p.flopsPerSecond);
-    }
-    for (const auto &c : data.ceilings) {
-        if (c.kind == QLatin1String("compute")) {
-            yHi = std::max(yHi, c.value);
-            yLo = std::min(yLo, c.value / 100);
-        } else {
-            yLo = std::min(yLo, c.value * r.xMin);
-            yHi = std::max(yHi, c.value * bandwidthEnd(c.value, roofs, r.xMax));
-        }
-    }
-    if (yHi <= 0) {
-        yLo = 1e9;
-        yHi = 1e15;
-    }
-    r.yMin = std::pow(10, std::log10(yLo) - 0.25);
-    r.yMax = std::pow(10, std::log10(yHi) + 0.6); // room for the labels of the close top roofs
-    return r;
-}
 
 RooflineChartView::RoofAbove RooflineChartView::roofAbove(const RooflinePoint &p) const
 {
@@ -268,7 +206,7 @@ QString RooflineChartView::describe(const RooflinePoint &p) const
     return text;
 }
 
-QString RooflineChartView::selectedText() const
+const RooflinePoint *RooflineChartView::selectedPoint() const
 {
     const RooflinePoint *selected = nullptr;
     for (const RooflinePoint &p : m_data.points) {
@@ -276,6 +214,12 @@ QString RooflineChartView::selectedText() const
         if (p.key == m_selectedKey && (!selected || p.kind != QLatin1String("baseline")))
             selected = &p;
     }
+    return selected;
+}
+
+QString RooflineChartView::selectedText() const
+{
+    const RooflinePoint *selected = selectedPoint();
     if (!selected)
         return {};
     const RoofAbove roof = roofAbove(*selected);
@@ -312,20 +256,24 @@ void RooflineChartView::rebuild()
     m_callout = nullptr;
     delete m_calloutBox;
     m_calloutBox = nullptr;
+    m_coveredByCallout.clear();
     for (LineLabel &l : m_lineLabels)
         delete l.item;
     m_lineLabels.clear();
 
     if (m_data.ceilings.empty() && m_data.points.empty()) {
-        chart->setTitle(tr("Roofline"));
+        m_title = tr("Roofline");
+        chart->setTitle(m_title);
         QStringList status{
             tr("No roofline yet: it needs the card's ceilings (gpu_info, calibrate) and kernels "
                "or verify results with flops and bytes per call.")};
         status += m_data.notes;
+        m_status->setTextFormat(Qt::PlainText);
         m_status->setText(status.join(QLatin1Char('\n')));
         return;
     }
-    chart->setTitle(tr("Roofline: %1 %2").arg(m_data.card, m_data.dtype));
+    m_title = tr("Roofline: %1 %2").arg(m_data.card, m_data.dtype);
+    updateCompact();
     m_ranges = fittedRanges(m_data);
     const Roofs roofs = roofsOf(m_data);
 
@@ -339,6 +287,9 @@ void RooflineChartView::rebuild()
     y->setRange(m_ranges.yMin, m_ranges.yMax);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
+    m_yAxis = y;
+    m_compact = false;
+    updateCompact();
 
     auto attach = [&](QAbstractSeries *series) {
         chart->addSeries(series);
@@ -378,7 +329,7 @@ void RooflineChartView::rebuild()
         const bool compute = c.kind == QLatin1String("compute");
         m_lineLabels.push_back({label, from, to,
                                 compute ? 0.97 - 0.45 * computeLabels++ : 0.06 + 0.3 * bandwidthLabels++,
-                                compute});
+                                compute, c.value});
         ++index;
     }
     // Baselines first and larger, hollow: a candidate on the same spot sits inside, not on top.
@@ -479,6 +430,15 @@ void RooflineChartView::rebuild()
         for (QLegendMarker *marker : m_view->chart()->legend()->markers(hollow))
             marker->setBrush(hollow->pen().color());
     }
+    updateStatus();
+    selectKey(m_selectedKey);
+    placeLabels();
+}
+
+void RooflineChartView::updateStatus()
+{
+    if (m_data.ceilings.empty() && m_data.points.empty())
+        return; // rebuild() said why there is no plot
     QStringList status;
     QMap<QString, int> counts;
     for (const RooflinePoint &p : m_data.points)
@@ -486,12 +446,29 @@ void RooflineChartView::rebuild()
     QStringList parts;
     for (auto it = counts.cbegin(); it != counts.cend(); ++it)
         parts.append(QStringLiteral("%1 %2").arg(it.value()).arg(it.key()));
-    status.append(tr("%n point(s)", nullptr, int(m_data.points.size())) +
-                  (parts.isEmpty() ? QString() : QStringLiteral(": ") + parts.join(QStringLiteral(", "))) +
-                  tr(". Hollow: baseline, filled: candidate."));
+    const QString points =
+        tr("%n point(s)", nullptr, int(m_data.points.size())) +
+        (parts.isEmpty() ? QString() : QStringLiteral(": ") + parts.join(QStringLiteral(", ")));
     // The rest of the legend in the tooltip: the plot keeps its height for the ceiling labels.
     QStringList tip{tr("A dashed line joins one kernel's baseline and candidate points; the scripts' "
                        "points are the latest verify's. Hover a point for its numbers.")};
+    if (m_compact) {
+        // The chart's title and legend make way for the plot: one line says both.
+        const auto swatch = [](const QString &kind, const QString &glyph) {
+            return QStringLiteral("<span style=\"color:%1\">%2</span> %3")
+                .arg(kindColor(kind).name(), glyph, kind);
+        };
+        status.append(QStringLiteral("%1 %2: %3, %4, <span style=\"color:#dc1e1e\">○</span> %5")
+                          .arg(m_data.card.toHtmlEscaped(), m_data.dtype.toHtmlEscaped(),
+                               swatch(QStringLiteral("baseline"), QStringLiteral("□")),
+                               swatch(QStringLiteral("candidate"), QStringLiteral("●")), tr("selected")));
+        tip.prepend(points + QLatin1Char('.'));
+    } else {
+        status.append(points.toHtmlEscaped() + tr(". Hollow: baseline, filled: candidate."));
+    }
+    if (!m_droppedLabels.isEmpty())
+        tip.append(tr("No room on the plot for the label of: %1 (a larger pane shows them).")
+                       .arg(m_droppedLabels.join(QStringLiteral(", "))));
     // Which kernels have no point and why: one line here, the reasons in the tooltip, so the
     // plot keeps its height for the ceiling labels.
     if (!m_data.notes.isEmpty()) {
@@ -501,107 +478,106 @@ void RooflineChartView::rebuild()
     }
     m_status->setToolTip(tip.join(QLatin1Char('\n')));
     if (!m_rejected.isEmpty())
-        status.append(tr("Left out (not > 0): %1").arg(m_rejected.join(QStringLiteral("; "))));
-    m_status->setText(status.join(QLatin1Char('\n')));
-    selectKey(m_selectedKey);
-    placeLabels();
+        status.append(
+            tr("Left out (not > 0): %1").arg(m_rejected.join(QStringLiteral("; ")).toHtmlEscaped()));
+    m_status->setTextFormat(Qt::RichText);
+    m_status->setText(status.join(QStringLiteral("<br>")));
+}
+
+bool RooflineChartView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view && event->type() == QEvent::Resize)
+        updateCompact();
+    return QWidget::eventFilter(watched, event);
+}
+
+void RooflineChartView::updateCompact()
+{
+    // A short plot (the window at 1280x720) drops the chart's title and legend: they took 45 of
+    // its 170 px. The status line under it names the card and the point kinds instead.
+    const bool compact = m_view->height() < kCompactBelow;
+    QChart *chart = m_view->chart();
+    chart->setTitle(compact ? QString() : m_title);
+    chart->legend()->setVisible(!compact);
+    // The units move from the axis titles into the tick labels: a title line is a sixth of the plot.
+    const auto axes = chart->axes();
+    for (QAbstractAxis *axis : axes) {
+        auto *log = qobject_cast<QLogValueAxis *>(axis);
+        if (!log)
+            continue;
+        const bool y = log == m_yAxis;
+        log->setTitleVisible(!compact);
+        log->setLabelFormat(y ? (compact ? QStringLiteral("%.0e FLOP/s") : QStringLiteral("%.0e"))
+                              : (compact ? QStringLiteral("%g FLOP/B") : QStringLiteral("%g")));
+    }
+    if (compact != m_compact) {
+        m_compact = compact;
+        updateStatus();
+    }
 }
 
 void RooflineChartView::placeLabels()
 {
     QChart *chart = m_view->chart();
-    const QRectF plot = chart->plotArea();
-    std::vector<QPolygonF> taken;
-    for (const LineLabel &l : m_lineLabels) {
-        const QPointF a = chart->mapToPosition(l.from);
-        const QPointF b = chart->mapToPosition(l.to);
-        // Straight in log-log, so straight in pixels: a place on the line is a + t (b - a).
-        const double angle = std::abs(a.y() - b.y()) < 0.5 ? 0.0 : std::atan2(b.y() - a.y(), b.x() - a.x());
-        const double cs = std::cos(angle), sn = std::sin(angle);
-        const QRectF box = l.item->boundingRect();
-        const auto rotated = [cs, sn](double u, double v) {
-            return QPointF(u * cs - v * sn, u * sn + v * cs);
-        };
-        const auto shapeAt = [&](const QPointF &origin, double pad) {
-            return QPolygonF({origin + rotated(-pad, -pad), origin + rotated(box.width() + pad, -pad),
-                              origin + rotated(box.width() + pad, box.height() + pad),
-                              origin + rotated(-pad, box.height() + pad)});
-        };
-        // First the preferred place, then ever further along the line; at each place above the
-        // line, then below it. The first place inside the plot that no earlier label covers wins.
-        const double at = std::clamp(l.at, 0.0, 1.0);
-        std::vector<double> along{at};
-        for (int step = 1; step <= 25; ++step) {
-            for (double t : {at - 0.04 * step, at + 0.04 * step}) {
-                if (t >= 0 && t <= 1)
-                    along.push_back(t);
-            }
-        }
-        // Another roof's line or a point under a label makes it hard to read: avoided where the plot
-        // leaves room (strict pass), accepted where it does not (second pass). Own line excluded.
-        const auto crossesLine = [&](const QPointF &origin) {
-            const QPolygonF shape = shapeAt(origin, 0);
-            for (const LineLabel &other : m_lineLabels) {
-                if (&other == &l)
-                    continue;
-                const QPointF p = chart->mapToPosition(other.from);
-                const QPointF q = chart->mapToPosition(other.to);
-                const int samples = std::max(2, int(QLineF(p, q).length() / 3));
-                for (int i = 0; i <= samples; ++i) {
-                    if (shape.containsPoint(p + (q - p) * (double(i) / samples), Qt::OddEvenFill))
-                        return true;
-                }
-            }
-            // The points too: a label must not hide a kernel (the selection ring reaches 12 px out).
-            const QPolygonF padded = shapeAt(origin, 12);
-            for (const RooflinePoint &point : m_data.points) {
-                if (padded.containsPoint(chart->mapToPosition(QPointF(point.intensity, point.flopsPerSecond)),
-                                         Qt::OddEvenFill))
-                    return true;
-            }
-            return false;
-        };
-        // Just above or below its line first; where two roofs run a few pixels apart (DRAM and
-        // the measured copy rate) neither side of the lower one is free of the upper one, so the
-        // label may stand one label's height further off, clear of both lines, before it is
-        // allowed onto another roof's line.
-        const std::vector<double> near{-(box.height() + 1), 1.0};
-        const std::vector<double> further{-(2 * box.height() + 4), box.height() + 4};
-        struct Pass
-        {
-            bool strict;
-            const std::vector<double> *offsets;
-        };
-        bool placed = false;
-        for (const Pass &pass : {Pass{true, &near}, Pass{true, &further}, Pass{false, &near}}) {
-            const bool strict = pass.strict;
-            for (double t : along) {
-                const QPointF anchor = a + t * (b - a);
-                for (double offset : *pass.offsets) {
-                    const QPointF origin = anchor + rotated(l.rightAligned ? -box.width() : 0.0, offset);
-                    const QPolygonF shape = shapeAt(origin, 2);
-                    const bool inside = std::all_of(shape.cbegin(), shape.cend(),
-                                                    [&plot](const QPointF &p) { return plot.contains(p); });
-                    if (!inside || std::any_of(taken.cbegin(), taken.cend(),
-                                               [&shape](const QPolygonF &o) { return o.intersects(shape); }))
-                        continue;
-                    if (strict && crossesLine(origin))
-                        continue;
-                    l.item->setRotation(angle * 180 / M_PI);
-                    l.item->setPos(origin);
-                    taken.push_back(shape);
-                    placed = true;
-                    break;
-                }
-                if (placed)
-                    break;
-            }
-            if (placed)
-                break;
-        }
-        // No free place (a plot too small for all the labels): the legend-less line goes without
-        // its label rather than under another one.
-        l.item->setVisible(placed);
+    showCallout({}, false); // placed for the old plot, and the labels it covered are placed again
+    fitTicks();
+    // The selected kernel's roof first (its label is the one the numbers above name), then the
+    // roofs that make the roofline (the highest of each kind), then the rest in the data's order:
+    // in a small plot the last ones are dropped rather than laid over another.
+    const RooflinePoint *selected = selectedPoint();
+    const QString selectedRoof = selected ? roofAbove(*selected).label : QString();
+    const Roofs roofs = roofsOf(m_data);
+    std::vector<size_t> order(m_lineLabels.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    const auto rank = [&](const LineLabel &l) {
+        if (!selectedRoof.isEmpty() && l.item->text() == selectedRoof)
+            return 0;
+        return l.value == (l.rightAligned ? roofs.compute : roofs.bandwidth) ? 1 : 2;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return rank(m_lineLabels[a]) < rank(m_lineLabels[b]); });
+    std::vector<RooflineLabelLayout::Request> requests;
+    std::vector<QPointF> points;
+    for (size_t i : order) {
+        const LineLabel &l = m_lineLabels[i];
+        requests.push_back({QLineF(chart->mapToPosition(l.from), chart->mapToPosition(l.to)),
+                            l.item->boundingRect().size(), l.at, l.rightAligned, rank(l) == 0});
+    }
+    for (const RooflinePoint &p : m_data.points)
+        points.push_back(chart->mapToPosition(QPointF(p.intensity, p.flopsPerSecond)));
+    const auto places = RooflineLabelLayout::placeLabels(requests, chart->plotArea(), points);
+    QStringList dropped;
+    for (size_t k = 0; k < order.size(); ++k) {
+        QGraphicsSimpleTextItem *item = m_lineLabels[order[k]].item;
+        item->setRotation(places[k].angle);
+        item->setPos(places[k].origin);
+        // No free place (a plot too small for all the labels): the line goes without its label
+        // rather than under another one; the status tooltip names it.
+        item->setVisible(places[k].visible);
+        if (!places[k].visible)
+            dropped.append(item->text());
+    }
+    m_droppedLabels = dropped;
+    updateStatus();
+}
+
+void RooflineChartView::fitTicks()
+{
+    // Fewer y ticks on a short plot, each decade's label whole: Qt Charts elides a label that
+    // does not get its own height ("..." on all of them at 1280x720).
+    auto *y = m_yAxis.data();
+    if (!y)
+        return;
+    const double decades = std::log10(m_ranges.yMax / m_ranges.yMin);
+    const double labelHeight = QFontMetricsF(y->labelsFont()).height();
+    const int k =
+        RooflineLabelLayout::decadesPerTick(decades, m_view->chart()->plotArea().height(), labelHeight);
+    const double base = std::pow(10.0, k);
+    if (y->base() != base) {
+        y->setBase(base);
+        // Now, not at the next event: a picture taken right after a resize shows the new ticks.
+        // The plot keeps its height (only the labels' width changes), so this settles at once.
+        m_view->chart()->layout()->activate();
     }
 }
 
@@ -653,6 +629,7 @@ void RooflineChartView::selectKey(const QString &key)
         }
     }
     updateSelectedInfo();
+    placeLabels(); // the selected kernel's roof keeps its label first
 }
 
 void RooflineChartView::showCallout(const QPointF &value, bool show)
@@ -662,6 +639,9 @@ void RooflineChartView::showCallout(const QPointF &value, bool show)
             m_callout->hide();
         if (m_calloutBox)
             m_calloutBox->hide();
+        for (QGraphicsSimpleTextItem *label : std::as_const(m_coveredByCallout))
+            label->show();
+        m_coveredByCallout.clear();
         return;
     }
     if (const RooflinePoint *p = pointNear(value))
@@ -677,50 +657,51 @@ void RooflineChartView::showCalloutFor(const RooflinePoint &p)
         m_callout = new QGraphicsSimpleTextItem(chart);
         m_callout->setZValue(10);
     }
+    showCallout({}, false); // labels an earlier callout covered come back first
     // On the plot's own background with a frame, so the ceilings and their labels do not show
     // through it.
     m_calloutBox->setBrush(palette().color(QPalette::Base));
     m_calloutBox->setPen(QPen(palette().color(QPalette::Mid)));
     m_callout->setBrush(palette().color(QPalette::Text));
-    m_callout->setText(describe(p));
-    const QRectF text = m_callout->boundingRect();
-    const QPointF at = chart->mapToPosition(QPointF(p.intensity, p.flopsPerSecond));
     const QRectF plot = chart->plotArea();
-    // The first corner around the point where the box stays in the plot and off every ceiling
-    // label; else the one that stays in the plot.
-    const QList<QPolygonF> labels = ceilingLabelShapes();
-    const double pad = 4, gap = 14;
-    // Beside the point first, then further off (a marker's own neighbourhood is where the labels
-    // of the roof above it sit).
-    QList<QPointF> offsets;
-    for (const double dy :
-         {-text.height() - gap, gap, -text.height() - 4 * gap, 4 * gap, -text.height() / 2}) {
-        for (const double dx :
-             {gap, -text.width() - gap, -text.width() / 2, 4 * gap, -text.width() - 4 * gap})
-            offsets.append(QPointF(dx, dy));
+    const double pad = 4;
+    m_callout->setText(describe(p));
+    if (m_callout->boundingRect().height() + 2 * pad > plot.height() / 2) {
+        // The five lines would hide half a short plot (1280x720): two, the numbers in one.
+        const RoofAbove roof = roofAbove(p);
+        QString numbers =
+            QStringLiteral("%1 FLOP/B, %2").arg(p.intensity, 0, 'g', 3).arg(flopsText(p.flopsPerSecond));
+        if (roof.value > 0)
+            numbers += tr(": %1 % of %2").arg(100 * p.flopsPerSecond / roof.value, 0, 'f', 0).arg(roof.label);
+        m_callout->setText(QStringLiteral("%1 (%2)\n%3").arg(p.label, p.kind, numbers));
     }
-    QRectF chosen;
-    for (int pass = 0; pass < 2 && chosen.isNull(); ++pass) {
-        for (const QPointF &o : offsets) {
-            const QRectF box = QRectF(at + o, text.size()).adjusted(-pad, -pad, pad, pad);
-            if (!plot.contains(box))
-                continue;
-            const QPolygonF scene = chart->mapToScene(box);
-            if (pass == 0 && std::any_of(labels.cbegin(), labels.cend(),
-                                         [&scene](const QPolygonF &l) { return l.intersects(scene); }))
-                continue;
-            chosen = box;
-            break;
+    if (m_callout->boundingRect().width() + 2 * pad > plot.width()) {
+        // A demangled template name can be wider than the plot: each line cut at its end.
+        const QFontMetricsF metrics(m_callout->font());
+        QStringList lines = m_callout->text().split(QLatin1Char('\n'));
+        for (QString &line : lines)
+            line = metrics.elidedText(line, Qt::ElideRight, plot.width() - 2 * pad - 2);
+        m_callout->setText(lines.join(QLatin1Char('\n')));
+    }
+    const QSizeF size = m_callout->boundingRect().size() + QSizeF(2 * pad, 2 * pad);
+    const QPointF at = chart->mapToPosition(QPointF(p.intensity, p.flopsPerSecond));
+    // Inside the plot (the axis labels lie outside it), nearest the point, off the ceiling labels;
+    // where no such place exists, the labels it covers make way while it shows.
+    QList<QPolygonF> labels;
+    for (const LineLabel &l : m_lineLabels) {
+        if (l.item->isVisible())
+            labels.append(l.item->mapToParent(l.item->boundingRect()));
+    }
+    bool clear = false;
+    const QRectF chosen = RooflineLabelLayout::placeCallout(size, at, plot, labels, &clear);
+    if (!clear) {
+        for (const LineLabel &l : m_lineLabels) {
+            if (l.item->isVisible() &&
+                l.item->mapToParent(l.item->boundingRect()).intersects(QPolygonF(chosen))) {
+                l.item->hide();
+                m_coveredByCallout.append(l.item);
+            }
         }
-    }
-    if (chosen.isNull()) {
-        // No corner inside the plot (a small dock): kept inside the chart, moved in from its edges.
-        chosen = QRectF(at + offsets.first(), text.size()).adjusted(-pad, -pad, pad, pad);
-        const QRectF bounds = chart->rect();
-        chosen.moveLeft(std::clamp(chosen.left(), bounds.left(),
-                                   std::max(bounds.left(), bounds.right() - chosen.width())));
-        chosen.moveTop(std::clamp(chosen.top(), bounds.top(),
-                                  std::max(bounds.top(), bounds.bottom() - chosen.height())));
     }
     m_calloutBox->setRect(chosen);
     m_callout->setPos(chosen.topLeft() + QPointF(pad, pad));

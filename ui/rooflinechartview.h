@@ -5,9 +5,11 @@
 #pragma once
 
 #include "inspect/rooflinemodel.h"
+#include "rooflinescale.h"
 
 #include <QLineF>
 #include <QList>
+#include <QPointer>
 #include <QPolygonF>
 #include <QWidget>
 
@@ -17,6 +19,7 @@ class QGraphicsRectItem;
 class QGraphicsSimpleTextItem;
 class QPolygonF;
 class QLabel;
+class QLogValueAxis;
 class QScatterSeries;
 
 namespace hotkernel {
@@ -44,13 +47,9 @@ public:
     QChart *chart() const;
     static RooflineData validated(const RooflineData &data, QStringList *rejected);
 
-    // The axes' ranges: every point and every roof up to where it meets the highest roof of the
-    // other kind, a little room around them, whole decades only where that costs little.
-    struct Ranges
-    {
-        double xMin = 0.01, xMax = 1000, yMin = 1e9, yMax = 1e15;
-    };
-    static Ranges fittedRanges(const RooflineData &data);
+    // The axes' ranges (rooflinescale.h).
+    using Ranges = RooflineScale::Ranges;
+    static Ranges fittedRanges(const RooflineData &data) { return RooflineScale::fitted(data); }
     Ranges ranges() const { return m_ranges; }
     // The text a hover over point shows: FLOP/B, GB/s, FLOP/s and the share of the roof above it.
     QString describe(const RooflinePoint &point) const;
@@ -81,12 +80,24 @@ public:
 Q_SIGNALS:
     void pointSelected(const QString &key);
 
+public:
+    // Below this height the chart view drops its title and legend (the status line says both).
+    static constexpr int kCompactBelow = 260;
+    bool isCompact() const { return m_compact; }
+    // The ceiling labels with no free place on this plot (named in the status tooltip).
+    QStringList droppedLabels() const { return m_droppedLabels; }
+
 protected:
     void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void rebuild();
     void placeLabels();
+    void fitTicks();
+    void updateCompact();
+    void updateStatus();
+    const RooflinePoint *selectedPoint() const;
     void showCallout(const QPointF &value, bool show);
     void updateSelectedInfo();
     const RooflinePoint *pointNear(const QPointF &value) const;
@@ -100,6 +111,11 @@ private:
     QGraphicsRectItem *m_calloutBox = nullptr;
     QScatterSeries *m_selectedSeries = nullptr;
     QGraphicsSimpleTextItem *m_callout = nullptr;
+    QList<QGraphicsSimpleTextItem *> m_coveredByCallout; // labels hidden while the callout shows
+    QPointer<QLogValueAxis> m_yAxis;
+    QString m_title;
+    QStringList m_droppedLabels;
+    bool m_compact = false;
     Ranges m_ranges;
     // Each ceiling's label sits on its line; placed again when the plot area moves.
     struct LineLabel
@@ -109,6 +125,7 @@ private:
         QPointF to;
         double at = 0.5;           // where along the line the label would rather be (0 from, 1 to)
         bool rightAligned = false; // the label ends at its place (compute roofs), else starts there
+        double value = 0;          // the ceiling's, to rank its label (the highest roofs first)
     };
     std::vector<LineLabel> m_lineLabels;
 };

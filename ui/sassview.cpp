@@ -13,6 +13,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPersistentModelIndex>
+#include <QResizeEvent>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -23,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace hotkernel {
 
@@ -70,6 +73,10 @@ SassView::SassView(QWidget *parent)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder); // address order until a header is clicked
     m_table->horizontalHeader()->setSortIndicatorShown(true);
+    // A pane made shorter or taller (the window laid out for a small screen, a splitter dragged)
+    // keeps the current line in view: the hot line centred for a tall pane would otherwise sit
+    // below it, and one centred in a short pane at the top of a taller one.
+    m_table->viewport()->installEventFilter(this);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &SassView::updateHeatMarks);
     m_leftTable = makeTable(m_leftModel);
     m_rightTable = makeTable(m_rightModel);
@@ -264,6 +271,57 @@ void SassView::showEvent(QShowEvent *event)
                 showRow(row);
         });
     }
+}
+
+bool SassView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize) {
+        const auto *resize = static_cast<QResizeEvent *>(event);
+        const QModelIndex current = m_table->currentIndex();
+        const int oldHeight = resize->oldSize().height();
+        if (current.isValid() && oldHeight > 0 && resize->size().height() != oldHeight) {
+            const QRect row = m_table->visualRect(current);
+            // A line centred before stays centred (the window laid out again, a splitter dragged);
+            // one that was in view stays in view; one the user scrolled away from stays away.
+            const bool wasCentred = std::abs(row.center().y() - oldHeight / 2) <= row.height();
+            const bool wasShown = row.top() >= 0 && row.bottom() < oldHeight;
+            const bool isShown = row.top() >= 0 && row.bottom() < resize->size().height();
+            if (wasCentred || (wasShown && !isShown)) {
+                // Now (a picture taken right after the resize shows it), and again once the
+                // scroll bar's range has followed the new height.
+                m_table->scrollTo(current, QAbstractItemView::PositionAtCenter);
+                QTimer::singleShot(0, this, [this, current = QPersistentModelIndex(current)] {
+                    if (current.isValid())
+                        m_table->scrollTo(current, QAbstractItemView::PositionAtCenter);
+                });
+            }
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+int SassView::heightForRows(int rows) const
+{
+    // What the table takes besides its rows: frame, header and the horizontal scroll bar that
+    // its columns (wider than a short pane) bring.
+    const int table = 2 * m_table->frameWidth() + m_table->horizontalHeader()->sizeHint().height() +
+                      m_table->horizontalScrollBar()->sizeHint().height() +
+                      rows * m_table->verticalHeader()->defaultSectionSize();
+    // Above it the bar and the hot line (reserved even before a listing shows it), and the note
+    // when there is one.
+    auto *box = static_cast<QBoxLayout *>(layout());
+    const QMargins margins = box->contentsMargins();
+    const int hotLine = std::max(m_hotLabel->sizeHint().height(), m_hotLabel->fontMetrics().height());
+    int above = box->itemAt(0)->sizeHint().height() + box->spacing() + hotLine + box->spacing();
+    if (m_note->isVisibleTo(this))
+        above += m_note->sizeHint().height() + box->spacing();
+    // A few pixels to spare: the laid-out header can be a little taller than its hint.
+    return margins.top() + margins.bottom() + above + table + 4;
+}
+
+int SassView::visibleRows() const
+{
+    return m_table->viewport()->height() / std::max(1, m_table->verticalHeader()->defaultSectionSize());
 }
 
 void SassView::setDiff(const SassFunction &baseline, const SassFunction &candidate, const QString &leftLabel,

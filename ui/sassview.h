@@ -53,10 +53,16 @@ public:
     QLabel *hotLabel() const { return m_hotLabel; }
     // Above the listing: why it is not the selected kernel's (it has no disassembly here).
     void setNote(const QString &note);
+    // The height this pane needs to show rows listing rows (toolbar, hot line, header and
+    // scroll bar included): the window gives it that much on a short screen (issue 45).
+    int heightForRows(int rows) const;
+    // How many whole listing rows the table shows now.
+    int visibleRows() const;
 
 protected:
     void changeEvent(QEvent *event) override;
     void showEvent(QShowEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     QTableView *makeTable(QAbstractItemModel *model);

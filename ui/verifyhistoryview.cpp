@@ -41,7 +41,7 @@ VerifyHistoryView::VerifyHistoryView(VerifyHistoryModel *model, QWidget *parent)
     m_table->setTextElideMode(Qt::ElideRight);
     m_table->viewport()->installEventFilter(this);
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(200);
+    m_chartView->setMinimumHeight(130); // a 1280x720 window keeps its bottom row short (issue 45)
     m_chartView->setMinimumWidth(260);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
