@@ -139,8 +139,9 @@ RecordOutcome Recorder::record(const RecordRequest &request)
                            "reads (calibrations, the baseline's sources, results/), so its result cannot be "
                            "recorded. Verify on a local machine whose kernel has Landlock (Linux 5.13 or "
                            "newer with landlock among its LSMs: cat /sys/kernel/security/lsm) and with "
-                           "hotkernel-supervise installed beside hotkernel, without --fresh, then record "
-                           "that result.")
+                           "hotkernel-supervise installed beside hotkernel (a remote host's verify is not "
+                           "confined yet), "
+                           "then record that result.")
                 .arg(stringField(confinement, "candidate")));
     }
     if (const QString problem = ResultLog::verifyResultProblem(request.verify); !problem.isEmpty()) {
