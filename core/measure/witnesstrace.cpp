@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -98,7 +99,13 @@ QProcessEnvironment WitnessTrace::pipeEnvironment(const QString &tracer) const
 {
     QProcessEnvironment env;
     env.insert(QStringLiteral("CUDA_INJECTION64_PATH"), tracer);
-    env.insert(QStringLiteral("HOTKERNEL_TRACE_FD"), QString::number(m_pipeWrite));
+    // The pipe's inode too: a process the worker starts may inherit the variable but not the pipe
+    // (core/native/tracer.cpp).
+    struct stat info
+    {
+    };
+    const unsigned long long inode = ::fstat(m_pipeWrite, &info) == 0 ? info.st_ino : 0;
+    env.insert(QStringLiteral("HOTKERNEL_TRACE_FD"), QStringLiteral("%1:%2").arg(m_pipeWrite).arg(inode));
     env.insert(QStringLiteral("HOTKERNEL_TRACE_WITNESS"), QStringLiteral("1"));
     return env;
 }

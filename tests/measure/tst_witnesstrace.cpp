@@ -166,12 +166,14 @@ private Q_SLOTS:
         const std::unique_ptr<WitnessTrace> trace = WitnessTrace::piped();
         QVERIFY(trace && trace->isValid());
         const QProcessEnvironment env = trace->pipeEnvironment(QStringLiteral("/x/libhotkernel_tracer.so"));
-        QCOMPARE(env.value(QStringLiteral("HOTKERNEL_TRACE_FD")), QString::number(trace->pipeWriteEnd()));
+        const QString fdAndInode = env.value(QStringLiteral("HOTKERNEL_TRACE_FD"));
+        QCOMPARE(fdAndInode.section(QLatin1Char(':'), 0, 0), QString::number(trace->pipeWriteEnd()));
+        QVERIFY(fdAndInode.section(QLatin1Char(':'), 1).toULongLong() > 0);
         QVERIFY(!env.contains(QStringLiteral("HOTKERNEL_TRACE_FILE")));
         QProcess child;
         QProcessEnvironment childEnv = QProcessEnvironment::systemEnvironment();
-        childEnv.insert(QStringLiteral("HOTKERNEL_TRACE_FD"),
-                        env.value(QStringLiteral("HOTKERNEL_TRACE_FD")));
+        // The shell writes to the descriptor itself (the tracer checks the inode as well).
+        childEnv.insert(QStringLiteral("HOTKERNEL_TRACE_FD"), QString::number(trace->pipeWriteEnd()));
         child.setProcessEnvironment(childEnv);
         child.setProgram(QStringLiteral("sh"));
         child.setArguments({QStringLiteral("-c"),
