@@ -3,7 +3,7 @@
 """Issues 19 and 25 on the GPU machine: `hotkernel verify` on each GPU adversarial candidate of
 tests/data/adversarial/gpu against the rmsnorm-sized baseline there, printed as a table
 (fixture, expected, verdict, reported speedup, verify wall time, of which the judge outside the
-candidate's process, reason). Exits 1 when any fixture gets a verdict other than the expected one.
+candidate's process, what confined the candidate (issue 41), reason). Exits 1 when any fixture gets a verdict other than the expected one.
 
     python3 bench/adversarial_table.py [--hotkernel build/release/app/hotkernel] [--python PYTHON] [--n 3]
 
@@ -41,7 +41,16 @@ EXPECTED = [
     # Issue 41: a planted calibration does not lift the floor; --fresh gets its seed after capture.
     ("calibration_plant.py", "invalid", "overstated_baseline.py"),
     ("seed_snoop.py", "incorrect", "rmsnorm_baseline.py", ["--fresh"]),
+    # Issue 41: workers write only their scratch (their caches included). Honest compilers keep
+    # their verdicts; writes beside the target, into default caches or through hotkernel itself fail.
+    ("triton_cache_honest.py", "faster/slower/inconclusive"),
+    ("compile_cache_honest.py", "faster/slower/inconclusive"),
+    ("triton_cache_honest.py", "faster/slower/inconclusive", "rmsnorm_baseline.py", ["--fresh"]),
+    ("cache_poison.py", "faster/slower/inconclusive"),
+    ("calibrate_run.py", "invalid", "overstated_baseline.py"),
 ]
+# Issue 41: what no confined candidate may leave beside the target (checked after every fixture).
+PLANTED = ["results", "rmsnorm_baseline_poison.py"]
 
 
 def main():
@@ -59,6 +68,7 @@ def main():
         sys.exit("no hotkernel binary at %s: build it (packaging/build.sh) or pass --hotkernel" % args.hotkernel)
     fixtures = os.path.join(root, "tests", "data", "adversarial", "gpu")
     env = dict(os.environ, HOTKERNEL_NO_SESSION="1")  # each verify a process of its own, as before sessions (issue 23)
+    env["HOTKERNEL_BINARY"] = os.path.abspath(args.hotkernel)  # calibrate_run.py calls it
     if args.python:
         env["HOTKERNEL_PYTHON"] = args.python
     rows, bad = [], 0
@@ -72,6 +82,7 @@ def main():
                 continue
             against = rest[0] if rest else "rmsnorm_baseline.py"
             extra = rest[1] if len(rest) > 1 else []
+            r = {}
             proc = subprocess.run([args.hotkernel, "verify", against, fixture, "--n", str(args.n),
                                    "--json"] + extra, cwd=tmp, env=env, capture_output=True, text=True)
             try:
@@ -88,18 +99,28 @@ def main():
                 verdict, speedup, reason = "error", None, (proc.stderr or proc.stdout).strip()[-200:]
                 cost = "-"
             ok = verdict in expected.split("/")
+            # Issue 41: the confinement the supervisor reported for the candidate; a fixture that
+            # left something beside the target fails whatever its verdict.
+            confined = (r.get("confinement") or {}).get("candidate") or "-" if isinstance(r, dict) else "-"
+            planted = [p for p in PLANTED if os.path.exists(os.path.join(tmp, p))]
+            if planted:
+                ok = False
+                reason = "left %s beside the target; %s" % (", ".join(planted), reason)
+                for p in planted:
+                    path = os.path.join(tmp, p)
+                    shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
             bad += not ok
             name = " ".join([fixture] + extra)
-            rows.append((name, expected, verdict, "-" if speedup is None else "%.3gx" % speedup, cost,
+            rows.append((name, expected, verdict, "-" if speedup is None else "%.3gx" % speedup, cost, confined,
                          ("" if ok else "UNEXPECTED: ") + reason.replace("\n", " ")[:300]))
             # As it comes too (stderr), so that a run cut short still shows what it had.
             print("  ".join(str(c) for c in rows[-1]), file=sys.stderr, flush=True)
-    head = ("fixture", "expected", "verdict", "speedup", "wall (judge)", "reason")
-    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(5)]
+    head = ("fixture", "expected", "verdict", "speedup", "wall (judge)", "candidate confined", "reason")
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(6)]
     print("| " + " | ".join(head) + " |")
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| " + " | ".join(str(c).ljust(widths[i]) if i < 5 else c for i, c in enumerate(r)) + " |")
+        print("| " + " | ".join(str(c).ljust(widths[i]) if i < 6 else c for i, c in enumerate(r)) + " |")
     return 1 if bad else 0
 
 

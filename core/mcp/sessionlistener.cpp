@@ -5,6 +5,8 @@
 #include "mcp/localsockettransport.h"
 #include "mcp/mcprelay.h"
 #include "mcp/mcpserver.h"
+#include "measure/workerpool.h"
+#include "process/processancestry.h"
 #include "process/runtimedir.h"
 #include "process/terminationsignals.h"
 #include "session/session.h"
@@ -149,9 +151,47 @@ void SessionListener::announce(const QString &reason)
     }
 }
 
+QString SessionListener::refusal(long long peerPid) const
+{
+    QList<long long> workers;
+    if (m_workerProcesses) {
+        workers = m_workerProcesses();
+    } else {
+        for (const auto &[group, role] : m_session.workers().processes())
+            workers << group;
+    }
+    if (peerPid <= 0)
+        return tr("this session cannot tell which process is calling (no peer credentials on the "
+                  "socket), so it refuses the call: a worker's process tree may not call its session");
+    const long long worker = ProcessAncestry::descendsFrom(peerPid, workers);
+    if (worker < 0)
+        return {};
+    return tr("process %1 descends from process %2, a worker of this session (a script under "
+              "measurement): a benchmarked script may not call the session that measures it (issue 41: "
+              "it could calibrate or record for itself). Call hotkernel from the agent or a shell, not "
+              "from a target script")
+        .arg(peerPid)
+        .arg(worker);
+}
+
 void SessionListener::acceptConnections()
 {
     while (QLocalSocket *socket = m_server->nextPendingConnection()) {
+        // Issue 41: the peer's pid from the kernel (SO_PEERCRED), not anything it says.
+        if (const QString why = refusal(ProcessAncestry::peerPid(socket->socketDescriptor()));
+            !why.isEmpty()) {
+            qCWarning(lcMcp).noquote() << "refused a connection:" << why;
+            // The relay keeps this notice as the reason it answers every call with, then the
+            // connection closes before any request is read.
+            const Json notice{{"jsonrpc", "2.0"},
+                              {"method", McpRelay::exitNoticeMethod()},
+                              {"params", {{"reason", toStd(why)}}}};
+            socket->write(QByteArray::fromStdString(notice.dump()) + '\n');
+            socket->flush();
+            connect(socket, &QLocalSocket::disconnected, socket, &QObject::deleteLater);
+            socket->disconnectFromServer();
+            continue;
+        }
         auto *transport = new LocalSocketTransport(socket);
         auto *server = new McpServer(m_session, transport);
         server->setServedBy(m_servedBy);

@@ -4,10 +4,12 @@
 // shows (issue 6). Lives on the Session's (main) thread; nothing here waits.
 #pragma once
 
+#include <QList>
 #include <QObject>
 #include <QPointer>
 #include <QString>
 
+#include <functional>
 #include <map>
 
 class QLocalServer;
@@ -47,6 +49,14 @@ public:
     void announceExit(int signal);
     // Clients connected right now, identified (initialize seen) or not.
     int clientCount() const { return int(m_clients.size()); }
+    // Issue 41: the pids whose process trees may not call this session (default: the supervisors
+    // of the session's workers and spares, WorkerPool::processes()). Tests name a stand-in.
+    void setWorkerProcesses(std::function<QList<long long>()> processes)
+    {
+        m_workerProcesses = std::move(processes);
+    }
+    // Why a client with this pid is refused (it descends from a worker), or empty.
+    QString refusal(long long peerPid) const;
 
 Q_SIGNALS:
     void listening(const QString &socketPath);
@@ -78,6 +88,7 @@ private:
     QString m_name;
     QLocalServer *m_server;
     QPointer<QLocalSocket> m_probe;
+    std::function<QList<long long>()> m_workerProcesses;
     std::map<McpServer *, Client> m_clients;
 };
 

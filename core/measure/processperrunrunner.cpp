@@ -2,7 +2,9 @@
 #include "measure/processperrunrunner.h"
 
 #include "base/usererror.h"
+#include "measure/workerscratch.h"
 #include "process/processrunner.h"
+#include "process/writeconfinement.h"
 #include "remote/remoteshell.h"
 #include "session/job.h"
 
@@ -17,6 +19,41 @@ ProcessPerRunRunner::ProcessPerRunRunner(ScriptRunnerOptions options, OutputPars
         m_options.workingDirectory = QFileInfo(m_options.script).absolutePath();
     if (m_options.displayName.isEmpty())
         m_options.displayName = QFileInfo(m_options.script).fileName();
+    if (!m_options.remote)
+        m_scratch = std::make_shared<WorkerScratch>();
+}
+
+QString ProcessPerRunRunner::scratchDir() const
+{
+    return m_scratch ? m_scratch->path() : QString();
+}
+
+QString ProcessPerRunRunner::confinement()
+{
+    if (m_options.remote)
+        return QStringLiteral("none: processes on a remote host are not confined yet (issue 41)");
+    if (m_scratch && !m_scratch->isValid())
+        return QStringLiteral("none: ") + m_scratch->error();
+    return m_confinement->isEmpty() ? QStringLiteral("none: no run has started") : *m_confinement;
+}
+
+ProcessPerRunRunner::Sandbox ProcessPerRunRunner::sandbox(const WitnessTrace *witness) const
+{
+    Sandbox box;
+    if (m_scratch && m_scratch->isValid()) {
+        box.environment = m_scratch->environment();
+        box.confineWrites = {m_scratch->path()};
+    }
+    if (witness) {
+        const QProcessEnvironment traced = witness->pipeWriteEnd() >= 0
+                                               ? witness->pipeEnvironment(m_options.witnessTracer)
+                                               : witness->environment(m_options.witnessTracer);
+        for (const QString &key : traced.keys())
+            box.environment.insert(key, traced.value(key));
+        if (witness->pipeWriteEnd() >= 0)
+            box.inherited << witness->pipeWriteEnd();
+    }
+    return box;
 }
 
 QCoro::Task<bool> ProcessPerRunRunner::waitReady()
@@ -34,18 +71,18 @@ ProcessPerRunRunner::LineAnswer ProcessPerRunRunner::runAnswers(int) const
     return {};
 }
 
-QCoro::Task<ProcessPerRunRunner::Finished> ProcessPerRunRunner::execute(ScriptRunnerOptions options,
-                                                                        QStringList arguments,
-                                                                        QProcessEnvironment environment,
-                                                                        LineAnswer answers, int runIndex,
-                                                                        Wording wording, QPointer<Job> job)
+QCoro::Task<ProcessPerRunRunner::Finished>
+ProcessPerRunRunner::execute(ScriptRunnerOptions options, QStringList arguments, Sandbox sandbox,
+                             LineAnswer answers, int runIndex, Wording wording, QPointer<Job> job)
 {
     ProcessSpec spec;
     spec.program = options.python;
     spec.arguments = QStringList{options.script} + arguments;
     spec.workingDirectory = options.workingDirectory;
     spec.timeout = options.timeout;
-    spec.extraEnvironment = environment;
+    spec.extraEnvironment = sandbox.environment;
+    spec.confineWrites = sandbox.confineWrites;
+    spec.inheritedDescriptors = sandbox.inherited;
     spec.answerLine = answers;
     if (options.remote) // a fresh run reads no stdin: only a lost connection ends it early
         options.remote->wrap(spec, true);
@@ -54,6 +91,7 @@ QCoro::Task<ProcessPerRunRunner::Finished> ProcessPerRunRunner::execute(ScriptRu
 
     Finished f;
     f.wallSeconds = r.wallSeconds;
+    f.confinement = r.confinement;
     const QString tail = r.stderrTail(12);
     f.stderrText = tail.isEmpty() ? QString() : QStringLiteral("\nLast lines of its stderr:\n") + tail;
     switch (r.status) {
@@ -101,15 +139,25 @@ QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
 {
     const QString name = m_options.displayName;
     const OutputParser parse = m_parser;
-    if (!m_options.witnessTracer.isEmpty() && !m_witness)
-        m_witness = std::make_shared<WitnessTrace>();
-    const std::shared_ptr<WitnessTrace> witness = m_witness && m_witness->isValid() ? m_witness : nullptr;
-    const QProcessEnvironment environment =
-        witness ? witness->environment(m_options.witnessTracer) : QProcessEnvironment();
+    // A confined run may write no file outside its scratch: its tracer writes into a pipe of its
+    // own (issue 41); an unconfined one (a remote host's) appends to this runner's file.
+    std::shared_ptr<WitnessTrace> witness;
+    if (!m_options.witnessTracer.isEmpty() && m_scratch && m_scratch->isValid()) {
+        witness = WitnessTrace::piped();
+    } else if (!m_options.witnessTracer.isEmpty()) {
+        if (!m_witness)
+            m_witness = std::make_shared<WitnessTrace>();
+        if (m_witness->isValid())
+            witness = m_witness;
+    }
+    const Sandbox box = sandbox(witness.get());
+    const std::shared_ptr<QString> seen = m_confinement;
     // Nothing of this runner is read after the co_await: its owner may have let it go meanwhile.
     const LineAnswer answers = runAnswers(runIndex);
     const Finished f =
-        co_await execute(m_options, runArguments(runIndex), environment, answers, runIndex, m_wording, m_job);
+        co_await execute(m_options, runArguments(runIndex), box, answers, runIndex, m_wording, m_job);
+    if (!f.confinement.isEmpty() && (seen->isEmpty() || WriteConfinement::confined(*seen)))
+        *seen = f.confinement; // the first unconfined run's reason stays
     RunOutcome outcome;
     outcome.wallSeconds = f.wallSeconds;
     if (f.cancelled) {
@@ -137,10 +185,9 @@ QCoro::Task<JudgeOutcome> ProcessPerRunRunner::judge(int runIndex, QString file)
             QStringLiteral("%1 cannot judge another script's outputs: only scripts of the measurement "
                            "contract can (make them with `hotkernel new`).")
                 .arg(name));
-    const QProcessEnvironment noEnvironment;
+    const Sandbox box = sandbox(nullptr);
     const LineAnswer noAnswers;
-    const Finished f =
-        co_await execute(m_options, arguments, noEnvironment, noAnswers, runIndex, m_wording, m_job);
+    const Finished f = co_await execute(m_options, arguments, box, noAnswers, runIndex, m_wording, m_job);
     JudgeOutcome outcome;
     outcome.wallSeconds = f.wallSeconds;
     if (f.cancelled) {

@@ -15,6 +15,8 @@
 
 namespace hotkernel {
 
+class WorkerScratch;
+
 class ProcessPerRunRunner : public ScriptRunner
 {
 public:
@@ -25,6 +27,10 @@ public:
     QCoro::Task<JudgeOutcome> judge(int runIndex, QString file) override;
     void stop() override {}
     void setJob(QPointer<Job> job) override { m_job = job; }
+    // Issue 41: every run's process is confined to one scratch of this runner (local runs only).
+    QString scratchDir() const override;
+    // "landlock ABI N" when every run so far was confined; else the first run's "none: REASON".
+    QString confinement() override;
 
 protected:
     // Picks the result line out of one run's whole stdout, or sets *error naming script and run.
@@ -55,15 +61,29 @@ private:
         QByteArray standardOutput;
         QString stderrText; // "\nLast lines of its stderr:\n..." or empty
         double wallSeconds = 0;
+        QString confinement;
+    };
+    // What a run's process starts with: its environment (the scratch's variables, the witness
+    // pipe's), what it may write, what it inherits.
+    struct Sandbox
+    {
+        QProcessEnvironment environment;
+        QStringList confineWrites;
+        QList<int> inherited;
     };
     // Runs `python SCRIPT arguments` to its end, with `environment` added to hotkernel's; throws
     // UserError on anything but exit code 0.
-    static QCoro::Task<Finished> execute(ScriptRunnerOptions options, QStringList arguments,
-                                         QProcessEnvironment environment, LineAnswer answers, int runIndex,
-                                         Wording wording, QPointer<Job> job);
+    static QCoro::Task<Finished> execute(ScriptRunnerOptions options, QStringList arguments, Sandbox sandbox,
+                                         LineAnswer answers, int runIndex, Wording wording,
+                                         QPointer<Job> job);
+    // The sandbox of one run (witness: its pipe, or null).
+    Sandbox sandbox(const WitnessTrace *witness) const;
 
     // Shared so a run that outlives its runner (see run()) still reads its own file.
     std::shared_ptr<WitnessTrace> m_witness;
+    std::shared_ptr<WorkerScratch> m_scratch; // null on a remote host
+    // Shared for the same reason: written after a run's co_await.
+    std::shared_ptr<QString> m_confinement = std::make_shared<QString>();
     OutputParser m_parser;
     Wording m_wording;
     QPointer<Job> m_job;

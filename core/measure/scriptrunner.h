@@ -79,6 +79,14 @@ public:
     virtual QString commandLine() const = 0;
 
     const ScriptRunnerOptions &options() const { return m_options; }
+    // Issue 41: the only directory the script's process may write (its scratch, which holds its
+    // caches and TMPDIR); empty when it may write anywhere. Verify puts the judge folder inside it.
+    virtual QString scratchDir() const { return {}; }
+    // What confines the script's writes: "landlock ABI N", or "none: REASON". Call once ready.
+    virtual QString confinement()
+    {
+        return QStringLiteral("none: each run starts a new process, and those are not confined yet");
+    }
     // A kept worker serves later calls that may name the script differently or want another timeout.
     void setTimeout(std::chrono::milliseconds timeout) { m_options.timeout = timeout; }
     void setDisplayName(const QString &name) { m_options.displayName = name; }

@@ -4,6 +4,7 @@
 #include "base/logging.h"
 #include "measure/measuresetup.h"
 #include "measure/witnesstrace.h"
+#include "measure/workersandbox.h"
 #include "process/processgroup.h"
 #include "process/supervisor.h"
 
@@ -42,9 +43,9 @@ void SpareWorker::start()
     m_process->setArguments({m_script});
     // Its own directory: nothing of the user's is importable before the hand-off.
     m_process->setWorkingDirectory(QFileInfo(m_script).absolutePath());
-    if (!m_recipe.witnessTracer.isEmpty())
-        m_witness = WitnessTrace::inject(*m_process, m_recipe.witnessTracer);
-    Supervisor::wrap(*m_process);
+    // Confined from its start (issue 41): its role is not known yet, so it gets a scratch and
+    // caches of its own, like every worker; what it compiles is not shared with another worker.
+    m_sandbox = std::make_unique<WorkerSandbox>(*m_process, m_recipe.witnessTracer, &m_witness);
     connect(m_process.get(), &QProcess::readyReadStandardOutput, this, &SpareWorker::readStandardOutput);
     connect(m_process.get(), &QProcess::readyReadStandardError, this, [this] {
         m_stderrTail += m_process->readAllStandardError();
@@ -56,6 +57,7 @@ void SpareWorker::start()
         qCDebug(lcMeasure).noquote() << "spare worker ended:" << QString::fromUtf8(m_stderrTail.right(400));
     });
     m_process->start();
+    m_sandbox->started();
     m_group = m_process->processId();
 }
 
@@ -115,6 +117,7 @@ SpareHandOff SpareWorker::handOff()
     h.process = std::move(m_process);
     h.group = m_group;
     h.witness = std::move(m_witness);
+    h.sandbox = std::move(m_sandbox);
     h.pendingStdout = std::exchange(m_stdout, {});
     h.stderrTail = std::exchange(m_stderrTail, {});
     return h;

@@ -6,6 +6,8 @@
 #pragma once
 
 #include "base/json.h"
+#include "measure/witnesstrace.h"
+#include "measure/workersandbox.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -19,6 +21,7 @@ class QProcess;
 namespace hotkernel {
 
 class WitnessTrace;
+class WorkerSandbox;
 
 // What a spare must match to serve a runner: the same interpreter and the same tracer injection
 // (both are fixed when a process starts).
@@ -35,7 +38,8 @@ struct SpareHandOff
     std::unique_ptr<QProcess> process;
     long long group = 0;
     std::unique_ptr<WitnessTrace> witness;
-    QByteArray pendingStdout; // after the spare-ready line
+    std::unique_ptr<WorkerSandbox> sandbox; // its scratch and confinement (issue 41)
+    QByteArray pendingStdout;               // after the spare-ready line
     QByteArray stderrTail;
 };
 
@@ -70,6 +74,7 @@ private:
     QString m_script;
     std::unique_ptr<QProcess> m_process;
     std::unique_ptr<WitnessTrace> m_witness;
+    std::unique_ptr<WorkerSandbox> m_sandbox;
     long long m_group = 0;
     QByteArray m_stdout;
     QByteArray m_stderrTail;

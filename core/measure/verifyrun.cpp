@@ -6,23 +6,27 @@
 #include "mcp/sessionpeers.h"
 #include "measure/devicelock.h"
 #include "measure/gpusharing.h"
+#include "measure/importedsources.h"
 #include "measure/judgedoutputs.h"
 #include "measure/measuresetup.h"
 #include "measure/pairchecks.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
 #include "process/runtimedir.h"
+#include "process/writeconfinement.h"
 #include "remote/remotehost.h"
 #include "session/job.h"
 #include "session/session.h"
 
 #include <QCoreApplication>
+#include <QCoroFuture>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
+#include <QtConcurrentRun>
 
 #include <cmath>
 
@@ -97,10 +101,11 @@ struct Side
 };
 
 // Where the candidate writes its judged outputs for the judge outside its process: a fresh 0700
-// directory under the runtime directory (else the temp folder), removed with the verify.
-std::unique_ptr<QTemporaryDir> makeJudgeDir()
+// directory in the candidate's scratch, the one place a confined worker may write (issue 41), else
+// under the runtime directory (else the temp folder); removed with the verify.
+std::unique_ptr<QTemporaryDir> makeJudgeDir(const QString &scratch)
 {
-    QString runtime = RuntimeDir::path();
+    QString runtime = scratch.isEmpty() ? RuntimeDir::path() : scratch;
     if (runtime.isEmpty())
         runtime = QDir::tempPath();
     auto dir = std::make_unique<QTemporaryDir>(QDir(runtime).filePath(QStringLiteral("judge-XXXXXX")));
@@ -135,6 +140,8 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     QPointer<Job> job(&jobRef);
     const VerifyOptions o = parseOptions(arguments);
     const QString startedAt = MeasureSetup::utcNow();
+    // Issue 41: files changed after this moment were changed during the verify (ImportedSources).
+    const qint64 startedNs = QDateTime::currentMSecsSinceEpoch() * 1000000;
     QElapsedTimer wall;
     wall.start();
 
@@ -196,7 +203,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     c.prepared = MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh,
                                        o.timeout, job, keys[1]);
     MeasureSetup::WorkerRelease release(session, {&b.prepared, &c.prepared});
-    const std::unique_ptr<QTemporaryDir> judgeDir = makeJudgeDir();
+    const std::unique_ptr<QTemporaryDir> judgeDir = makeJudgeDir(c.prepared.runner->scratchDir());
     c.prepared.runner->setJudgeDir(remote ? remoteJudgeDir : judgeDir->path());
     b.prepared.runner->setJudgeDir({});
     b.prepared.runner->setEventsTimer(false);
@@ -591,6 +598,25 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
             mismatches.append(reason);
         }
     }
+    // Issue 41: every file either worker imported (the baseline's --from module included), as the
+    // workers reported them, against the disk now; hashed off the main thread.
+    std::map<QString, QByteArray> imported;
+    QStringList scratchDirs;
+    for (const Side *side : {&b, &c}) {
+        if (side->prepared.worker)
+            for (const auto &[path, sha] : side->prepared.worker->sources())
+                imported.try_emplace(path, sha);
+        scratchDirs << side->prepared.runner->scratchDir();
+    }
+    const QString importChange =
+        co_await QtConcurrent::run(&ImportedSources::changed, imported, scratchDirs, startedNs);
+    if (!job || job->isCancelled())
+        co_return ToolResult::cancelledResult();
+    if (!importChange.isEmpty() && verdict != QLatin1String("invalid")) {
+        verdict = QStringLiteral("invalid");
+        reason = importChange + QStringLiteral(": run verify again and leave the files alone while it runs");
+        mismatches.append(reason);
+    }
     const double pairsDoneAt = wall.nsecsElapsed() / 1e9;
 
     if (verdict.isEmpty()) {
@@ -653,6 +679,15 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
                                        "the contract's own timer alone")
                             .arg(witnessUnavailable));
     const bool measuredVerdict = verdict != QLatin1String("invalid") && verdict != QLatin1String("incorrect");
+    // Issue 41: what kept each side from writing where the verdict reads (the supervisor's report,
+    // written before the worker ran a line of Python). An unconfined candidate cannot be recorded.
+    const QString confinedBaseline = b.prepared.runner->confinement();
+    const QString confinedCandidate = c.prepared.runner->confinement();
+    if (!WriteConfinement::confined(confinedCandidate))
+        warnings.append(QStringLiteral("the candidate ran unconfined (%1): it could write where the verdict "
+                                       "reads (calibrations, the baseline's sources, results/), so this "
+                                       "result cannot be recorded")
+                            .arg(confinedCandidate));
 
     Json r = MeasureSetup::verifyResultHead(b.file, c.file);
     r["target"] = b.haveFirst ? b.first.json.value("target", Json()) : Json();
@@ -707,6 +742,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["roofline_inputs"] = Json{{"flops", r["contract"].value("flops", Json())},
                                 {"bytes", r["contract"].value("bytes", Json())}};
     r["physical_floor"] = floor.json;
+    r["confinement"] = Json{{"baseline", toStd(confinedBaseline)}, {"candidate", toStd(confinedCandidate)}};
     r["witness"] = witness.is_null() ? Json::object() : witness;
     r["versions"] = b.haveFirst ? MeasureSetup::versionsJson(b.first) : Json::object();
     r["interpreter"] = MeasureSetup::interpreterJson(python);

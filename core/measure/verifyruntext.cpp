@@ -73,6 +73,9 @@ QString VerifyRun::text(const Json &r)
                   num(r["wall_s"], 3));
     if (const QString floor = PhysicalFloor::summary(r.value("physical_floor", Json())); !floor.isEmpty())
         t += QStringLiteral("floor:    %1\n").arg(floor);
+    if (const Json &confinement = r.value("confinement", Json()); confinement.is_object())
+        t += QStringLiteral("confined: candidate %1; baseline %2\n")
+                 .arg(stringField(confinement, "candidate"), stringField(confinement, "baseline"));
     for (const Json &m : r["mismatches"])
         t += QStringLiteral("mismatch: %1\n").arg(toQt(m.get<std::string>()));
     for (const Json &f : r["failed_runs"])

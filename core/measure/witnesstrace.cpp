@@ -5,7 +5,13 @@
 
 #include <QFile>
 #include <QProcess>
+#include <QSocketNotifier>
 #include <QTemporaryDir>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <optional>
@@ -55,7 +61,85 @@ WitnessTrace::WitnessTrace() : m_dir(std::make_unique<QTemporaryDir>()) {}
 
 WitnessTrace::WitnessTrace(bool streamed) : m_streamed(streamed) {}
 
-WitnessTrace::~WitnessTrace() = default;
+WitnessTrace::~WitnessTrace()
+{
+    m_pipeNotifier.reset();
+    for (int fd : {m_pipeRead, m_pipeWrite})
+        if (fd >= 0)
+            ::close(fd);
+}
+
+std::unique_ptr<WitnessTrace> WitnessTrace::piped()
+{
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        return nullptr;
+    auto trace = std::unique_ptr<WitnessTrace>(new WitnessTrace(true));
+    trace->m_piped = true;
+    trace->m_pipeRead = fds[0];
+    trace->m_pipeWrite = fds[1];
+    ::fcntl(fds[0], F_SETFL, O_NONBLOCK); // the read end only: the tracer's writes may wait
+    // Room for a window's records between two drains (the kernel grants up to its pipe-max-size).
+    ::fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+    WitnessTrace *raw = trace.get();
+    trace->m_pipeNotifier = std::make_unique<QSocketNotifier>(fds[0], QSocketNotifier::Read);
+    QObject::connect(trace->m_pipeNotifier.get(), &QSocketNotifier::activated, trace->m_pipeNotifier.get(),
+                     [raw] { raw->drainPipe(); });
+    return trace;
+}
+
+void WitnessTrace::closeWriteEnd()
+{
+    if (m_pipeWrite >= 0)
+        ::close(m_pipeWrite);
+    m_pipeWrite = -1;
+}
+
+QProcessEnvironment WitnessTrace::pipeEnvironment(const QString &tracer) const
+{
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("CUDA_INJECTION64_PATH"), tracer);
+    // The pipe's inode too: a process the worker starts may inherit the variable but not the pipe
+    // (core/native/tracer.cpp).
+    struct stat info
+    {
+    };
+    const unsigned long long inode = ::fstat(m_pipeWrite, &info) == 0 ? info.st_ino : 0;
+    env.insert(QStringLiteral("HOTKERNEL_TRACE_FD"), QStringLiteral("%1:%2").arg(m_pipeWrite).arg(inode));
+    env.insert(QStringLiteral("HOTKERNEL_TRACE_WITNESS"), QStringLiteral("1"));
+    return env;
+}
+
+void WitnessTrace::drainPipe()
+{
+    if (m_pipeRead < 0)
+        return;
+    char buffer[65536];
+    while (true) {
+        // not a named file: the witness pipe this object made, read without blocking
+        const ssize_t n = ::read(m_pipeRead, buffer, sizeof buffer);
+        if (n > 0) {
+            m_partial.append(buffer, n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0) { // every writer is gone: nothing more can come
+            m_pipeNotifier.reset();
+            ::close(m_pipeRead);
+            m_pipeRead = -1;
+        }
+        break;
+    }
+    if (m_partial.size() > BoundedFile::kJsonLimit) // a flood is not a trace: keep the newest
+        m_partial = m_partial.right(BoundedFile::kJsonLimit);
+    // Whole lines only, as from the remote supervisor; a line still being written waits.
+    const qsizetype lastNewline = m_partial.lastIndexOf('\n');
+    if (lastNewline >= 0) {
+        m_received += m_partial.left(lastNewline + 1);
+        m_partial.remove(0, lastNewline + 1);
+    }
+}
 
 bool WitnessTrace::isValid() const
 {
@@ -77,7 +161,7 @@ QProcessEnvironment WitnessTrace::remoteEnvironment(const QString &tracer)
 
 bool WitnessTrace::takeStreamLine(const QByteArray &text)
 {
-    if (!m_streamed || !text.startsWith("{\"hotkernel_trace\":"))
+    if (!m_streamed || m_piped || !text.startsWith("{\"hotkernel_trace\":"))
         return false;
     const std::optional<Json> line = parseJson(text);
     if (!line || !line->is_object() || m_token.isEmpty() ||
@@ -120,6 +204,7 @@ std::unique_ptr<WitnessTrace> WitnessTrace::inject(QProcess &process, const QStr
 std::vector<WitnessWindow> WitnessTrace::takeNew()
 {
     if (m_streamed) {
+        drainPipe(); // what the tracer wrote before the result line that asked for this
         // The supervisor sends whole lines only.
         std::vector<WitnessWindow> windows = parse(std::exchange(m_received, {}));
         if (std::exchange(m_forged, 0) > 0) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 class QProcess;
+class QSocketNotifier;
 class QTemporaryDir;
 
 namespace hotkernel {
@@ -77,6 +78,19 @@ public:
     // directory could be made (its runs then go unwitnessed).
     static std::unique_ptr<WitnessTrace> inject(QProcess &process, const QString &tracer);
 
+    // A local worker that may not write the trace file (issue 41): the tracer writes to the write
+    // end of a pipe (HOTKERNEL_TRACE_FD) whose read end only this object holds, drained as records
+    // come, so what the worker wrote cannot be reopened, truncated or rewritten later. The tracer
+    // writes a window's end line before the contract prints its result line, so the records of a
+    // run are in the pipe when its line arrives. Null when no pipe can be made.
+    static std::unique_ptr<WitnessTrace> piped();
+    // The descriptor the worker inherits (close-on-exec here; Supervisor::wrap passes it on).
+    int pipeWriteEnd() const { return m_pipeWrite; }
+    // After the process started: this process's copy of the write end goes.
+    void closeWriteEnd();
+    // The variables that inject `tracer` in witness mode writing to the pipe.
+    QProcessEnvironment pipeEnvironment(const QString &tracer) const;
+
     // A worker on a remote host (issue 24): the tracer writes there, and the remote supervisor
     // (--stream-trace) sends what it wrote ahead of each stdout line, as a line
     // {"hotkernel_trace": "<base64>"}. Such a trace reads from what feed() got, not from a file.
@@ -92,6 +106,7 @@ public:
 
 private:
     WitnessTrace(bool streamed);
+    void drainPipe();
     bool m_streamed = false;
     QByteArray m_token;
     QByteArray m_received;
@@ -99,6 +114,10 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir;
     qint64 m_offset = 0;
     QByteArray m_partial;
+    bool m_piped = false;
+    int m_pipeRead = -1;
+    int m_pipeWrite = -1;
+    std::unique_ptr<QSocketNotifier> m_pipeNotifier;
 };
 
 } // namespace hotkernel

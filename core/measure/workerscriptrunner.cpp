@@ -5,6 +5,7 @@
 #include "base/usererror.h"
 #include "measure/judgeseedrequest.h"
 #include "measure/measuresetup.h"
+#include "measure/workersandbox.h"
 #include "process/processgroup.h"
 #include "process/processspec.h"
 #include "process/supervisor.h"
@@ -63,6 +64,20 @@ QString WorkerScriptRunner::commandLine() const
            QStringLiteral(" --worker");
 }
 
+QString WorkerScriptRunner::scratchDir() const
+{
+    return m_sandbox ? m_sandbox->scratch() : QString();
+}
+
+QString WorkerScriptRunner::confinement()
+{
+    if (m_options.remote)
+        return QStringLiteral("none: workers on a remote host are not confined yet (issue 41)");
+    if (!m_sandbox)
+        return QStringLiteral("none: the worker was not started");
+    return m_sandbox->confinement();
+}
+
 bool WorkerScriptRunner::isAlive() const
 {
     return (m_state == State::Starting || m_state == State::Ready) && m_process &&
@@ -104,13 +119,15 @@ void WorkerScriptRunner::start()
             environment = WitnessTrace::remoteEnvironment(m_options.witnessTracer);
         }
         m_options.remote->wrap(*m_process, environment, !traceToken.isEmpty());
-    } else if (!m_options.witnessTracer.isEmpty()) {
-        m_witness = WitnessTrace::inject(*m_process, m_options.witnessTracer);
+        Supervisor::wrap(*m_process);
+    } else {
+        m_sandbox = std::make_unique<WorkerSandbox>(*m_process, m_options.witnessTracer, &m_witness);
     }
-    Supervisor::wrap(*m_process);
     connectProcess();
     qCDebug(lcMeasure) << "starting worker" << commandLine();
     m_process->start();
+    if (m_sandbox)
+        m_sandbox->started();
     if (!traceToken.isEmpty()) // the supervisor's first line, never the worker's
         m_process->write(traceToken + '\n');
     if (m_process->processId() > 0)
@@ -126,6 +143,7 @@ void WorkerScriptRunner::adopt(SpareHandOff spare)
     m_process = std::move(spare.process);
     m_group = spare.group;
     m_witness = std::move(spare.witness);
+    m_sandbox = std::move(spare.sandbox);
     m_stdoutBuffer = std::move(spare.pendingStdout);
     m_stderrTail = std::move(spare.stderrTail);
     connectProcess();

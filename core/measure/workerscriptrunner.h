@@ -45,6 +45,8 @@ public:
     void stop() override;
     void setJob(QPointer<Job> job) override;
     QString commandLine() const override;
+    QString scratchDir() const override;
+    QString confinement() override;
 
     // Started, answered ready (or still may) and not killed.
     bool isAlive() const;
@@ -109,7 +111,8 @@ private:
     std::map<QString, QByteArray> m_sources;
     QString m_sourcesBroken; // a "sources" field that is not a map of path to hash: never reused
     QTimer m_timer;
-    std::unique_ptr<WitnessTrace> m_witness; // set when started with a tracer (issue 19)
+    std::unique_ptr<WitnessTrace> m_witness;  // set when started with a tracer (issue 19)
+    std::unique_ptr<WorkerSandbox> m_sandbox; // a local worker's scratch and confinement (issue 41)
     // What waiting requests await (nextLine()); wakeUp() finishes them all. Not a signal of this
     // object: a deleted object's queued signals are dropped, and a waiting request would never
     // resume. A promise destroyed unfinished (with the runner) finishes as cancelled, so the

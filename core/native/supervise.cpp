@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // hotkernel-supervise: runs one command for hotkernel and makes sure that nothing it starts
 // outlives the job (issue 18). Usage:
-//     hotkernel-supervise [--lifeline=FD] [--] PROGRAM [ARGUMENT...]
+//     hotkernel-supervise [--lifeline=FD] [--confine-writes=DIR]... [--confine-report=FD]
+//                         [--] PROGRAM [ARGUMENT...]
 // It becomes a child subreaper, so every descendant stays below it even after `setsid` or a
 // double fork, and it ends that whole subtree (SIGTERM, then SIGKILL after a grace period) when
 //   - FD, the read end of a pipe whose write end only hotkernel holds, reaches EOF: hotkernel
@@ -11,6 +12,14 @@
 // Then it exits the way PROGRAM did (same exit code, or the same signal), so the caller sees
 // PROGRAM's status. PROGRAM inherits stdin, stdout and stderr unchanged. When PROGRAM cannot be
 // started it prints "hotkernel-supervise: cannot start PROGRAM: REASON" on stderr and exits 127.
+// With --confine-writes (issue 41), PROGRAM and everything it starts can write only beneath the
+// named directories and /dev (device nodes: CUDA's /dev/nvidia*, /dev/null, /dev/shm): a Landlock
+// ruleset made in the child between fork and exec. Reading stays as it was. What it achieved goes
+// as one line to --confine-report's descriptor, written by this program before PROGRAM runs and
+// closed by the exec, so PROGRAM can neither write nor forge it:
+//     "landlock ABI N"   confined (N: the kernel's Landlock ABI; docs/contract.md says what each covers)
+//     "none: REASON"     not confined (no Landlock in this kernel, a directory that cannot be opened)
+// PROGRAM runs either way; the caller decides what an unconfined run is worth.
 // Deliberately tiny and free of Qt: it must never be the thing that hangs.
 #include <cerrno>
 #include <csignal>
@@ -22,12 +31,23 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/landlock.h>
 #include <poll.h>
+#include <string>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+// Rights newer than the headers of the oldest system we build on (Debian 12's say ABI 2).
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
 
 namespace {
 
@@ -136,8 +156,95 @@ void signalDescendants(int signal)
 
 int usage()
 {
-    std::fputs("usage: hotkernel-supervise [--lifeline=FD] [--] PROGRAM [ARGUMENT...]\n", stderr);
+    std::fputs("usage: hotkernel-supervise [--lifeline=FD] [--confine-writes=DIR]... "
+               "[--confine-report=FD] [--] PROGRAM [ARGUMENT...]\n",
+               stderr);
     return 2;
+}
+
+// Every right that changes the file system, by the Landlock ABI that introduced it. Not
+// LANDLOCK_ACCESS_FS_IOCTL_DEV (ABI 5): CUDA drives the GPU through ioctls on /dev/nvidia*, and
+// ioctls on the file system's regular files are not a way to write them.
+unsigned long long writeRights(int abi)
+{
+    unsigned long long rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                                LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+                                LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                                LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                                LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+    if (abi >= 2)
+        rights |= LANDLOCK_ACCESS_FS_REFER; // renames and links across directories
+    if (abi >= 3)
+        rights |= LANDLOCK_ACCESS_FS_TRUNCATE; // truncate(2) and O_TRUNC
+    return rights;
+}
+
+// The ruleset attribute as ABI 1 knew it; later kernels accept the shorter struct.
+struct RulesetAttr
+{
+    unsigned long long handledAccessFs;
+};
+
+// In the child, before exec: confines every later write to `dirs` and /dev. Returns what it
+// achieved, as the report line says it (without the newline).
+std::string confineWrites(const std::vector<const char *> &dirs)
+{
+    const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi < 1) {
+        const int error = errno;
+        return std::string("none: this kernel has no Landlock (") + std::strerror(error) +
+               (error == EOPNOTSUPP
+                    ? "; it is built in but not enabled: add landlock to the lsm= boot parameter)"
+                    : "; Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK is needed)");
+    }
+    const unsigned long long rights = writeRights(static_cast<int>(abi));
+    const RulesetAttr attr{rights};
+    const int ruleset = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+    if (ruleset < 0)
+        return std::string("none: landlock_create_ruleset: ") + std::strerror(errno);
+    std::vector<const char *> allowed = dirs;
+    allowed.push_back("/dev");
+    for (const char *dir : allowed) {
+        const int fd = open(dir, O_PATH | O_CLOEXEC | O_DIRECTORY);
+        if (fd < 0) {
+            const int error = errno;
+            close(ruleset);
+            return std::string("none: cannot open the writable directory ") + dir + ": " +
+                   std::strerror(error);
+        }
+        landlock_path_beneath_attr rule{};
+        rule.allowed_access = rights;
+        rule.parent_fd = fd;
+        const long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+        const int error = errno;
+        close(fd);
+        if (added != 0) {
+            close(ruleset);
+            return std::string("none: landlock_add_rule for ") + dir + ": " + std::strerror(error);
+        }
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0) {
+        const int error = errno;
+        close(ruleset);
+        return std::string("none: PR_SET_NO_NEW_PRIVS: ") + std::strerror(error);
+    }
+    const long restricted = syscall(SYS_landlock_restrict_self, ruleset, 0);
+    const int error = errno;
+    close(ruleset);
+    if (restricted != 0)
+        return std::string("none: landlock_restrict_self: ") + std::strerror(error);
+    return "landlock ABI " + std::to_string(abi);
+}
+
+bool openDescriptor(const char *text, int *fd)
+{
+    char *end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || value < 0 || value > 1 << 20 ||
+        fcntl(static_cast<int>(value), F_GETFD) < 0)
+        return false;
+    *fd = static_cast<int>(value);
+    return true;
 }
 
 } // namespace
@@ -146,14 +253,31 @@ int main(int argc, char **argv)
 {
     int first = 1;
     int lifeline = -1;
-    if (first < argc && std::strncmp(argv[first], "--lifeline=", 11) == 0) {
-        lifeline = std::atoi(argv[first] + 11);
-        if (lifeline < 0 || fcntl(lifeline, F_GETFD) < 0) {
-            std::fprintf(stderr, "hotkernel-supervise: --lifeline=%s is not an open descriptor\n",
-                         argv[first] + 11);
-            return 2;
+    int report = -1;
+    bool confine = false;
+    std::vector<const char *> writable;
+    for (; first < argc && std::strncmp(argv[first], "--", 2) == 0 && argv[first][2] != '\0'; ++first) {
+        const char *option = argv[first];
+        if (std::strncmp(option, "--lifeline=", 11) == 0) {
+            if (!openDescriptor(option + 11, &lifeline)) {
+                std::fprintf(stderr, "hotkernel-supervise: --lifeline=%s is not an open descriptor\n",
+                             option + 11);
+                return 2;
+            }
+        } else if (std::strncmp(option, "--confine-report=", 17) == 0) {
+            if (!openDescriptor(option + 17, &report)) {
+                std::fprintf(stderr, "hotkernel-supervise: --confine-report=%s is not an open descriptor\n",
+                             option + 17);
+                return 2;
+            }
+        } else if (std::strncmp(option, "--confine-writes=", 17) == 0 && option[17] == '/') {
+            confine = true;
+            writable.push_back(option + 17);
+        } else {
+            std::fprintf(stderr, "hotkernel-supervise: unknown option %s (directories must be absolute)\n",
+                         option);
+            return usage();
         }
-        ++first;
     }
     if (first < argc && std::strcmp(argv[first], "--") == 0)
         ++first;
@@ -173,6 +297,8 @@ int main(int argc, char **argv)
     }
     if (lifeline >= 0)
         fcntl(lifeline, F_SETFD, FD_CLOEXEC); // PROGRAM never sees it
+    if (report >= 0)
+        fcntl(report, F_SETFD, FD_CLOEXEC); // written before the exec, which closes it
 
     int execStatus[2];
     if (pipe2(execStatus, O_CLOEXEC) != 0) {
@@ -187,6 +313,14 @@ int main(int argc, char **argv)
     }
     if (child == 0) {
         sigprocmask(SIG_SETMASK, &original, nullptr);
+        if (confine || report >= 0) {
+            const std::string line =
+                (confine ? confineWrites(writable) : std::string("none: not asked to confine")) + '\n';
+            if (report >= 0) {
+                ssize_t ignored = write(report, line.data(), line.size());
+                (void)ignored;
+            }
+        }
         execvp(argv[first], argv + first);
         const int error = errno;
         ssize_t ignored = write(execStatus[1], &error, sizeof error);
@@ -194,6 +328,8 @@ int main(int argc, char **argv)
         _exit(127);
     }
     close(execStatus[1]);
+    if (report >= 0)
+        close(report); // only the child writes it: EOF for the reader once PROGRAM has started
     int execError = 0;
     ssize_t got;
     do

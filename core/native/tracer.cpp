@@ -11,6 +11,12 @@
 // Several processes (a Python script and its workers) may share one file: it is opened with
 // O_APPEND and each line goes out in one write(), so lines never interleave. Plain C++, no Qt.
 //
+// HOTKERNEL_TRACE_FD=N:INODE (issue 41: a confined verify worker may not write any file outside
+// its scratch) makes it write to descriptor N instead, the write end of a pipe (of that inode)
+// whose read end only hotkernel holds; the file is then not opened. The descriptor is taken once,
+// marked close-on-exec and the variable cleared; a process this one starts, whose descriptor N is
+// not that pipe, traces nothing rather than write into whatever N is there.
+//
 // Witness mode (HOTKERNEL_TRACE_WITNESS=1, issue 19): nothing is recorded until the measured
 // program calls hotkernel_tracer_witness(1), and recording stops at hotkernel_tracer_witness(0),
 // so the timed replays run untraced and only the untimed witness replays pay for tracing:
@@ -20,6 +26,7 @@
 
 #include <cxxabi.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -254,7 +261,30 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
     const char *path = std::getenv("HOTKERNEL_TRACE_FILE");
     if (!path || !*path)
         path = "hotkernel-trace.jsonl";
-    g_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (const char *fdText = std::getenv("HOTKERNEL_TRACE_FD")) {
+        if (!*fdText)
+            return 0; // a process started by a traced one: the pipe was its parent's alone
+        // "N:INODE": descriptor N must still be the pipe hotkernel made. A process started by this
+        // one may see the variable unchanged (Python copies the environment at its start) while its
+        // own descriptor N is something else, or nothing.
+        char *end = nullptr;
+        const long fd = std::strtol(fdText, &end, 10);
+        unsigned long long inode = 0;
+        if (*end == ':')
+            inode = std::strtoull(end + 1, &end, 10);
+        struct stat info
+        {
+        };
+        if (*end != '\0' || fd < 0 || inode == 0 || ::fstat(static_cast<int>(fd), &info) != 0 ||
+            !S_ISFIFO(info.st_mode) || static_cast<unsigned long long>(info.st_ino) != inode)
+            return 0; // not this process's trace pipe: trace nothing rather than write elsewhere
+        ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+        ::setenv("HOTKERNEL_TRACE_FD", "", 1);
+        g_fd = static_cast<int>(fd);
+        path = "the trace pipe";
+    } else {
+        g_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    }
     if (g_fd < 0) {
         std::fprintf(stderr, "hotkernel-tracer: cannot open %s for writing: %s\n", path,
                      std::strerror(errno));

@@ -4,6 +4,7 @@
 #include "base/logging.h"
 #include "process/processgroup.h"
 #include "process/supervisor.h"
+#include "process/writeconfinement.h"
 #include "session/job.h"
 
 #include <QCoroFuture>
@@ -34,7 +35,10 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
         process->setWorkingDirectory(spec.workingDirectory);
     process->setProgram(spec.program);
     process->setArguments(spec.arguments);
-    Supervisor::wrap(*process);
+    std::unique_ptr<WriteConfinement> confinement;
+    if (!spec.confineWrites.isEmpty())
+        confinement = std::make_unique<WriteConfinement>(spec.confineWrites);
+    Supervisor::wrap(*process, confinement.get(), spec.inheritedDescriptors);
 
     // Read as we go so a chatty child never blocks on a full pipe.
     qsizetype answeredUpTo = 0; // stdout before this offset has been offered to spec.answerLine
@@ -76,6 +80,8 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
     QElapsedTimer clock;
     clock.start();
     process->start();
+    if (confinement)
+        confinement->started();
     // errorOccurred(FailedToStart) or started(), whichever comes first.
     bool failedToStart = false;
     QObject::connect(process.get(), &QProcess::errorOccurred, process.get(),
@@ -124,6 +130,8 @@ QCoro::Task<ProcessResult> ProcessRunner::run(ProcessSpec spec, Job *job)
     result.standardError += process->readAllStandardError();
     result.wallSeconds = clock.nsecsElapsed() / 1e9;
     result.exitCode = process->exitCode();
+    if (confinement) // the process ran (or failed to exec): the supervisor's line is written
+        result.confinement = confinement->result();
     std::optional<QString> startFailure;
     if (process->exitStatus() == QProcess::NormalExit)
         startFailure = Supervisor::startFailure(result.exitCode, result.standardError);

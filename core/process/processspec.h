@@ -25,6 +25,11 @@ struct ProcessSpec
     // it as it arrives; what it returns (if anything) is written to stdin. For a child that asks a
     // question mid-run (the contract's late judge seed) instead of reading everything up front.
     std::function<QByteArray(const QByteArray &line)> answerLine;
+    // Issue 41: when set, the process may write only beneath these directories and /dev
+    // (WriteConfinement); ProcessResult::confinement says what the supervisor achieved.
+    QStringList confineWrites;
+    // Descriptors (close-on-exec here) the process inherits, such as a witness pipe's write end.
+    QList<int> inheritedDescriptors;
 
     QString commandLine() const; // shell-quoted, for logs and results
 };
@@ -38,6 +43,8 @@ struct ProcessResult
     QByteArray standardError;
     QString errorString; // why it failed to start, when it did
     double wallSeconds = 0;
+    // With ProcessSpec::confineWrites: "landlock ABI N" or "none: REASON"; else empty.
+    QString confinement;
 
     bool succeeded() const { return status == Status::Finished && exitCode == 0; }
     // The last lines of stderr, for error messages.

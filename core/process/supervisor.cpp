@@ -4,6 +4,7 @@
 #include "base/boundedfile.h"
 #include "base/logging.h"
 #include "inspect/nativehelpers.h"
+#include "process/writeconfinement.h"
 
 #include <QFile>
 #include <QProcess>
@@ -46,26 +47,44 @@ int Supervisor::lifelineFd()
 
 void Supervisor::wrap(QProcess &process)
 {
+    wrap(process, nullptr);
+}
+
+void Supervisor::wrap(QProcess &process, WriteConfinement *confinement, QList<int> inherited)
+{
     const QString helper = helperPath();
     const int lifeline = lifelineFd();
     if (helper.isEmpty() || lifeline < 0) {
+        if (confinement)
+            confinement->notSupervised(helperFileName() + QStringLiteral(" was not found beside hotkernel"));
         static std::atomic_bool warned{false};
         if (!warned.exchange(true))
             qCWarning(lcProcess).noquote()
                 << helperFileName()
                 << "not found beside hotkernel (set HOTKERNEL_NATIVE_DIR): child processes "
                 << "run without it, so one that calls setsid can outlive hotkernel";
-        process.setChildProcessModifier([] { ::setpgid(0, 0); });
+        process.setChildProcessModifier([inherited] {
+            ::setpgid(0, 0);
+            for (int fd : inherited)
+                ::fcntl(fd, F_SETFD, 0);
+        });
         return;
     }
-    QStringList arguments{QStringLiteral("--lifeline=%1").arg(lifeline), QStringLiteral("--"),
-                          process.program()};
+    QStringList arguments{QStringLiteral("--lifeline=%1").arg(lifeline)};
+    if (confinement) {
+        arguments += confinement->supervisorArguments();
+        if (confinement->reportWriteEnd() >= 0)
+            inherited << confinement->reportWriteEnd();
+    }
+    arguments << QStringLiteral("--") << process.program();
     arguments += process.arguments();
     process.setProgram(helper);
     process.setArguments(arguments);
-    process.setChildProcessModifier([lifeline] {
+    inherited << lifeline;
+    process.setChildProcessModifier([inherited] {
         ::setpgid(0, 0);
-        ::fcntl(lifeline, F_SETFD, 0);
+        for (int fd : inherited)
+            ::fcntl(fd, F_SETFD, 0);
     });
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QString>
 
 #include <optional>
@@ -12,6 +13,8 @@
 class QProcess;
 
 namespace hotkernel {
+
+class WriteConfinement;
 
 class Supervisor
 {
@@ -26,6 +29,11 @@ public:
     // directly in a group of its own, as before, and a warning says once that a descendant which
     // calls setsid can then escape.
     static void wrap(QProcess &process);
+    // The same, and (issue 41) PROGRAM may write only where `confinement` allows (null: anywhere);
+    // `inherited` are descriptors (close-on-exec here) that the supervisor and PROGRAM keep, such
+    // as the write end of the witness pipe. Without the helper, confinement->result() says that
+    // PROGRAM ran unconfined.
+    static void wrap(QProcess &process, WriteConfinement *confinement, QList<int> inherited = {});
 
     // True while pid is a supervisor (its command name in /proc): ending its tree is then a
     // SIGTERM to it alone, since SIGKILL would leave it no chance to end what escaped the group.

@@ -9,6 +9,7 @@
 #include "base/workdir.h"
 #include "measure/uncontractedrun.h"
 #include "measure/uncontractedscript.h"
+#include "process/writeconfinement.h"
 #include "record/leaderboard.h"
 
 #include <QDir>
@@ -127,6 +128,21 @@ RecordOutcome Recorder::record(const RecordRequest &request)
         const QString path = stringField(request.verify, key);
         if (!path.isEmpty() && QFileInfo(path).isFile() && UncontractedScriptRunner::isUncontracted(path))
             throw UserError(refusal.arg(path));
+    }
+    // Issue 41: a candidate that could write calibrations, the baseline's sources or results/ while
+    // it ran may have decided its own verdict. Every verify result carries the field.
+    if (const Json confinement =
+            request.verify.is_object() ? request.verify.value("confinement", Json()) : Json();
+        confinement.is_object() && !WriteConfinement::confined(stringField(confinement, "candidate"))) {
+        throw UserError(
+            QStringLiteral("this verify's candidate ran unconfined (%1): it could write where the verdict "
+                           "reads (calibrations, the baseline's sources, results/), so its result cannot be "
+                           "recorded. Verify on a local machine whose kernel has Landlock (Linux 5.13 or "
+                           "newer with landlock among its LSMs: cat /sys/kernel/security/lsm) and with "
+                           "hotkernel-supervise installed beside hotkernel (a remote host's verify is not "
+                           "confined yet), "
+                           "then record that result.")
+                .arg(stringField(confinement, "candidate")));
     }
     if (const QString problem = ResultLog::verifyResultProblem(request.verify); !problem.isEmpty()) {
         throw UserError(

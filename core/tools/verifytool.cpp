@@ -201,6 +201,11 @@ void registerVerifyTool(ToolRegistry &registry)
                                                "cuda_ipc)")},
           {"roofline_inputs", described(Json{{"type", "object"}}, "flops and bytes of one call")},
           {"physical_floor", described(Json{{"type", "object"}}, "the roofline floor checked")},
+          {"confinement",
+           described(Json{{"type", "object"}},
+                     "what kept each side (baseline, candidate) from writing outside its scratch: "
+                     "\"landlock ABI N\", or \"none: REASON\"; a verify whose candidate is not "
+                     "confined cannot be recorded (docs/contract.md)")},
           {"versions",
            described(Json{{"type", "object"}}, "python, torch, triton, cuda versions the baseline reported")},
           {"interpreter",

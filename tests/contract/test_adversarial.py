@@ -30,14 +30,45 @@ EXPECTED = {
     "reference_swap.py": {"incorrect"},
     "check_patch.py": {"incorrect", "invalid"},
     "judge_file_truncate.py": {"invalid"},
+    # Issue 41: writes where the verdict reads. Confined (the supervisor's Landlock report says so),
+    # the write is refused and the candidate is as honest as honest.py; the checks below look at
+    # the folder. Unconfined, only baseline_rewrite.py and disk_edit.py have a verdict to fail.
+    "calibration_write.py": {"faster", "slower", "inconclusive"},
+    "baseline_rewrite.py": {"invalid"},
+    "target_write.py": {"faster", "slower", "inconclusive"},
+    "record_call.py": {"faster", "slower", "inconclusive"},
+    "honest_caches.py": {"faster", "slower", "inconclusive"},
 }
+HONEST_VERDICTS = {"faster", "slower", "inconclusive"}
+# Where the candidate ran confined: what the verdict may be (the attack did nothing).
+EXPECTED_CONFINED = {"disk_edit.py": HONEST_VERDICTS, "baseline_rewrite.py": HONEST_VERDICTS}
+
+
+def _ctime(path):
+    return os.stat(path).st_ctime_ns
+
+
+# Issue 41: what must not have happened in the target's folder, checked after each confined run.
+def _nothing_planted(tmp, before):
+    problems = []
+    for name in ("results", "planted_by_candidate.txt", "gelu_baseline.pyc"):
+        if os.path.exists(os.path.join(tmp, name)):
+            problems.append("%s appeared in the target's folder" % name)
+    for name, ctime in before.items():
+        if _ctime(os.path.join(tmp, name)) != ctime:
+            problems.append("%s was written (its ctime moved)" % name)
+    return problems
+
+
 # Issue 41: in fresh mode (a process per run) too, the seed reaches the script only after its timed
 # block: once it was on the command line, where seed_snoop.py read it and passed.
 EXPECTED_FRESH = {
     "honest.py": {"faster", "slower", "inconclusive"},
+    # Issue 41: a process per run is confined as a worker is.
+    "calibration_write.py": {"faster", "slower", "inconclusive"},
+    "target_write.py": {"faster", "slower", "inconclusive"},
     "seed_snoop.py": {"incorrect"},
 }
-HONEST = {name for name, verdicts in EXPECTED.items() if "faster" in verdicts}
 # What the reason must name for the fixtures only the judge outside the candidate's process catches.
 EXPECTED_REASON = {
     "late_thread.py": "changed after fn returned it",
@@ -61,6 +92,7 @@ def main():
         runs = [(c, e, []) for c, e in sorted(EXPECTED.items())]
         runs += [(c, e, ["--fresh"]) for c, e in sorted(EXPECTED_FRESH.items())]
         for candidate, expected, extra in runs:
+            watched = {name: _ctime(os.path.join(tmp, name)) for name in ("gelu_baseline.py", "_hotkernel_contract.py")}
             proc = subprocess.run([binary, "verify", "gelu_baseline.py", candidate, "--n", "2", "--warmup", "0",
                                    "--json"] + extra, cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
             try:
@@ -70,6 +102,16 @@ def main():
                                                                        (proc.stderr or proc.stdout)[-800:]))
                 continue
             verdict = result.get("verdict")
+            confined = str(result.get("confinement", {}).get("candidate", "")).startswith("landlock ABI")
+            if confined and candidate in EXPECTED_CONFINED:
+                expected = EXPECTED_CONFINED[candidate]
+            if not confined and not result.get("confinement", {}).get("candidate", "").startswith(
+                    "none: this kernel has no Landlock"):
+                failures.append("%s: the candidate ran unconfined on a kernel with Landlock: %s"
+                                % (candidate, result.get("confinement")))
+            if confined:
+                for problem in _nothing_planted(tmp, watched):
+                    failures.append("%s: %s although the candidate was confined" % (candidate, problem))
             print("%-22s%-8s expected %-28s got %-12s %s" % (candidate, " ".join(extra), "/".join(sorted(expected)),
                                                                verdict,
                                                           result.get("reason", "")[:160]))
@@ -88,7 +130,7 @@ def main():
             if candidate == "honest.py" and result.get("outside_judge", {}).get("transport") != "file":
                 failures.append("honest.py: the judged outputs travelled by %s, not file"
                                 % result.get("outside_judge"))
-            if candidate not in HONEST and result.get("speedup") is not None:
+            if verdict not in HONEST_VERDICTS and result.get("speedup") is not None:
                 failures.append("%s: reports a speedup %s" % (candidate, result.get("speedup")))
     for f in failures:
         print("FAIL " + f, file=sys.stderr)

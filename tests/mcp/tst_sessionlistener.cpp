@@ -7,6 +7,7 @@
 #include "mcp/mcprelay.h"
 #include "mcp/sessionlistener.h"
 #include "otheruser.h"
+#include "process/processancestry.h"
 #include "process/runtimedir.h"
 #include "session/job.h"
 #include "session/session.h"
@@ -114,7 +115,10 @@ struct Workbench
 class Agent
 {
 public:
-    Agent(const QString &dir, const QString &name, const QStringList &extraArguments = {}) : m_name(name)
+    // underShell: `hotkernel mcp` runs as the child of a shell, which stands in for a worker (issue 41).
+    Agent(const QString &dir, const QString &name, const QStringList &extraArguments = {},
+          bool underShell = false)
+        : m_name(name)
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         // No display: without a listener the child must serve headless, never start a window.
@@ -132,8 +136,21 @@ public:
                     m_messages.append(*message);
             }
         });
-        m_process.start(QStringLiteral(HOTKERNEL_BINARY),
-                        QStringList{QStringLiteral("mcp")} + extraArguments);
+        if (underShell) // not `exec`: the shell stays the parent of hotkernel mcp
+            m_process.start(QStringLiteral("sh"),
+                            QStringList{QStringLiteral("-c"), QStringLiteral("\"$0\" \"$@\"; exit $?"),
+                                        QStringLiteral(HOTKERNEL_BINARY), QStringLiteral("mcp")} +
+                                extraArguments);
+        else
+            m_process.start(QStringLiteral(HOTKERNEL_BINARY),
+                            QStringList{QStringLiteral("mcp")} + extraArguments);
+    }
+    QString everything() const
+    {
+        QString text;
+        for (const Json &m : m_messages)
+            text += toQt(m.dump()) + QLatin1Char('\n');
+        return text;
     }
     ~Agent()
     {
@@ -591,6 +608,54 @@ private Q_SLOTS:
                                   hotkernel::test::kEventLimitMs);
         QCOMPARE(agent.process().exitCode(), 0);
         bench.session.cancel(windowJob->id());
+    }
+
+    // Issue 41: a process below one of the session's workers (a candidate starting `hotkernel
+    // mcp`, `hotkernel record`, ...) is refused, with the reason; the same client elsewhere is not.
+    void callsFromAWorkersTreeAreRefused()
+    {
+        QTemporaryDir dir;
+        Workbench bench(dir.path());
+        QList<long long> workers;
+        bench.listener->setWorkerProcesses([&workers] { return workers; });
+        QVERIFY(bench.listen());
+
+        Agent underWorker(dir.path(), QStringLiteral("candidate"), {}, true);
+        QVERIFY(underWorker.process().waitForStarted(hotkernel::test::kEventLimitMs));
+        workers = {underWorker.process().processId()}; // the shell is the "worker"
+        underWorker.initialize();
+        const int call = underWorker.callTool("test_echo", Json{{"word", "record for me"}});
+        QTRY_VERIFY_WITH_TIMEOUT(underWorker.reply(call).has_value() ||
+                                     underWorker.process().state() == QProcess::NotRunning,
+                                 hotkernel::test::kEventLimitMs);
+        underWorker.process().waitForFinished(hotkernel::test::kEventLimitMs);
+        const QString said =
+            underWorker.everything() + QString::fromUtf8(underWorker.process().readAllStandardError());
+        QVERIFY2(said.contains(QLatin1String("a worker of this session")), qPrintable(said));
+        QVERIFY2(!said.contains(QLatin1String("\"echo\"")), qPrintable(said));
+        QVERIFY(bench.jobsOf(QStringLiteral("candidate")).isEmpty());
+
+        Agent agent(dir.path(), QStringLiteral("agent"));
+        agent.initialize();
+        const int echo = agent.callTool("test_echo", Json{{"word", "hello"}});
+        WAIT_REPLY(agent, echo, echoed);
+        JSON_EQ(echoed["result"]["isError"], false);
+    }
+
+    void peerCredentialsAndAncestry()
+    {
+        // This process descends from its parent and from pid 1, not from an unrelated pid.
+        const QList<long long> line = ProcessAncestry::lineOf(QCoreApplication::applicationPid());
+        QVERIFY(line.size() >= 2);
+        QCOMPARE(line.constFirst(), QCoreApplication::applicationPid());
+        QCOMPARE(ProcessAncestry::descendsFrom(QCoreApplication::applicationPid(), {(long long)::getppid()}),
+                 (long long)::getppid());
+        QCOMPARE(ProcessAncestry::descendsFrom(QCoreApplication::applicationPid(), {999999999LL}), -1LL);
+        int pair[2];
+        QVERIFY(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+        QCOMPARE(ProcessAncestry::peerPid(pair[0]), QCoreApplication::applicationPid());
+        ::close(pair[0]);
+        ::close(pair[1]);
     }
 
     void workbenchGoingAwayIsReportedToTheAgent()

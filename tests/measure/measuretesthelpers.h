@@ -6,7 +6,9 @@
 #include "base/usererror.h"
 
 #include <QCoroTask>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QString>
 #include <QTest>
 
@@ -14,6 +16,16 @@
 #include <optional>
 
 namespace hotkernel::test {
+
+// Issue 41: a worker may write only its scratch and /dev, so a fake worker that tells the test
+// something through a file (its pid, the order of events) writes it under /dev/shm. A template for
+// QTemporaryDir; elsewhere (no /dev/shm) the temp folder, where confined workers cannot write.
+inline QString workerWritableTemplate()
+{
+    return QFileInfo(QStringLiteral("/dev/shm")).isDir()
+               ? QStringLiteral("/dev/shm/hotkernel-test-XXXXXX")
+               : QDir::tempPath() + QStringLiteral("/hotkernel-test-XXXXXX");
+}
 
 template <typename T> struct Captured
 {

@@ -25,6 +25,7 @@ class TestCoroutineLifetime : public QObject
     Q_OBJECT
 
     QTemporaryDir m_tmp;
+    QTemporaryDir m_workerTmp{workerWritableTemplate()}; // what fake workers write (issue 41)
     QString m_pidFile;
 
     ScriptRunnerOptions options(const char *behaviour)
@@ -107,7 +108,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
-        m_pidFile = m_tmp.filePath(QStringLiteral("pid"));
+        m_pidFile = m_workerTmp.filePath(QStringLiteral("pid"));
         qputenv("HOTKERNEL_FAKE_PIDFILE", m_pidFile.toUtf8());
         qputenv("HOTKERNEL_LOCK_DIR", m_tmp.path().toUtf8());
         qputenv("HOTKERNEL_NVIDIA_SMI", "/nonexistent/nvidia-smi"); // no GPU probe process

@@ -22,6 +22,7 @@ class TestScriptRunner : public QObject
     Q_OBJECT
 
     QTemporaryDir m_tmp;
+    QTemporaryDir m_workerTmp{workerWritableTemplate()}; // what fake workers write (issue 41)
     QString m_python;
     QString m_pidFile;
 
@@ -71,7 +72,7 @@ private Q_SLOTS:
                        ? QStringLiteral("/usr/bin/python3")
                        : QStandardPaths::findExecutable(QStringLiteral("python3"));
         QVERIFY2(!m_python.isEmpty(), "python3 is needed to run the fake scripts");
-        m_pidFile = m_tmp.filePath(QStringLiteral("pid"));
+        m_pidFile = m_workerTmp.filePath(QStringLiteral("pid"));
         qputenv("HOTKERNEL_FAKE_PIDFILE", m_pidFile.toUtf8());
         // As on a fresh machine (issue 44): stdout to a pipe is block-buffered, so a fake that
         // forgets to flush hangs here too instead of only where PYTHONUNBUFFERED is not set.

@@ -319,10 +319,22 @@ private Q_SLOTS:
                                        {"candidate", toStd(target(name))},
                                        {"n", 3}});
         QVERIFY2(!r.isError, qPrintable(r.text));
-        QVERIFY2(QFileInfo(path + QStringLiteral(".moved")).isFile(), "the candidate's fn never ran");
-        QCOMPARE(r.structured["verdict"].get<std::string>(), std::string("invalid"));
-        QVERIFY2(toQt(r.structured["reason"].get<std::string>()).contains(QStringLiteral("changed on disk")),
-                 qPrintable(r.text));
+        const QString verdict = toQt(r.structured["verdict"].get<std::string>());
+        if (toQt(r.structured["confinement"]["candidate"].get<std::string>())
+                .startsWith(QLatin1String("landlock"))) {
+            // Issue 41: a confined candidate may not rename or create files beside itself; its fn
+            // raised, and nothing was swapped. (BoundedFile's tests keep the hostile files.)
+            QVERIFY2(!QFileInfo::exists(path + QStringLiteral(".moved")), qPrintable(r.text));
+            QVERIFY2(QFileInfo(path).isFile(), qPrintable(r.text));
+            QVERIFY2(verdict == QLatin1String("incorrect") || verdict == QLatin1String("invalid"),
+                     qPrintable(r.text));
+        } else {
+            QVERIFY2(QFileInfo(path + QStringLiteral(".moved")).isFile(), "the candidate's fn never ran");
+            QCOMPARE(verdict, QStringLiteral("invalid"));
+            QVERIFY2(
+                toQt(r.structured["reason"].get<std::string>()).contains(QStringLiteral("changed on disk")),
+                qPrintable(r.text));
+        }
         QVERIFY2(ticks > clock.elapsed() / 20 / 10,
                  qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(clock.elapsed())));
     }

@@ -24,6 +24,7 @@ class TestVerifyFake : public QObject
     Q_OBJECT
 
     QTemporaryDir m_tmp;
+    QTemporaryDir m_workerTmp{workerWritableTemplate()}; // what fake workers write (issue 41)
     std::unique_ptr<Session> m_session;
 
     ToolResult call(const QString &tool, const Json &args)
@@ -48,7 +49,7 @@ private Q_SLOTS:
             QSKIP("no Python with torch for the Session's interpreter rule (set HOTKERNEL_PYTHON)");
         QVERIFY(m_tmp.isValid());
         qputenv("HOTKERNEL_LOCK_DIR", m_tmp.path().toUtf8());
-        qputenv("HOTKERNEL_FAKE_PIDFILE", m_tmp.filePath(QStringLiteral("pid")).toUtf8());
+        qputenv("HOTKERNEL_FAKE_PIDFILE", m_workerTmp.filePath(QStringLiteral("pid")).toUtf8());
         const QString shipped = MeasureSetup::shippedContractSha256();
         QCOMPARE(shipped.size(), 64); // the contract is compiled in as a resource
         qputenv("HOTKERNEL_FAKE_CONTRACT_SHA256", shipped.toUtf8());
@@ -273,7 +274,7 @@ private Q_SLOTS:
     // run never does (with no warm-up pair, the first run waits for both).
     void warmupOverlapsTheCandidatesStart()
     {
-        const QString events = m_tmp.filePath(QStringLiteral("events"));
+        const QString events = m_workerTmp.filePath(QStringLiteral("events"));
         qputenv("HOTKERNEL_FAKE_EVENTS", events.toUtf8());
         const auto order = [&events] {
             QFile f(events);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // WitnessTrace on real witness-mode tracer captures (tests/data/measure/witness/CAPTURE.md).
 #include "measure/witnesstrace.h"
+#include "process/supervisor.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QTest>
 
 using namespace hotkernel;
@@ -155,6 +157,41 @@ private Q_SLOTS:
         QVERIFY(trace.takeNew().empty());
         QVERIFY(trace.environment(QStringLiteral("/x/libhotkernel_tracer.so"))
                     .value(QStringLiteral("HOTKERNEL_TRACE_FILE")) == trace.path());
+    }
+
+    // Issue 41: a confined worker's tracer writes into a pipe that only this process reads; a
+    // child (under the supervisor, as a worker runs) writes a real capture there, in two parts.
+    void pipedTraceReadsWhatTheChildWrote()
+    {
+        const std::unique_ptr<WitnessTrace> trace = WitnessTrace::piped();
+        QVERIFY(trace && trace->isValid());
+        const QProcessEnvironment env = trace->pipeEnvironment(QStringLiteral("/x/libhotkernel_tracer.so"));
+        const QString fdAndInode = env.value(QStringLiteral("HOTKERNEL_TRACE_FD"));
+        QCOMPARE(fdAndInode.section(QLatin1Char(':'), 0, 0), QString::number(trace->pipeWriteEnd()));
+        QVERIFY(fdAndInode.section(QLatin1Char(':'), 1).toULongLong() > 0);
+        QVERIFY(!env.contains(QStringLiteral("HOTKERNEL_TRACE_FILE")));
+        QProcess child;
+        QProcessEnvironment childEnv = QProcessEnvironment::systemEnvironment();
+        // The shell writes to the descriptor itself (the tracer checks the inode as well).
+        childEnv.insert(QStringLiteral("HOTKERNEL_TRACE_FD"), QString::number(trace->pipeWriteEnd()));
+        child.setProcessEnvironment(childEnv);
+        child.setProgram(QStringLiteral("sh"));
+        child.setArguments({QStringLiteral("-c"),
+                            QStringLiteral("head -c 3000 \"$1\" >&$HOTKERNEL_TRACE_FD; tail -c +3001 \"$1\" "
+                                           ">&$HOTKERNEL_TRACE_FD; echo '{\"hotkernel_trace\": \"x\"}'"),
+                            QStringLiteral("sh"), kData + QStringLiteral("rmsnorm-triton-graph.jsonl")});
+        Supervisor::wrap(child, nullptr, {trace->pipeWriteEnd()});
+        child.start();
+        trace->closeWriteEnd();
+        QVERIFY(child.waitForFinished(60000));
+        QCOMPARE(child.exitCode(), 0);
+        const auto windows = trace->takeNew();
+        QCOMPARE(windows.size(), size_t(1));
+        QVERIFY(windows.front().complete);
+        QCOMPARE(windows.front().kernels, 50);
+        QVERIFY(trace->takeNew().empty());
+        // A local worker's stdout is never taken for a trace line (that is the remote supervisor's).
+        QVERIFY(!trace->takeStreamLine(child.readAllStandardOutput().trimmed()));
     }
 };
 

@@ -6,9 +6,12 @@
 #include "markedprocesses.h"
 #include "process/processrunner.h"
 #include "process/supervisor.h"
+#include "process/writeconfinement.h"
 #include "session/job.h"
 
 #include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
@@ -153,6 +156,72 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(supervisor.state() == QProcess::NotRunning, SettleMs);
         QTRY_VERIFY2_WITH_TIMEOUT(markedProcesses(marker).isEmpty(),
                                   qPrintable(describe(markedProcesses(marker))), SettleMs);
+    }
+
+    // Issue 41: a confined child writes beneath its directory and to /dev, nowhere else, and the
+    // supervisor's report (written before the child runs) says so.
+    void aConfinedChildWritesOnlyWhereItMay()
+    {
+        QTemporaryDir inside, outside;
+        QVERIFY(inside.isValid() && outside.isValid());
+        WriteConfinement confinement({inside.path()});
+        QProcess process;
+        process.setProgram(QStringLiteral("sh"));
+        process.setArguments({QStringLiteral("-c"),
+                              QStringLiteral("echo in > \"$1/made\" && echo inside-ok; "
+                                             "echo out > \"$2/made\" 2>/dev/null || echo outside-refused; "
+                                             "echo more >> \"$2/old\" 2>/dev/null || echo append-refused; "
+                                             "mkdir \"$2/dir\" 2>/dev/null || echo mkdir-refused; "
+                                             "ln -s x \"$2/link\" 2>/dev/null || echo link-refused; "
+                                             "echo null > /dev/null && echo devnull-ok"),
+                              QStringLiteral("sh"), inside.path(), outside.path()});
+        QFile old(outside.filePath(QStringLiteral("old")));
+        QVERIFY(old.open(QIODevice::WriteOnly)); // made before the child, by this process
+        old.close();
+        Supervisor::wrap(process, &confinement);
+        process.start();
+        confinement.started();
+        QVERIFY(process.waitForFinished(SettleMs));
+        const QString report = confinement.result();
+        if (report.startsWith(QLatin1String("none: this kernel has no Landlock")))
+            QSKIP(qPrintable(report));
+        QVERIFY2(WriteConfinement::confined(report), qPrintable(report));
+        const QByteArray out = process.readAllStandardOutput();
+        QCOMPARE(out, QByteArray("inside-ok\noutside-refused\nappend-refused\nmkdir-refused\nlink-refused\n"
+                                 "devnull-ok\n"));
+        QVERIFY(QFile::exists(inside.filePath(QStringLiteral("made"))));
+        QVERIFY(!QFile::exists(outside.filePath(QStringLiteral("made"))));
+        QCOMPARE(QFileInfo(old.fileName()).size(), 0);
+    }
+
+    // The report cannot be forged by the child: it is written and closed before the exec, and a
+    // descriptor the child does not have cannot be written.
+    void theChildCannotWriteTheReport()
+    {
+        QTemporaryDir inside;
+        WriteConfinement confinement({inside.path()});
+        QProcess process;
+        process.setProgram(QStringLiteral("sh"));
+        process.setArguments(
+            {QStringLiteral("-c"), QStringLiteral("echo 'landlock ABI 99' >&%1 2>/dev/null; ls /proc/self/fd")
+                                       .arg(confinement.reportWriteEnd())});
+        Supervisor::wrap(process, &confinement);
+        process.start();
+        confinement.started();
+        QVERIFY(process.waitForFinished(SettleMs));
+        QVERIFY(!confinement.result().contains(QLatin1String("99")));
+    }
+
+    void aMissingDirectoryLeavesTheChildUnconfinedAndSaysSo()
+    {
+        WriteConfinement confinement({QStringLiteral("/nonexistent/hotkernel-scratch")});
+        QProcess process;
+        process.setProgram(QStringLiteral("true"));
+        Supervisor::wrap(process, &confinement);
+        process.start();
+        confinement.started();
+        QVERIFY(process.waitForFinished(SettleMs));
+        QVERIFY2(confinement.result().startsWith(QLatin1String("none: ")), qPrintable(confinement.result()));
     }
 };
 

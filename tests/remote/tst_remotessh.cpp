@@ -23,7 +23,7 @@
 #include <csignal>
 #include <unistd.h>
 
-using hotkernel::test::checkRecordedVerify;
+using hotkernel::test::checkUnconfinedVerifyNotRecorded;
 using hotkernel::test::processesWith;
 using hotkernel::test::readFile;
 
@@ -318,10 +318,10 @@ private Q_SLOTS:
                        QStringLiteral("3"), QStringLiteral("--record"), QStringLiteral("--note"),
                        QStringLiteral("over ssh"), QStringLiteral("--who"), QStringLiteral("tst_remotessh")},
                       &out, &err),
-            0);
-        // The baseline judged the candidate's outputs on the host.
+            1); // the verify ran; the record was refused (issue 41)
+        // The baseline judged the candidate's outputs on the host; record refused (issue 41).
         QJsonObject recorded;
-        checkRecordedVerify(out, project(), m_url, &recorded);
+        checkUnconfinedVerifyNotRecorded(out, err, project(), m_url, &recorded);
         if (QTest::currentTestFailed())
             return;
         const QJsonObject host = recorded[QStringLiteral("host")].toObject();

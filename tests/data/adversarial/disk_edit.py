@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Rewrites the baseline file on disk while the verify runs (here harmlessly: a comment). Expected:
-# invalid (the core hashes the scripts and the contract before the runs and after).
+# invalid (the core hashes the scripts and the contract before the runs and after), or, where the
+# candidate is confined (issue 41), the write refused and the file unchanged.
 import os
 
 from _hotkernel_contract import main
@@ -9,8 +10,11 @@ from gelu_baseline import TARGET
 import torch
 
 if "--check-import" not in os.sys.argv:
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "gelu_baseline.py"), "a") as f:
-        f.write("# edited by disk_edit.py during a verify\n")
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "gelu_baseline.py"), "a") as f:
+            f.write("# edited by disk_edit.py during a verify\n")
+    except OSError as e:
+        os.sys.stderr.write("disk_edit: refused: %s\n" % e)
 
 
 def fn(x):

@@ -3,7 +3,8 @@
 # break the floor, so the verify is invalid), but on its first call the candidate plants
 # calibrations for this card under results/calibration/ claiming a copy rate and peaks a thousand
 # times the card's. Expected: invalid, by the floor, because the verify read the calibrations
-# before the workers started and caps any calibration at the card's spec sheet.
+# before the workers started and caps any calibration at the card's spec sheet. Where the worker is
+# confined (issue 41) the write itself is refused; the verdict is the same.
 import json
 import os
 import time
@@ -33,7 +34,11 @@ def _plant():
 def fn(x, w):
     if not _planted:
         _planted.append(True)
-        _plant()
+        try:
+            _plant()
+        except OSError as e:
+            import sys
+            sys.stderr.write("calibration_plant: refused: %s\n" % e)
     return _honest(x, w)
 
 
