@@ -38,9 +38,12 @@ Json CalibrateRunner::interpret(const ProcessResult &result, const QString &comm
     if (auto parsed = parseJson(lastLine >= 0 ? out.mid(lastLine + 1) : out))
         data = std::move(*parsed);
     const QString why = CalibrationStore::validate(data);
+    // The command line says where it ran ("... on ssh://host/dir" for a host), which the advice
+    // alone would lose.
     if (const QString library = NativeHelpers::missingLibrary(result.standardError);
         !library.isEmpty() && !result.succeeded())
-        throw UserError(NativeHelpers::missingLibraryAdvice(NativeHelpers::calibrateFileName(), library));
+        throw UserError(commandLine + QStringLiteral(" failed: ") +
+                        NativeHelpers::missingLibraryAdvice(NativeHelpers::calibrateFileName(), library));
     if (!why.isEmpty() || !result.succeeded()) {
         throw UserError(QStringLiteral("%1 failed (%2): %3")
                             .arg(commandLine,
