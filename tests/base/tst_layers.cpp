@@ -64,8 +64,6 @@ constexpr std::array kKnownUpwardIncludes = {
     UpwardInclude{"measure/workerscriptrunner.cpp", "session/job.h", HK_JOB_TOKEN},
     UpwardInclude{"process/processrunner.cpp", "session/job.h", HK_JOB_TOKEN},
     UpwardInclude{"process/pythonlocator.cpp", "session/jobguard.h", HK_JOB_TOKEN},
-    UpwardInclude{"process/supervisor.cpp", "inspect/nativehelpers.h",
-                  "the helper lookup belongs in process (issue 40)"},
     UpwardInclude{"remote/remotehost.cpp", "session/job.h", HK_JOB_TOKEN},
     UpwardInclude{"remote/remotehostgpu.cpp", "session/job.h", HK_JOB_TOKEN},
     UpwardInclude{"remote/remoteprofile.cpp", "session/job.h", HK_JOB_TOKEN},
