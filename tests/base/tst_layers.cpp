@@ -19,8 +19,9 @@ namespace {
 // From the ground up; the same order docs/hacking.md states on its "Layer order:" line.
 // native builds alone (the helpers run inside other programs) and includes no other folder.
 const QStringList kLayerOrder = {
-    QStringLiteral("native"),  QStringLiteral("base"),   QStringLiteral("process"), QStringLiteral("inspect"),
-    QStringLiteral("slurm"),   QStringLiteral("remote"), QStringLiteral("measure"), QStringLiteral("record"),
+    QStringLiteral("native"),  QStringLiteral("base"),   QStringLiteral("process"),
+    QStringLiteral("inspect"), QStringLiteral("slurm"),  QStringLiteral("remote"),
+    QStringLiteral("measure"), QStringLiteral("record"), QStringLiteral("workspace"),
     QStringLiteral("session"), QStringLiteral("tools"),  QStringLiteral("mcp"),
 };
 

@@ -17,11 +17,11 @@
 #include "sassmodel.h"
 #include "sassview.h"
 #include "schemaformdialog.h"
-#include "session/workspace.h"
 #include "targetsmodel.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 #include "windowoptions.h"
+#include "workspace/workspace.h"
 
 #include <QAbstractAxis>
 #include <QApplication>

@@ -13,11 +13,11 @@
 #include "rooflinechartview.h"
 #include "sassmodel.h"
 #include "sassview.h"
-#include "session/workspace.h"
 #include "testlimits.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 #include "windowoptions.h"
+#include "workspace/workspace.h"
 
 #include <QAbstractItemView>
 #include <QAction>

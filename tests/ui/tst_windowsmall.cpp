@@ -12,8 +12,8 @@
 #include "rooflinelabellayout.h"
 #include "sassmodel.h"
 #include "sassview.h"
-#include "session/workspace.h"
 #include "testlimits.h"
+#include "workspace/workspace.h"
 
 #include <QApplication>
 #include <QChart>
