@@ -72,8 +72,6 @@ constexpr std::array kKnownUpwardIncludes = {
     UpwardInclude{"remote/remotetoolbox.cpp", "session/job.h", HK_JOB_TOKEN},
     UpwardInclude{"remote/remotetorchtrace.cpp", "session/job.h", HK_JOB_TOKEN},
     UpwardInclude{"remote/remotetorchtrace.cpp", "session/jobguard.h", HK_JOB_TOKEN},
-    UpwardInclude{"session/toolregistry.cpp", "tools/builtintools.h",
-                  "the session registers the builtin tools; app should compose the registry (issue 40)"},
     UpwardInclude{"slurm/slurmallocation.cpp", "session/job.h", HK_JOB_TOKEN},
 };
 
