@@ -4,10 +4,10 @@
 #include "clifrontend.h"
 #include "demosession.h"
 #include "inspect/calibraterunner.h"
-#include "inspect/nativehelpers.h"
 #include "mainwindow.h"
 #include "mcp/sessionlistener.h"
 #include "mcpfrontend.h"
+#include "process/nativehelpers.h"
 #include "record/leaderboardcommand.h"
 #include "remote/hosturl.h"
 #include "remote/remotecalibrate.h"
@@ -16,6 +16,7 @@
 #include "session/session.h"
 #include "session/sessionstore.h"
 #include "signalshutdown.h"
+#include "tools/builtintools.h"
 #include "windowoptions.h"
 
 #include <QApplication>
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
             return ServeFrontend::run(app, options.rest.mid(1), options.host);
         SessionOptions cliOptions;
         cliOptions.host = options.host;
-        Session session(cliOptions);
+        Session session(builtinTools(), cliOptions);
         // A signal ends the session's jobs like a cancel, then exits 128 + the signal (issue 18).
         SignalShutdown shutdown(app, [&session] { return &session; });
         if (verb == QLatin1String("help") || verb == QLatin1String("--help") || verb == QLatin1String("-h")) {
@@ -184,7 +185,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    Session session(sessionOptions);
+    Session session(builtinTools(), sessionOptions);
     SessionStore store(session);
     if (QString error; !store.load(&error))
         std::fprintf(stderr, "hotkernel: %s\n", qPrintable(error));

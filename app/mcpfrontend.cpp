@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "mcpfrontend.h"
+#include "tools/builtintools.h"
 
 #include "clientconfig.h"
 
@@ -99,7 +100,7 @@ struct McpProcess
     {
         SessionOptions options;
         options.spares = 2; // the first verify finds both workers warm, the next edit one (issue 23)
-        session = std::make_unique<Session>(options);
+        session = std::make_unique<Session>(builtinTools(), options);
         session->warmSpares(); // in the background; the agent's first verify finds a warm worker
         stdio = makeStdio();
         server = std::make_unique<McpServer>(*session, stdio.get());

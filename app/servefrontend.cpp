@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "servefrontend.h"
+#include "tools/builtintools.h"
 
 #include "mcp/sessionlistener.h"
 #include "session/session.h"
@@ -70,7 +71,7 @@ int ServeFrontend::run(QCoreApplication &app, const QStringList &arguments, cons
     SessionOptions options;
     options.host = host;
     options.spares = 2; // the first verify finds both workers warm, the next edit one (issue 23)
-    Session session(options);
+    Session session(builtinTools(), options);
     SessionListener listener(session, QStringLiteral("hotkernel serve"));
     SignalShutdown shutdown(app, [&session] { return &session; });
     shutdown.setAnnouncer([&listener](int signal) { listener.announceExit(signal); });

@@ -14,6 +14,7 @@
 #include "mainwindow.h"
 #include "sassmodel.h"
 #include "sassview.h"
+#include "tools/builtintools.h"
 #include "verifyhistorymodel.h"
 
 #include <QApplication>
@@ -63,7 +64,8 @@ QByteArray bigListing(int minLines)
     while (count < minLines && !body.isEmpty()) {
         for (const QByteArray &instruction : std::as_const(body)) {
             const int close = instruction.indexOf("*/");
-            out += "        /*" + QByteArray::number(address, 16).rightJustified(4, '0') + instruction.mid(close) + '\n';
+            out += "        /*" + QByteArray::number(address, 16).rightJustified(4, '0') +
+                   instruction.mid(close) + '\n';
             address += 16;
             count += 2;
         }
@@ -115,7 +117,9 @@ int main(int argc, char **argv)
     auto *random = QRandomGenerator::global();
     for (int i = 0; i < 100000; ++i) {
         KernelStat k;
-        k.name = QStringLiteral("void kernel_%1<float, %2>(float const*, float*, int)").arg(random->bounded(1000000)).arg(i % 7);
+        k.name = QStringLiteral("void kernel_%1<float, %2>(float const*, float*, int)")
+                     .arg(random->bounded(1000000))
+                     .arg(i % 7);
         k.calls = random->bounded(1, 1000);
         k.avgNs = random->bounded(100000.0);
         k.totalNs = k.avgNs * k.calls;
@@ -141,7 +145,7 @@ int main(int argc, char **argv)
 
     // 3. Event-loop stall while a verify runs in the window.
     QTemporaryDir dir;
-    Session session(test::optionsFor(dir.path()));
+    Session session(builtinTools(), test::optionsFor(dir.path()));
     test::installFakeVerify(session);
     MainWindow window(&session);
     window.show();
@@ -176,7 +180,8 @@ int main(int argc, char **argv)
                 qgetenv("QT_QPA_PLATFORM").constData(), listingLines, functions.front().instructions.size());
     std::printf("%-45s %10s %10s %s\n", "what", "ms", "goal ms", "");
     for (const Row &r : rows)
-        std::printf("%-45s %10.1f %10s %s\n", r.what, r.ms, r.goalMs > 0 ? QByteArray::number(r.goalMs).constData() : "",
+        std::printf("%-45s %10.1f %10s %s\n", r.what, r.ms,
+                    r.goalMs > 0 ? QByteArray::number(r.goalMs).constData() : "",
                     r.goalMs > 0 ? (r.ms <= r.goalMs ? "ok" : "MISSED") : "");
     return 0;
 }

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "base/json.h"
-#include "session/workspace.h"
+#include "workspace/workspace.h"
 
 #include <QFutureWatcher>
 #include <QHash>

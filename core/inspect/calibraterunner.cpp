@@ -3,7 +3,7 @@
 
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
-#include "inspect/nativehelpers.h"
+#include "process/nativehelpers.h"
 #include "process/processrunner.h"
 
 #include <cstdio>

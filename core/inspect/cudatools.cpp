@@ -2,7 +2,7 @@
 #include "inspect/cudatools.h"
 
 #include "base/usererror.h"
-#include "inspect/nativehelpers.h"
+#include "process/nativehelpers.h"
 
 #include <QDir>
 #include <QFileInfo>

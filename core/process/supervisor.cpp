@@ -3,7 +3,7 @@
 
 #include "base/boundedfile.h"
 #include "base/logging.h"
-#include "inspect/nativehelpers.h"
+#include "process/nativehelpers.h"
 #include "process/writeconfinement.h"
 
 #include <QFile>

@@ -3,7 +3,7 @@
 
 #include "base/confinedwrite.h"
 #include "base/usererror.h"
-#include "inspect/nativehelpers.h"
+#include "process/nativehelpers.h"
 #include "remote/remotehost.h"
 #include "remote/remotetoolbox.h"
 #include "session/job.h"

@@ -3,7 +3,7 @@
 
 #include "base/json.h"
 #include "base/usererror.h"
-#include "inspect/nativehelpers.h"
+#include "process/nativehelpers.h"
 #include "process/processrunner.h"
 #include "remote/remotehost.h"
 #include "session/job.h"

@@ -46,11 +46,10 @@ nlohmann::json canonical(const Json &value)
 }
 } // namespace
 
-Session::Session(SessionOptions options, QObject *parent)
+Session::Session(ToolRegistry tools, SessionOptions options, QObject *parent)
     : QObject(parent), m_options(std::move(options)),
       m_workDir(m_options.workDir.isEmpty() ? QDir::currentPath() : m_options.workDir),
-      m_tools(ToolRegistry::builtin()), m_python(m_options.python),
-      m_workers(std::make_unique<WorkerPool>(this))
+      m_tools(std::move(tools)), m_python(m_options.python), m_workers(std::make_unique<WorkerPool>(this))
 {
     useHost(m_options.host.isEmpty() ? qEnvironmentVariable("HOTKERNEL_HOST") : m_options.host);
     bool given = false;

@@ -40,7 +40,9 @@ class Session : public QObject
 {
     Q_OBJECT
 public:
-    explicit Session(SessionOptions options = {}, QObject *parent = nullptr);
+    // tools: the registry the creator composed (builtinTools() from core/tools/builtintools.h; a
+    // session knows no tool by itself, issue 40).
+    explicit Session(ToolRegistry tools, SessionOptions options = {}, QObject *parent = nullptr);
     ~Session() override;
 
     const ToolRegistry &tools() const { return m_tools; }

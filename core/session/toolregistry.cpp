@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/toolregistry.h"
 
-#include "tools/builtintools.h"
-
 namespace hotkernel {
 
 void ToolRegistry::add(ToolSpec spec)
@@ -27,13 +25,6 @@ const ToolSpec *ToolRegistry::findByCliVerb(const QString &verb) const
             return &spec;
     }
     return nullptr;
-}
-
-ToolRegistry ToolRegistry::builtin()
-{
-    ToolRegistry registry;
-    registerBuiltinTools(registry);
-    return registry;
 }
 
 } // namespace hotkernel

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one list of tools every front-end reads. Built once, read-only afterwards.
+// The one list of tools every front-end reads. Built once by whoever creates the Session (app/ with
+// tools/builtintools.h), read-only afterwards.
 #pragma once
 
 #include "session/toolspec.h"
@@ -15,9 +16,6 @@ public:
     const ToolSpec *find(const QString &name) const;
     const ToolSpec *findByCliVerb(const QString &verb) const;
     const std::vector<ToolSpec> &all() const { return m_tools; }
-
-    // Every built-in tool (core/tools/).
-    static ToolRegistry builtin();
 
 private:
     std::vector<ToolSpec> m_tools;

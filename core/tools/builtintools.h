@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// One registration function per tool; each lives in its own file under core/tools/.
+// One registration function per tool; each lives in its own file under core/tools/. Whoever creates
+// a Session composes its registry (app/, tests): the session itself knows no tool (issue 40).
 #pragma once
 
-namespace hotkernel {
+#include "session/toolregistry.h"
 
-class ToolRegistry;
+namespace hotkernel {
 
 void registerGpuInfoTool(ToolRegistry &registry);
 void registerRooflineTool(ToolRegistry &registry);
@@ -17,19 +18,8 @@ void registerVerifyTool(ToolRegistry &registry);
 void registerRecordTool(ToolRegistry &registry);
 void registerNewTargetTool(ToolRegistry &registry);
 
-// In the order an agent meets them in the loop.
-inline void registerBuiltinTools(ToolRegistry &registry)
-{
-    registerGpuInfoTool(registry);
-    registerRooflineTool(registry);
-    registerTorchTraceTool(registry);
-    registerProfileTool(registry);
-    registerTopKernelsTool(registry);
-    registerDisasmTool(registry);
-    registerBenchTool(registry);
-    registerVerifyTool(registry);
-    registerRecordTool(registry);
-    registerNewTargetTool(registry);
-}
+// Every built-in tool, in the order an agent meets them in the loop.
+void registerBuiltinTools(ToolRegistry &registry);
+ToolRegistry builtinTools();
 
 } // namespace hotkernel

@@ -5,7 +5,7 @@
 #include "base/usererror.h"
 #include "inspect/calibraterunner.h"
 #include "inspect/calibrationstore.h"
-#include "inspect/nativehelpers.h"
+#include "process/nativehelpers.h"
 #include "process/processspec.h"
 
 #include <QDir>

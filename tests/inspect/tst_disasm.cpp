@@ -2,6 +2,7 @@
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "session/schemavalidator.h"
+#include "tools/builtintools.h"
 
 #include "fixtures.h"
 #include "toolcall.h"
@@ -33,7 +34,7 @@ private Q_SLOTS:
     void listFunctions()
     {
         requireTools();
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r = callInspectTool(session, QStringLiteral("disasm"),
                                              Json{{"target", "local/kernels.cubin"}, {"list", true}});
         QVERIFY2(!r.isError, qPrintable(r.text));
@@ -59,7 +60,7 @@ private Q_SLOTS:
     {
         requireTools();
         QFETCH(QString, tool);
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r = callInspectTool(session, QStringLiteral("disasm"),
                                              Json{{"target", "local/kernels.cubin"},
                                                   {"function", "copy_rows"},
@@ -83,7 +84,7 @@ private Q_SLOTS:
     void unknownFunctionNamesTheOthers()
     {
         requireTools();
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("disasm"),
                             Json{{"target", "local/kernels.cubin"}, {"function", "no_such_kernel"}});
@@ -93,7 +94,7 @@ private Q_SLOTS:
 
     void ptxFile()
     {
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("disasm"),
                             Json{{"target", "local/kernels.ptx"}, {"level", "ptx"}, {"function", "double"}});
@@ -106,7 +107,7 @@ private Q_SLOTS:
     void hotInstructions()
     {
         requireTools();
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r = callInspectTool(session, QStringLiteral("disasm"),
                                              Json{{"target", "templated.sm_90.cubin"},
                                                   {"source_report", "templated.ncu-source-sass.csv"},
@@ -132,7 +133,7 @@ private Q_SLOTS:
     {
         requireTools();
         qputenv("TRITON_CACHE_DIR", inspectFixturePath(QString()).toUtf8());
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("disasm"),
                             Json{{"target", "triton-cache"}, {"function", "rmsnorm"}, {"max_lines", 20}});

@@ -9,6 +9,7 @@
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 
 #include <QCoroTask>
 #include <QSignalSpy>
@@ -81,7 +82,7 @@ void TestGpuProbe::snapshotWithoutDriver()
 
 void TestGpuProbe::gpuInfoWithoutGpu()
 {
-    Session session(test::optionsFor(m_dir.path()));
+    Session session(builtinTools(), test::optionsFor(m_dir.path()));
     const ToolResult r = callTool(session, QStringLiteral("gpu_info"), Json::object());
     QVERIFY2(!r.isError, qPrintable(r.text));
     QCOMPARE(r.structured["available"].get<bool>(), false);
@@ -94,7 +95,7 @@ void TestGpuProbe::gpuInfoWithoutGpu()
 
 void TestGpuProbe::rooflineWithoutGpuNeedsACard()
 {
-    Session session(test::optionsFor(m_dir.path()));
+    Session session(builtinTools(), test::optionsFor(m_dir.path()));
     const ToolResult r = callTool(session, QStringLiteral("roofline"), Json{{"flops", 1e9}, {"bytes", 1e8}});
     QVERIFY(r.isError);
     QVERIFY2(r.text.contains(QLatin1String("no GPU here")) && r.text.contains(QLatin1String("h200-sxm")),
@@ -103,7 +104,7 @@ void TestGpuProbe::rooflineWithoutGpuNeedsACard()
 
 void TestGpuProbe::rooflineWithCardUsesSpecThenRecordedCalibration()
 {
-    Session session(test::optionsFor(m_dir.path()));
+    Session session(builtinTools(), test::optionsFor(m_dir.path()));
     const Json args{{"card", "NVIDIA H200"},
                     {"dtype", "bf16"},
                     {"flops", 4.0 * 4096 * 8192},
@@ -140,7 +141,7 @@ void TestGpuProbe::rooflineWithCardUsesSpecThenRecordedCalibration()
 
 void TestGpuProbe::rooflineUnknownCardListsKnownOnes()
 {
-    Session session(test::optionsFor(m_dir.path()));
+    Session session(builtinTools(), test::optionsFor(m_dir.path()));
     ToolResult r =
         callTool(session, QStringLiteral("roofline"), Json{{"card", "Voodoo 2"}, {"flops", 1}, {"bytes", 1}});
     QVERIFY(r.isError);

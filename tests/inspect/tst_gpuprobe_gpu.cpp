@@ -4,7 +4,7 @@
 #include "inspect/calibraterunner.h"
 #include "inspect/cardtable.h"
 #include "inspect/gpuprobe.h"
-#include "inspect/nativehelpers.h"
+#include "process/nativehelpers.h"
 #include "testlimits.h"
 
 #include <QCoroTask>

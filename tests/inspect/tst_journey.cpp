@@ -15,7 +15,7 @@
 #include "inspect/torchtracereportparser.h"
 #include "measure/executiontrace.h"
 #include "measure/tracetarget.h"
-#include "session/workspace.h"
+#include "workspace/workspace.h"
 
 #include <QDir>
 #include <QProcess>

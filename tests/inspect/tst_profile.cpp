@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/cudatools.h"
 #include "session/schemavalidator.h"
+#include "tools/builtintools.h"
 
 #include "toolcall.h"
 
@@ -41,7 +42,7 @@ private Q_SLOTS:
 
     void torchTraceOnGpu()
     {
-        Session session(inspectSessionOptions(m_dir.path()));
+        Session session(builtinTools(), inspectSessionOptions(m_dir.path()));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("torch_trace"), Json{{"script", "work.py"}}, 300000);
         QVERIFY2(!r.isError, qPrintable(r.text));
@@ -58,7 +59,7 @@ private Q_SLOTS:
     {
         if (CudaTools::find(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU")).isEmpty())
             QSKIP("ncu is not installed");
-        Session session(inspectSessionOptions(m_dir.path()));
+        Session session(builtinTools(), inspectSessionOptions(m_dir.path()));
         const ToolResult r = callInspectTool(session, QStringLiteral("profile"),
                                              Json{{"command", Json::array({"work.py"})},
                                                   {"tool", "ncu"},
@@ -84,7 +85,7 @@ private Q_SLOTS:
     {
         if (CudaTools::tracerLibrary().isEmpty())
             QSKIP("libhotkernel_tracer.so was not built (no CUDA Toolkit with CUPTI at build time)");
-        Session session(inspectSessionOptions(m_dir.path()));
+        Session session(builtinTools(), inspectSessionOptions(m_dir.path()));
         const ToolResult r = callInspectTool(
             session, QStringLiteral("profile"),
             Json{{"command", Json::array({"work.py"})}, {"tool", "trace"}, {"name", "traced"}}, 300000);

@@ -3,6 +3,7 @@
 #include "inspect/cudatools.h"
 #include "inspect/profilerunner.h"
 #include "toolcall.h"
+#include "tools/builtintools.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -30,7 +31,7 @@ private Q_SLOTS:
         if (!CudaTools::find(QStringLiteral("ncu"), QStringLiteral("HOTKERNEL_NCU")).isEmpty())
             QSKIP("an ncu is installed in a fixed place on this machine, so it cannot be hidden");
 
-        Session session(inspectSessionOptions(work.path()));
+        Session session(builtinTools(), inspectSessionOptions(work.path()));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("profile"),
                             Json{{"command", Json::array({"python3", "work.py"})}, {"tool", "ncu"}});

@@ -8,6 +8,7 @@
 #include "inspect/torchtracerunner.h"
 #include "session/job.h"
 #include "toolcall.h"
+#include "tools/builtintools.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -122,7 +123,7 @@ private Q_SLOTS:
     {
         QFETCH(QString, name);
         Layout layout;
-        Session session(inspectSessionOptions(layout.work));
+        Session session(builtinTools(), inspectSessionOptions(layout.work));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("profile"), traceCall(layout.tracedCommand(), name));
         QVERIFY2(r.isError, r.structured.dump().c_str());
@@ -139,7 +140,7 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(layout.profiles));
         const QString victim = layout.work + QStringLiteral(".trace.jsonl");
         QVERIFY(QFile::link(victim, layout.profiles + QStringLiteral("/x.trace.jsonl")));
-        Session session(inspectSessionOptions(layout.work));
+        Session session(builtinTools(), inspectSessionOptions(layout.work));
         const ToolResult r = callInspectTool(session, QStringLiteral("profile"),
                                              traceCall(layout.tracedCommand(), QStringLiteral("x")));
         QVERIFY2(!r.isError, qPrintable(r.text));
@@ -169,7 +170,7 @@ private Q_SLOTS:
                             "\"$2.ncu-rep\"; shift; done");
         qputenv("HOTKERNEL_NCU", QFile::encodeName(ncu));
         const auto restore = qScopeGuard([] { qunsetenv("HOTKERNEL_NCU"); });
-        Session session(inspectSessionOptions(layout.work));
+        Session session(builtinTools(), inspectSessionOptions(layout.work));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("profile"),
                             Json{{"command", Json::array({"true"})}, {"tool", "ncu"}, {"name", "x"}});
@@ -199,7 +200,7 @@ private Q_SLOTS:
             "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && printf 'fake report' > \"$2.nsys-rep\"; shift; done");
         qputenv("HOTKERNEL_NSYS", QFile::encodeName(nsys));
         const auto restore = qScopeGuard([] { qunsetenv("HOTKERNEL_NSYS"); });
-        Session session(inspectSessionOptions(layout.work));
+        Session session(builtinTools(), inspectSessionOptions(layout.work));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("profile"),
                             Json{{"command", Json::array({"true"})}, {"tool", "nsys"}, {"name", "x"}});
@@ -217,7 +218,7 @@ private Q_SLOTS:
         Layout layout;
         QTemporaryDir elsewhere;
         QVERIFY(QFile::link(elsewhere.path(), layout.profiles));
-        Session session(inspectSessionOptions(layout.work));
+        Session session(builtinTools(), inspectSessionOptions(layout.work));
         const ToolResult r = callInspectTool(session, QStringLiteral("profile"),
                                              traceCall(layout.tracedCommand(), QStringLiteral("x")));
         QVERIFY(r.isError);

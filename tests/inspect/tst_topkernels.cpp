@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/schemavalidator.h"
+#include "tools/builtintools.h"
 
 #include "fixtures.h"
 #include "toolcall.h"
@@ -14,7 +15,7 @@ class TestTopKernels : public QObject
 private Q_SLOTS:
     void detailsThroughTheTool()
     {
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r = callInspectTool(session, QStringLiteral("top_kernels"),
                                              Json{{"path", "eager.ncu-details.csv"}, {"n", 3}});
         QVERIFY2(!r.isError, qPrintable(r.text));
@@ -34,7 +35,7 @@ private Q_SLOTS:
 
     void rawAndTemplatedName()
     {
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("top_kernels"), Json{{"path", "templated.ncu-raw.csv"}});
         QVERIFY2(!r.isError, qPrintable(r.text));
@@ -47,7 +48,7 @@ private Q_SLOTS:
 
     void unknownFileIsActionable()
     {
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("top_kernels"), Json{{"path", "nvidia-smi.txt"}});
         QVERIFY(r.isError);
@@ -60,7 +61,7 @@ private Q_SLOTS:
 
     void readOnly()
     {
-        Session session(inspectSessionOptions(inspectFixturePath(QString())));
+        Session session(builtinTools(), inspectSessionOptions(inspectFixturePath(QString())));
         QVERIFY(session.tools().find(QStringLiteral("top_kernels"))->annotations.readOnly);
         QVERIFY(session.tools().find(QStringLiteral("disasm"))->annotations.readOnly);
     }

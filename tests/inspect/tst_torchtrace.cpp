@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/schemavalidator.h"
+#include "tools/builtintools.h"
 
 #include "toolcall.h"
 
@@ -29,7 +30,7 @@ private Q_SLOTS:
                      "for _ in range(3):\n"
                      "    c = torch.relu(a @ b).sum(dim=1)\n");
         script.close();
-        Session session(inspectSessionOptions(dir.path()));
+        Session session(builtinTools(), inspectSessionOptions(dir.path()));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("torch_trace"),
                             Json{{"script", "model.py"}, {"args", {"--x", "1"}}, {"save_trace", true}});
@@ -66,7 +67,7 @@ private Q_SLOTS:
         QVERIFY(script.open(QIODevice::WriteOnly));
         script.write("import torch\nraise ValueError('shape mismatch in my kernel')\n");
         script.close();
-        Session session(inspectSessionOptions(dir.path()));
+        Session session(builtinTools(), inspectSessionOptions(dir.path()));
         const ToolResult r =
             callInspectTool(session, QStringLiteral("torch_trace"), Json{{"script", "broken.py"}});
         QVERIFY(r.isError);

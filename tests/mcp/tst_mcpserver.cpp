@@ -9,6 +9,7 @@
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 
 #include <QCoroTimer>
 #include <QDir>
@@ -70,7 +71,7 @@ ToolSpec testTool(const char *name, ToolSpec::Handler handler)
 struct Harness
 {
     explicit Harness(const QString &workDir = {}, bool withTestTools = true)
-        : session(test::optionsFor(workDir))
+        : session(builtinTools(), test::optionsFor(workDir))
     {
         if (withTestTools) {
             // The registry is read-only for front-ends; a test may add its own tools before any

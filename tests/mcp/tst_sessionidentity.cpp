@@ -6,6 +6,7 @@
 #include "mcp/sessionidentity.h"
 #include "session/session.h"
 #include "sessionoptions.h"
+#include "tools/builtintools.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,7 +28,7 @@ private Q_SLOTS:
     void ownIdentityMatches()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         const Json identity = SessionIdentity::of(session, QStringLiteral("hotkernel serve"));
         QCOMPARE(toQt(identity["host"].get<std::string>()), QStringLiteral("local"));
         QCOMPARE(identity["pid"].get<qint64>(), QCoreApplication::applicationPid());
@@ -73,7 +74,7 @@ private Q_SLOTS:
         QFETCH(QString, callHost);
         QFETCH(QString, expected);
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         Json identity = SessionIdentity::of(session, QStringLiteral("the workbench window"));
         if (field.startsWith(QLatin1String("environment/")))
             identity["environment"][toStd(field.mid(12))] = toStd(value);
@@ -89,7 +90,7 @@ private Q_SLOTS:
     void sayHowToEndAServer()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         Json identity = SessionIdentity::of(session, QStringLiteral("hotkernel serve"));
         identity["environment"]["HOTKERNEL_PYTHON"] = "/opt/other/python";
         const QString why = SessionIdentity::mismatch(identity, QStringLiteral("local"));
@@ -101,7 +102,7 @@ private Q_SLOTS:
     void fieldsOfTheWrongTypeReadAsAbsent()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         Json identity = SessionIdentity::of(session, QStringLiteral("hotkernel serve"));
         identity["pid"] = "many";
         identity["executable"] = 42;

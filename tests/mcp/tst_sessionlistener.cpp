@@ -13,6 +13,7 @@
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 
 #include <QCoroTimer>
 #include <QCryptographicHash>
@@ -73,7 +74,7 @@ ToolSpec listenerTool(const char *name, ToolSpec::Handler handler)
 // answer that uses them can only come from here.
 struct Workbench
 {
-    explicit Workbench(const QString &dir) : session(test::optionsFor(dir))
+    explicit Workbench(const QString &dir) : session(builtinTools(), test::optionsFor(dir))
     {
         session.mutableTools().add(listenerTool("test_echo", echoHandler));
         session.mutableTools().add(listenerTool("test_sleep", sleepHandler));

@@ -11,6 +11,7 @@
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 
 #include <QCoreApplication>
 #include <QSignalSpy>
@@ -85,8 +86,8 @@ private Q_SLOTS:
             QSKIP("no Python with torch (HOTKERNEL_PYTHON) on this machine");
         QTemporaryDir dirA;
         QTemporaryDir dirB;
-        Session a(optionsFor(dirA.path()));
-        Session b(optionsFor(dirB.path()));
+        Session a(builtinTools(), optionsFor(dirA.path()));
+        Session b(builtinTools(), optionsFor(dirB.path()));
         SessionListener listenerA(a, QStringLiteral("hotkernel serve"));
         SessionListener listenerB(b, QStringLiteral("the workbench window"));
         QVERIFY(listen(listenerA));

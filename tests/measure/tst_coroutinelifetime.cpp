@@ -9,6 +9,7 @@
 #include "process/processgroup.h"
 #include "session/session.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -77,7 +78,7 @@ class TestCoroutineLifetime : public QObject
     {
         SessionOptions o;
         o.workDir = workDir;
-        auto session = std::make_unique<Session>(o);
+        auto session = std::make_unique<Session>(builtinTools(), o);
         ToolSpec spec = *session->tools().find(tool);
         spec.name = QStringLiteral("observed");
         spec.cliVerb = QStringLiteral("observed");

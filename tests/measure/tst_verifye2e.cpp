@@ -7,6 +7,7 @@
 #include "process/processgroup.h"
 #include "session/session.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -86,7 +87,7 @@ private Q_SLOTS:
 
         SessionOptions options;
         options.workDir = m_tmp.path();
-        m_session = std::make_unique<Session>(options);
+        m_session = std::make_unique<Session>(builtinTools(), options);
     }
 
     void bench()
@@ -186,7 +187,7 @@ private Q_SLOTS:
         {
             SessionOptions options;
             options.workDir = m_tmp.path();
-            Session other(options);
+            Session other(builtinTools(), options);
             auto o = capture(
                 other.call(QStringLiteral("record"), recordArgs(r.structured), QStringLiteral("test")));
             QVERIFY(QTest::qWaitFor([&] { return o->done; }, kEventLimitMs));

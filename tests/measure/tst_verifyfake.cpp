@@ -8,6 +8,7 @@
 #include "process/processgroup.h"
 #include "session/session.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 
 #include <QFile>
 #include <QProcess>
@@ -55,7 +56,7 @@ private Q_SLOTS:
         qputenv("HOTKERNEL_FAKE_CONTRACT_SHA256", shipped.toUtf8());
         SessionOptions options;
         options.workDir = QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/measure");
-        m_session = std::make_unique<Session>(options);
+        m_session = std::make_unique<Session>(builtinTools(), options);
     }
 
     void slowerAdaptive()

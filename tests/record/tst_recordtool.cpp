@@ -4,6 +4,7 @@
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -47,7 +48,7 @@ private Q_SLOTS:
     void recordsAndLinksTheLog()
     {
         QTemporaryDir root;
-        Session session(test::optionsFor(root.path()));
+        Session session(builtinTools(), test::optionsFor(root.path()));
         const ToolSpec *spec = session.tools().find(QStringLiteral("record"));
         QVERIFY(spec);
         QCOMPARE(spec->cliPositionals,
@@ -98,7 +99,7 @@ private Q_SLOTS:
     void noteAndWhoDefaultToNotGiven()
     {
         QTemporaryDir root;
-        Session session(test::optionsFor(root.path()));
+        Session session(builtinTools(), test::optionsFor(root.path()));
         const Json verify = vouched(session, verifyResult(QStringLiteral("rmsnorm-faster"), root.path()));
         const ToolResult r = call(session, Json{{"target", "rmsnorm"}, {"verify_result", verify}});
         QVERIFY2(!r.isError, qPrintable(r.text));
@@ -155,7 +156,7 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QTemporaryDir root;
         QVERIFY(writeAll(root.filePath(QStringLiteral("garbage.txt")), "hello"));
-        Session session(test::optionsFor(root.path()));
+        Session session(builtinTools(), test::optionsFor(root.path()));
         Json parsed = *parseJson(args);
         // Vouched for, so that each row reaches the problem it is about.
         if (parsed.contains("verify_result") && parsed["verify_result"].is_object())
@@ -181,14 +182,14 @@ private Q_SLOTS:
     {
         QFETCH(QString, kind);
         QTemporaryDir root;
-        Session session(test::optionsFor(root.path()));
+        Session session(builtinTools(), test::optionsFor(root.path()));
         Json verify = verifyResult(QStringLiteral("rmsnorm-faster"), root.path());
         Json given = verify;
         if (kind == QLatin1String("altered")) {
             session.vouchForVerify(verify);
             given["speedup"] = given["speedup"].get<double>() * 2;
         } else if (kind == QLatin1String("other session")) {
-            Session other(test::optionsFor(root.path()));
+            Session other(builtinTools(), test::optionsFor(root.path()));
             other.vouchForVerify(verify);
         } else if (kind == QLatin1String("file")) {
             QVERIFY(
@@ -217,7 +218,7 @@ private Q_SLOTS:
     void recordsEachVerifyOnce()
     {
         QTemporaryDir root;
-        Session session(test::optionsFor(root.path()));
+        Session session(builtinTools(), test::optionsFor(root.path()));
         const Json verify = vouched(session, verifyResult(QStringLiteral("rmsnorm-faster"), root.path()));
         // A failed record (wrong target) writes nothing and keeps the result recordable.
         Json wrongTarget = arguments(verify);

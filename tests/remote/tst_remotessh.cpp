@@ -5,6 +5,7 @@
 // ssh://root@127.0.0.1:PORT/DIR. Then the fault: sshd killed mid-verify must end in an error
 // naming the host, with no worker left on either side. Needs root, sshd, rsync and CPU torch.
 #include "remotetesthelpers.h"
+#include "tools/builtintools.h"
 #include "windowloop.h"
 
 #include <QDir>
@@ -348,7 +349,7 @@ private Q_SLOTS:
         hotkernel::SessionOptions options;
         options.workDir = project();
         options.host = m_url;
-        auto session = std::make_unique<hotkernel::Session>(options);
+        auto session = std::make_unique<hotkernel::Session>(hotkernel::builtinTools(), options);
         const auto call = [&session](const QString &tool, const hotkernel::Json &args) {
             return hotkernel::test::callTool(*session, tool, args);
         };

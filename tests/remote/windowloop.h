@@ -9,6 +9,7 @@
 #include "remotetesthelpers.h"
 #include "schemaformdialog.h"
 #include "session/job.h"
+#include "tools/builtintools.h"
 #include "verifyhistorymodel.h"
 
 #include <QCoreApplication>
@@ -39,7 +40,7 @@ inline void checkWindowLoop(const QString &project, const QString &url, const QS
     SessionOptions options;
     options.workDir = project;
     options.host = url;
-    auto session = std::make_unique<Session>(options);
+    auto session = std::make_unique<Session>(builtinTools(), options);
     auto window = std::make_unique<MainWindow>(session.get());
     QSignalSpy loaded(window.get(), &MainWindow::workspaceLoaded);
     QVERIFY(loaded.wait(kEventLimitMs));

@@ -10,6 +10,7 @@
 #include "../remote/remotetesthelpers.h"
 #include "../remote/windowloop.h"
 #include "slurmtestcluster.h"
+#include "tools/builtintools.h"
 
 #include <QDir>
 #include <QFile>
@@ -268,7 +269,7 @@ private Q_SLOTS:
         hotkernel::SessionOptions options;
         options.workDir = project();
         options.host = m_url;
-        auto session = std::make_unique<hotkernel::Session>(options);
+        auto session = std::make_unique<hotkernel::Session>(hotkernel::builtinTools(), options);
         const auto call = [&session](const QString &tool, const hotkernel::Json &args) {
             return callTool(*session, tool, args);
         };
@@ -311,7 +312,7 @@ private Q_SLOTS:
         hotkernel::SessionOptions options;
         options.workDir = project();
         options.host = url(QStringLiteral("time=10&lifetime=verify"), m_remoteDir);
-        auto session = std::make_unique<hotkernel::Session>(options);
+        auto session = std::make_unique<hotkernel::Session>(hotkernel::builtinTools(), options);
         const auto bench = [&session] {
             return callTool(*session, QStringLiteral("bench"),
                             hotkernel::Json{{"script", "targets/gelu_baseline.py"}, {"n", 2}});

@@ -20,6 +20,7 @@
 #include "session/sessionstore.h"
 #include "sourcetextview.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 
@@ -92,7 +93,7 @@ private Q_SLOTS:
     void kernelSelectionDrivesSassAndRoofline()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
         QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
@@ -139,7 +140,7 @@ private Q_SLOTS:
     void profileKernelPointsSyncWithTable()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
         QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
@@ -226,7 +227,7 @@ private Q_SLOTS:
     void verifyFromWindowShowsProgressAndEndsInHistory()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         test::installFakeVerify(session);
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
@@ -264,7 +265,7 @@ private Q_SLOTS:
     void recordOffersTheLastVerifyPrefilled()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         test::installFakeVerify(session);
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
@@ -294,7 +295,7 @@ private Q_SLOTS:
     void fileMenuOpensReportsAndDirectoriesAndRemembersThem()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
         QVERIFY(loaded.wait(hotkernel::test::kEventLimitMs));
@@ -350,7 +351,7 @@ private Q_SLOTS:
     void helpShowsAboutTheSkillAndTheDocs()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         MainWindow window(&session);
         window.findChild<QAction *>(QStringLiteral("actionAbout"))->trigger();
         auto *about = window.findChild<QMessageBox *>(QStringLiteral("aboutBox"));
@@ -382,7 +383,7 @@ private Q_SLOTS:
     void resetLayoutRestoresTheDefaultDocks()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         QSettings().remove(QStringLiteral("window"));
         MainWindow window(&session);
         window.show();
@@ -431,7 +432,7 @@ private Q_SLOTS:
     void cancelFromFeed()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         test::installFakeVerify(session);
         MainWindow window(&session);
         window.show();
@@ -456,7 +457,7 @@ private Q_SLOTS:
     void agentsAttachingAndLeavingAreShown()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         MainWindow window(&session);
         window.setAgentAccess(false, QStringLiteral("another hotkernel workbench already owns it"));
         QVERIFY(window.agentsLabel()->text().contains(QLatin1String("already owns")));
@@ -479,7 +480,7 @@ private Q_SLOTS:
     void hostSelectorMovesTheSession()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         test::installFakeVerify(session);
         MainWindow window(&session);
         window.show();
@@ -544,7 +545,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         {
-            Session session(test::optionsFor(dir.path()));
+            Session session(builtinTools(), test::optionsFor(dir.path()));
             test::installFakeVerify(session);
             SessionStore store(session);
             QVERIFY(store.load());
@@ -553,7 +554,7 @@ private Q_SLOTS:
             QTRY_VERIFY(job->state() != Job::State::Running);
             QTRY_COMPARE(store.runs().size(), 1);
         }
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         SessionStore store(session);
         QVERIFY(store.load());
         MainWindow window(&session, &store);
@@ -578,7 +579,7 @@ private Q_SLOTS:
         QFETCH(QString, theme);
         QVERIFY(AppTheme::apply(theme));
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         MainWindow window(&session);
         window.show();
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);

@@ -2,6 +2,7 @@
 // The saved session: runs, verify history and targets survive a reopen; a damaged file says so.
 #include "faketools.h"
 #include "session/sessionstore.h"
+#include "tools/builtintools.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -17,7 +18,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         {
-            Session session(test::optionsFor(dir.path()));
+            Session session(builtinTools(), test::optionsFor(dir.path()));
             test::installFakeVerify(session);
             SessionStore store(session);
             QVERIFY(store.load()); // no file yet: an empty session
@@ -29,7 +30,7 @@ private Q_SLOTS:
             QCOMPARE(store.history().size(), 1u);
             QVERIFY(QFile::exists(store.path()));
         }
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         SessionStore store(session);
         QVERIFY(store.load());
         QCOMPARE(store.runs().size(), 1);
@@ -51,7 +52,7 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("{not json");
         f.close();
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         SessionStore store(session);
         QString error;
         QVERIFY(!store.load(&error));

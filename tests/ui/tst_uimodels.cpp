@@ -12,6 +12,7 @@
 #include "session/job.h"
 #include "session/session.h"
 #include "targetsmodel.h"
+#include "tools/builtintools.h"
 #include "verifyhistorymodel.h"
 
 #include <KSyntaxHighlighting/Repository>
@@ -520,7 +521,7 @@ private Q_SLOTS:
     void agentFeed()
     {
         QTemporaryDir dir;
-        Session session([&] {
+        Session session(builtinTools(), [&] {
             SessionOptions o;
             o.workDir = dir.path();
             return o;

@@ -17,11 +17,12 @@
 #include "sassmodel.h"
 #include "sassview.h"
 #include "schemaformdialog.h"
-#include "session/workspace.h"
 #include "targetsmodel.h"
+#include "tools/builtintools.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 #include "windowoptions.h"
+#include "workspace/workspace.h"
 
 #include <QAbstractAxis>
 #include <QApplication>
@@ -341,7 +342,7 @@ private Q_SLOTS:
     void feedRowsOpenInFull()
     {
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         test::installFakeVerify(session);
         AgentFeedModel model(&session);
         AgentFeedView view(&session, &model);
@@ -364,7 +365,7 @@ private Q_SLOTS:
         // The demo's bench and gpu-info calls, recorded on the H200, as a live session shows them:
         // Latest bench is the last bench's time, each call a feed row whose details hold it all.
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         const QString demo = QStringLiteral(HOTKERNEL_SOURCE_DIR "/resources/demo");
         QString error;
         const QList<RunSummary> runs = DemoSession::recordedRuns(demo, session.tools(), &error);
@@ -424,7 +425,7 @@ private Q_SLOTS:
         // the baseline's profile with the candidate's.
         QSettings().remove(QStringLiteral("window"));
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
         QVERIFY(loaded.wait(10000));

@@ -13,11 +13,12 @@
 #include "rooflinechartview.h"
 #include "sassmodel.h"
 #include "sassview.h"
-#include "session/workspace.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 #include "windowoptions.h"
+#include "workspace/workspace.h"
 
 #include <QAbstractItemView>
 #include <QAction>
@@ -200,7 +201,7 @@ private Q_SLOTS:
                  QStringLiteral("top: reduce_kernel<…> 62%"));
 
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         test::installFakeVerify(session);
         AgentFeedModel model(&session);
         AgentFeedView view(&session, &model);
@@ -375,7 +376,7 @@ private Q_SLOTS:
         QCOMPARE(MainWindow::defaultSizeFor(QSize(2560, 1400)), QSize(1600, 1000));
         QSettings().remove(QStringLiteral("window"));
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         MainWindow window(&session);
         QVERIFY(window.minimumSizeHint().width() <= 1280 && window.minimumSizeHint().height() <= 720);
         // Every toolbar action has a key, and no two share one.
@@ -424,7 +425,7 @@ private Q_SLOTS:
         QFETCH(QSize, size);
         QSettings().remove(QStringLiteral("window"));
         QTemporaryDir dir;
-        Session session(test::optionsFor(dir.path()));
+        Session session(builtinTools(), test::optionsFor(dir.path()));
         test::installFakeVerify(session);
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);

@@ -17,6 +17,7 @@
 #include "session/job.h"
 #include "session/session.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
 #include "verifyhistorymodel.h"
 
 #include <QAction>
@@ -123,7 +124,7 @@ private Q_SLOTS:
                             dir.filePath(QStringLiteral("profiles/model-20261204-120000.torch-trace.json"))));
         SessionOptions options;
         options.workDir = dir.path();
-        Session session(options);
+        Session session(builtinTools(), options);
         MainWindow window(&session);
         QSignalSpy loaded(&window, &MainWindow::workspaceLoaded);
         QVERIFY(loaded.wait(test::kEventLimitMs));
@@ -182,7 +183,7 @@ private Q_SLOTS:
             QSKIP("ncu is not installed");
         SessionOptions options;
         options.workDir = m_dir.path();
-        Session session(options);
+        Session session(builtinTools(), options);
         MainWindow window(&session);
         window.resize(1600, 1000);
         window.show();

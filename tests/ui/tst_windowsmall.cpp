@@ -12,8 +12,9 @@
 #include "rooflinelabellayout.h"
 #include "sassmodel.h"
 #include "sassview.h"
-#include "session/workspace.h"
 #include "testlimits.h"
+#include "tools/builtintools.h"
+#include "workspace/workspace.h"
 
 #include <QApplication>
 #include <QChart>
@@ -58,7 +59,7 @@ std::unique_ptr<DemoWindow> openDemo(const QSize &size, const QString &theme)
     QSettings().remove(QStringLiteral("window"));
     if (!AppTheme::apply(theme))
         return nullptr;
-    demo->session = std::make_unique<Session>(test::optionsFor(demo->dir.path()));
+    demo->session = std::make_unique<Session>(builtinTools(), test::optionsFor(demo->dir.path()));
     demo->window = std::make_unique<MainWindow>(demo->session.get());
     QSignalSpy loaded(demo->window.get(), &MainWindow::workspaceLoaded);
     if (!loaded.wait(test::kEventLimitMs))

@@ -7,7 +7,7 @@
 #include "inspect/ncudetailsparser.h"
 #include "inspect/ncurawparser.h"
 #include "rooflinechartview.h"
-#include "session/workspace.h"
+#include "workspace/workspace.h"
 
 #include <QChart>
 #include <QDir>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "inspect/nativehelpers.h"
+#include "process/nativehelpers.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "session/workspace.h"
+#include "workspace/workspace.h"
 
 #include "base/boundedfile.h"
 #include "base/json.h"
