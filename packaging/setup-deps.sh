@@ -28,6 +28,7 @@ packages=(
     python3 python3-venv python3-torch
     openssh-server openssh-client rsync  # tests/remote: a real sshd on localhost (issue 24)
     slurm-wlm munge   # tests/slurm starts a one-node Slurm of its own (issue 24)
+    nodejs            # tests/mcp runs the official MCP TypeScript SDK client (../shared/mcp-ts-sdk)
 )
 missing=()
 for p in "${packages[@]}"; do
