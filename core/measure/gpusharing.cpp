@@ -2,6 +2,7 @@
 #include "measure/gpusharing.h"
 
 #include "base/boundedfile.h"
+#include "process/processancestry.h"
 
 #include <QFile>
 
@@ -26,11 +27,6 @@ long long statField(long long pid, int k)
         return 0;
     const QList<QByteArray> fields = text.mid(close + 2).split(' ');
     return fields.size() > k ? fields.at(k).toLongLong() : 0;
-}
-
-long long parentOf(long long pid)
-{
-    return statField(pid, 1);
 }
 } // namespace
 
@@ -124,14 +120,7 @@ bool isVisibleProcess(long long pid)
 
 bool isOwnProcess(long long pid)
 {
-    const long long self = ::getpid();
-    // Bounded: a chain of parents is short, and a race with exiting processes must not loop.
-    for (int depth = 0; pid > 1 && depth < 256; ++depth) {
-        if (pid == self)
-            return true;
-        pid = parentOf(pid);
-    }
-    return false;
+    return ProcessAncestry::descendsFrom(pid, {static_cast<long long>(::getpid())}) >= 0;
 }
 
 std::vector<Other> others(const Json &gpu, const std::function<bool(long long)> &isOurs,
