@@ -13,8 +13,9 @@
 // PROGRAM's status. PROGRAM inherits stdin, stdout and stderr unchanged. When PROGRAM cannot be
 // started it prints "hotkernel-supervise: cannot start PROGRAM: REASON" on stderr and exits 127.
 // With --confine-writes (issue 41), PROGRAM and everything it starts can write only beneath the
-// named directories and /dev (device nodes: CUDA's /dev/nvidia*, /dev/null, /dev/shm): a Landlock
-// ruleset made in the child between fork and exec. Reading stays as it was. What it achieved goes
+// named directories and /dev (device nodes: CUDA's /dev/nvidia*, /dev/null, /dev/shm), and write
+// existing files beneath /proc (CUDA names its threads there): a Landlock ruleset made in the child
+// between fork and exec. Reading stays as it was. What it achieved goes
 // as one line to --confine-report's descriptor, written by this program before PROGRAM runs and
 // closed by the exec, so PROGRAM can neither write nor forge it:
 //     "landlock ABI N"   confined (N: the kernel's Landlock ABI; docs/contract.md says what each covers)
@@ -27,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <utility>
 #include <vector>
 
 #include <dirent.h>
@@ -185,8 +187,8 @@ struct RulesetAttr
     unsigned long long handledAccessFs;
 };
 
-// In the child, before exec: confines every later write to `dirs` and /dev. Returns what it
-// achieved, as the report line says it (without the newline).
+// In the child, before exec: confines every later write to `dirs`, /dev and existing files in
+// /proc. Returns what it achieved, as the report line says it (without the newline).
 std::string confineWrites(const std::vector<const char *> &dirs)
 {
     const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -202,9 +204,20 @@ std::string confineWrites(const std::vector<const char *> &dirs)
     const int ruleset = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
     if (ruleset < 0)
         return std::string("none: landlock_create_ruleset: ") + std::strerror(errno);
-    std::vector<const char *> allowed = dirs;
-    allowed.push_back("/dev");
-    for (const char *dir : allowed) {
+    // CUDA's cuInit names its threads by writing /proc/<pid>/task/<tid>/comm and fails with error 304
+    // ("OS call failed") when it cannot. A rule on /proc/self would bind to an inode that procfs may
+    // drop and remake, and would not cover the worker's children, so the rule is on /proc, and
+    // only for writing files that exist: nothing can be made there anyway, and another process's
+    // memory (/proc/PID/mem) stays out of reach, since Landlock refuses ptrace access to any
+    // process outside the worker's own domain.
+    const unsigned long long procRights =
+        rights & (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE);
+    std::vector<std::pair<const char *, unsigned long long>> allowed;
+    for (const char *dir : dirs)
+        allowed.emplace_back(dir, rights);
+    allowed.emplace_back("/dev", rights);
+    allowed.emplace_back("/proc", procRights);
+    for (const auto &[dir, dirRights] : allowed) {
         const int fd = open(dir, O_PATH | O_CLOEXEC | O_DIRECTORY);
         if (fd < 0) {
             const int error = errno;
@@ -213,7 +226,7 @@ std::string confineWrites(const std::vector<const char *> &dirs)
                    std::strerror(error);
         }
         landlock_path_beneath_attr rule{};
-        rule.allowed_access = rights;
+        rule.allowed_access = dirRights;
         rule.parent_fd = fd;
         const long added = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
         const int error = errno;

@@ -158,7 +158,8 @@ private Q_SLOTS:
                                   qPrintable(describe(markedProcesses(marker))), SettleMs);
     }
 
-    // Issue 41: a confined child writes beneath its directory and to /dev, nowhere else, and the
+    // Issue 41: a confined child writes beneath its directory, to /dev and its own thread names in
+    // /proc (not another process's memory), nowhere else, and the
     // supervisor's report (written before the child runs) says so.
     void aConfinedChildWritesOnlyWhereItMay()
     {
@@ -173,8 +174,13 @@ private Q_SLOTS:
                                              "echo more >> \"$2/old\" 2>/dev/null || echo append-refused; "
                                              "mkdir \"$2/dir\" 2>/dev/null || echo mkdir-refused; "
                                              "ln -s x \"$2/link\" 2>/dev/null || echo link-refused; "
-                                             "echo null > /dev/null && echo devnull-ok"),
-                              QStringLiteral("sh"), inside.path(), outside.path()});
+                                             "echo null > /dev/null && echo devnull-ok; "
+                                             // CUDA's cuInit names its threads here (error 304 without).
+                                             "printf sh > /proc/$$/task/$$/comm && echo comm-ok; "
+                                             "( exec 3>\"/proc/$3/mem\" ) 2>/dev/null && echo mem-opened || "
+                                             "echo mem-refused"),
+                              QStringLiteral("sh"), inside.path(), outside.path(),
+                              QString::number(QCoreApplication::applicationPid())});
         QFile old(outside.filePath(QStringLiteral("old")));
         QVERIFY(old.open(QIODevice::WriteOnly)); // made before the child, by this process
         old.close();
@@ -188,7 +194,7 @@ private Q_SLOTS:
         QVERIFY2(WriteConfinement::confined(report), qPrintable(report));
         const QByteArray out = process.readAllStandardOutput();
         QCOMPARE(out, QByteArray("inside-ok\noutside-refused\nappend-refused\nmkdir-refused\nlink-refused\n"
-                                 "devnull-ok\n"));
+                                 "devnull-ok\ncomm-ok\nmem-refused\n"));
         QVERIFY(QFile::exists(inside.filePath(QStringLiteral("made"))));
         QVERIFY(!QFile::exists(outside.filePath(QStringLiteral("made"))));
         QCOMPARE(QFileInfo(old.fileName()).size(), 0);
