@@ -52,9 +52,8 @@ def prepare(workdir):
         f.write("import torch\nx = torch.randn(64, 64)\nfor _ in range(3):\n    (x @ x).relu().sum()\n")
 
 
-# A profile of about 500 distinct kernels, captured on the GPU machine by
-# tests/data/capture/capture_many_kernels.sh; until it is in tests/data/inspect, the largest real
-# reports here are eager.ncu-details.csv (9 kernels, 23 kB with ncu's rules) and the SASS export.
+# A profile of 500 distinct kernels (900 launches), captured on an H100 by
+# tests/data/capture/capture_many_kernels.sh (tests/data/inspect/many-CAPTURE.log.txt).
 MANY = "many.trace.jsonl"
 
 
