@@ -286,6 +286,15 @@ using Placed = std::vector<std::pair<qsizetype, WitnessWindow>>;
 void close(Placed &out, Assembly &a)
 {
     a.window.busyNs = unionLength(a.intervals);
+    if (!a.intervals.empty()) {
+        long long first = a.intervals.front().first;
+        long long last = a.intervals.front().second;
+        for (const auto &[start, end] : a.intervals) {
+            first = std::min(first, start);
+            last = std::max(last, end);
+        }
+        a.window.spanNs = last - first;
+    }
     out.emplace_back(a.position, std::move(a.window));
 }
 
@@ -542,13 +551,24 @@ QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const
     const auto ms = line.find("ms");
     if (time == Time::Compared && iters > 0 && ms != line.end() && ms->is_number()) {
         const double reported = ms->get<double>();
-        const double witnessed = double(w.busyNs) / 1e6 / double(replays * iters);
-        if (reported < witnessed * kTolerance)
+        const double calls = double(replays * iters);
+        const double witnessed = double(w.busyNs) / 1e6 / calls;
+        if (reported < witnessed * kMinReportedOverBusy)
             return QStringLiteral("the run reports %1 per call, but the GPU was busy %2 per call in %3 "
                                   "witnessed replays of the same block (%4 kernels): the reported time "
                                   "is not the block's")
                 .arg(millis(reported), millis(witnessed))
                 .arg(replays)
+                .arg(w.kernels);
+        const double span = double(w.spanNs) / 1e6 / calls;
+        if (reported > span * kMaxReportedOverSpan)
+            return QStringLiteral("the run reports %1 per call, but its %2 witnessed replays of the same "
+                                  "block took %3 per call on the GPU from the first kernel's start to the "
+                                  "last one's end (%4 kernels): the reported time is more than the block "
+                                  "took")
+                .arg(millis(reported))
+                .arg(replays)
+                .arg(millis(span))
                 .arg(w.kernels);
     }
     return {};

@@ -31,6 +31,7 @@ struct WitnessWindow
     int announced = -1;    // kernels the end line counts (-1: no end line)
     long long dropped = 0; // records CUPTI lost (the run is invalid when > 0)
     long long busyNs = 0;  // union of the kernels' [start, end] intervals
+    long long spanNs = 0;  // first kernel's start to last kernel's end
     int outsideGraph = 0;  // kernels with graph_id 0 (not launched by a CUDA graph)
     QStringList outsideNames;
     QSet<long long> graphIds;
@@ -52,10 +53,20 @@ using WitnessSequence = QHash<long long, long long>;
 class WitnessTrace
 {
 public:
-    // Below this fraction of the witnessed busy time per call, a reported time is not the
-    // block's (the witness replays run the same block right after the timed ones; tracing only
-    // adds time, so honest runs sit at or above 1).
-    static constexpr double kTolerance = 0.75;
+    // The bounds on a run's reported time per call against its witness, in both directions (issue
+    // 41): a candidate that reports less than its GPU did is faster for nothing, and so is one
+    // whose baseline reports more. The one place to change them; they come from honest runs'
+    // ratios measured on the GPU machine with bench/witness_ratios.py (docs/contract.md).
+    // - Below kMinReportedOverBusy of the busy time (the union of the kernels' intervals, the least
+    //   the GPU can have spent), the reported time is not the block's. Honest runs sat at 0.98 to
+    //   1.02 on the H200 (docs/contract.md); 0.75 is the value from before the measurement.
+    // - Above kMaxReportedOverSpan of the span (first kernel's start to last kernel's end, gaps
+    //   included, the most the witnessed replays took on the GPU), the reported time is more than
+    //   the block took. Not the busy time: an honest block with host work between its kernels (the
+    //   events timer) reports twice its busy time (the rmsnorm capture under tests/data). Tracing
+    //   only lengthens the witnessed replay, so honest runs sit at or below 1; 1.25 until measured.
+    static constexpr double kMinReportedOverBusy = 0.75;
+    static constexpr double kMaxReportedOverSpan = 1.25;
 
     // A private directory (0700) for one runner's trace file; isValid() false when it cannot be
     // made, in which case the runner's runs go unwitnessed and verify says so.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // WitnessTrace on real witness-mode tracer captures (tests/data/measure/witness/CAPTURE.md).
+#include "measure/pairchecks.h"
 #include "measure/witnesstrace.h"
 #include "process/supervisor.h"
 
@@ -185,6 +186,63 @@ private Q_SLOTS:
         const QString why =
             WitnessTrace::violation(windows, line(QStringLiteral("rmsnorm-triton-graph.line.json")));
         QVERIFY2(why.contains(QLatin1String("lost 2 kernel record")), qPrintable(why));
+    }
+
+    // The other direction: a side that reports more than its witnessed replays took (a baseline
+    // made to look slow helps the candidate as much as a candidate made to look fast).
+    void reportedAboveTheSpanContradictsTheWitness()
+    {
+        static_assert(WitnessTrace::kMinReportedOverBusy < 1.0 && WitnessTrace::kMaxReportedOverSpan > 1.0);
+        const auto windows = formatOne(QStringLiteral("rmsnorm-triton-graph.jsonl"));
+        const WitnessWindow &w = windows.front();
+        QVERIFY(w.spanNs >= w.busyNs);
+        Json l = line(QStringLiteral("rmsnorm-triton-graph.line.json"));
+        const double span = double(w.spanNs) / 1e6 / 50.0;
+        l["ms"] = span * WitnessTrace::kMaxReportedOverSpan * 1.05;
+        const QString why = WitnessTrace::violation(windows, l);
+        QVERIFY2(why.contains(QLatin1String("more than the block took")), qPrintable(why));
+        l["ms"] = span * WitnessTrace::kMaxReportedOverSpan * 0.95;
+        QCOMPARE(WitnessTrace::violation(windows, l), QString());
+        // A warm-up run's time is not held against its witness, in either direction.
+        l["ms"] = span * 10;
+        QCOMPARE(WitnessTrace::violation(windows, l, WitnessTrace::Time::Ignored), QString());
+    }
+
+    // Why the upper bound is on the span and not the busy time: the events timer's honest block
+    // (a host sync after each call) reports about twice its kernels' busy time.
+    void eventsTimerReportsAboveItsBusyTime()
+    {
+        const auto windows = formatOne(QStringLiteral("rmsnorm-triton-events.jsonl"));
+        const Json l = line(QStringLiteral("rmsnorm-triton-events.line.json"));
+        const double busy = double(windows.front().busyNs) / 1e6 / 50.0;
+        QVERIFY2(l["ms"].get<double>() / busy > WitnessTrace::kMaxReportedOverSpan,
+                 qPrintable(QString::number(l["ms"].get<double>() / busy)));
+        QCOMPARE(WitnessTrace::violation(windows, l), QString());
+    }
+
+    // What verify records for bench/witness_ratios.py: the ratios the two bounds apply to.
+    void ratiosForTheResult()
+    {
+        RunOutcome o;
+        o.witnessed = true;
+        o.line.json = line(QStringLiteral("rmsnorm-triton-events.line.json"));
+        o.witness = formatOne(QStringLiteral("rmsnorm-triton-events.jsonl"));
+        const Json w = PairChecks::witnessJson(o);
+        QCOMPARE(w["reported_ms_per_call"].get<double>(), o.line.json["ms"].get<double>());
+        QVERIFY(w["span_ms_per_call"].get<double>() > w["busy_ms_per_call"].get<double>());
+        Json ratios = Json::object();
+        PairChecks::addWitnessRatios(ratios, o);
+        PairChecks::addWitnessRatios(ratios, o);
+        QCOMPARE(ratios["reported_over_busy"].size(), size_t(2));
+        const double overBusy = ratios["reported_over_busy"][0].get<double>();
+        const double overSpan = ratios["reported_over_span"][0].get<double>();
+        // The events capture: twice its busy time, under half its span (CAPTURE.md).
+        QVERIFY2(overBusy > 1.9 && overBusy < 2.1, qPrintable(QString::number(overBusy)));
+        QVERIFY2(overSpan > 0.4 && overSpan < 0.5, qPrintable(QString::number(overSpan)));
+        RunOutcome unwitnessed = o;
+        unwitnessed.witnessed = false;
+        PairChecks::addWitnessRatios(ratios, unwitnessed);
+        QCOMPARE(ratios["reported_over_busy"].size(), size_t(2));
     }
 
     // Format 2 (the tracer numbers every record): the capture is one unbroken window.
