@@ -124,7 +124,7 @@ void WitnessTrace::drainPipe()
         return;
     char buffer[65536];
     while (true) {
-        // not a named file: the witness pipe this object made, read without blocking
+        // not a named file: the witness socket this object made, read without blocking
         const ssize_t n = ::read(m_pipeRead, buffer, sizeof buffer);
         if (n > 0) {
             m_partial.append(buffer, n);
