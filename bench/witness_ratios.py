@@ -15,6 +15,7 @@ before `witness_ratios` existed give the last pair's ratio from `witness` and th
 Prints, per side (baseline, candidate) and together, the distribution of each ratio (count, min,
 1st percentile, median, 99th percentile, max), the verifies whose ratios lie furthest out, and
 suggested bounds: the lowest reported/busy less --margin, the highest reported/span plus --margin.
+Verifies whose reason names the witness are listed: on honest scripts each is a false accusation.
 Feed it honest verifies only (the five examples, the honest corpus): a cheat's ratio is what the
 bounds are there to refuse.
 """
@@ -103,12 +104,17 @@ def main():
     pooled = {side: {r: [] for r in RATIOS} for side in SIDES}
     extremes = []  # (ratio, value, side, where, target)
     verifies = 0
+    verdicts = {}
+    refused = []  # honest verifies the witness refused: the bounds or the sequence checks are wrong
     for path in args.results:
         if not os.path.exists(path):
             sys.exit("witness_ratios: %s does not exist" % path)
         for where, result in results_in(path):
             verifies += 1
             target = result.get("target")
+            verdicts[result.get("verdict")] = verdicts.get(result.get("verdict"), 0) + 1
+            if "witness" in str(result.get("reason") or ""):
+                refused.append("%s (%s): %s" % (where, target, str(result.get("reason"))[:300]))
             for side, by_ratio in ratios_of(result).items():
                 for r, values in by_ratio.items():
                     pooled[side][r].extend(values)
@@ -117,7 +123,10 @@ def main():
         sys.exit("witness_ratios: no witnessed measured pair in %d verify result(s): were they CUDA verifies "
                  "with hotkernel's tracer loaded?" % verifies)
 
-    print("%d verify result(s)" % verifies)
+    print("%d verify result(s): %s" % (verifies, ", ".join("%s %d" % (v, n) for v, n in sorted(
+        verdicts.items(), key=lambda vn: str(vn[0])))))
+    for line in refused:
+        print("refused by the witness: " + line)
     print("%-28s %6s %8s %8s %8s %8s %8s" % ("ratio / side", "n", "min", "p1", "median", "p99", "max"))
     for r in RATIOS:
         for side in SIDES:
