@@ -17,9 +17,10 @@
 // HOTKERNEL_TRACE_FD=N:INODE (issue 41: a confined verify worker may not write any file outside
 // its scratch) makes it write to descriptor N instead, the sending end of a socket pair (of that
 // inode) whose other end only hotkernel holds; the file is then not opened. A socket and not a
-// pipe, since a pipe's write end can be opened again for reading through /proc/self/fd/N. The descriptor is
-// taken once, marked close-on-exec and the variable cleared; a process this one starts, whose descriptor N is
-// not that socket, traces nothing rather than write into whatever N is there.
+// pipe, since a pipe's write end can be opened again for reading through /proc/self/fd/N. The
+// descriptor is taken once, marked close-on-exec and the variable cleared; a process this one
+// starts, whose descriptor N is not that socket, traces nothing rather than write into whatever N
+// is there.
 //
 // Witness mode (HOTKERNEL_TRACE_WITNESS=1, issue 19): nothing is recorded until the measured
 // program calls hotkernel_tracer_witness(1), and recording stops at hotkernel_tracer_witness(0),
@@ -58,8 +59,8 @@ std::atomic<uint64_t> g_kernels{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<bool> g_finished{false};
 std::atomic<bool> g_witnessMode{false};
-// This process's record number (issue 41), given under the write lock so that the socket's order is
-// the numbers' order. The core reads a gap as a lost or stolen record and a repeat as a forged one.
+// This process's record number (issue 41), given under the write lock so that the socket's order
+// is the numbers' order. The core reads a gap as a lost or stolen record and a repeat as a forged one.
 uint64_t g_seq = 0;
 
 // Writes one record: `open` is its JSON object without the closing brace; the sequence number goes
@@ -279,9 +280,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
     if (const char *fdText = std::getenv("HOTKERNEL_TRACE_FD")) {
         if (!*fdText)
             return 0; // a process started by a traced one: the socket was its parent's alone
-        // "N:INODE": descriptor N must still be the socket hotkernel made. A process started by this
-        // one may see the variable unchanged (Python copies the environment at its start) while its
-        // own descriptor N is something else, or nothing.
+        // "N:INODE": descriptor N must still be the socket hotkernel made. A process started by
+        // this one may see the variable unchanged (Python copies the environment at its start)
+        // while its own descriptor N is something else, or nothing.
         char *end = nullptr;
         const long fd = std::strtol(fdText, &end, 10);
         unsigned long long inode = 0;
