@@ -245,6 +245,98 @@ private Q_SLOTS:
         QCOMPARE(ratios["reported_over_busy"].size(), size_t(2));
     }
 
+    // Format 2 as the tracer wrote it through a worker's socket, on a machine without a GPU
+    // (CAPTURE.md): three windows without kernels, numbered 0 (header) to 7 (footer).
+    void formatTwoWithoutAGpu()
+    {
+        const QByteArray text = readData(QStringLiteral("nogpu-three-windows-v2.jsonl"));
+        WitnessSequence sequence;
+        const auto windows = WitnessTrace::parse(text, &sequence);
+        QCOMPARE(windows.size(), size_t(3));
+        for (const WitnessWindow &w : windows) {
+            QVERIFY(w.complete);
+            QVERIFY(w.sequenced);
+            QVERIFY2(w.fault.isEmpty(), qPrintable(w.fault));
+            QCOMPARE(w.announced, 0);
+        }
+        QCOMPARE(sequence.size(), 1);
+        QCOMPARE(sequence.begin().value(), 8LL); // the footer was record 7
+        // Numbered, so what decides is what the window holds: nothing launched.
+        const QString why = WitnessTrace::violation({windows.front()},
+                                                    line(QStringLiteral("rmsnorm-triton-graph.line.json")));
+        QVERIFY2(why.contains(QLatin1String("launched no kernel")), qPrintable(why));
+    }
+
+    // Read as a worker's runs read it (one window per read), the numbers carry over; a window taken
+    // out of the stream between two reads leaves a gap that the next read shows.
+    void formatTwoWindowTakenOutBetweenReads()
+    {
+        const QList<QByteArray> lines = readData(QStringLiteral("nogpu-three-windows-v2.jsonl")).split('\n');
+        // A QByteArray, not the builder QT_USE_QSTRINGBUILDER makes of the sum (it would outlive
+        // the joined temporary).
+        const auto join = [&lines](int from, int to) -> QByteArray {
+            return lines.mid(from, to - from).join('\n') + '\n';
+        };
+        WitnessSequence whole;
+        for (const auto &[from, to] : {std::pair{0, 3}, std::pair{3, 5}, std::pair{5, 8}}) {
+            const auto windows = WitnessTrace::parse(join(from, to), &whole);
+            QCOMPARE(windows.size(), size_t(1));
+            QVERIFY2(windows.front().fault.isEmpty(), qPrintable(windows.front().fault));
+        }
+        WitnessSequence gapped;
+        QVERIFY(WitnessTrace::parse(join(0, 3), &gapped).front().fault.isEmpty());
+        const auto third = WitnessTrace::parse(join(5, 8), &gapped); // lines 3-4 never arrive
+        QCOMPARE(third.size(), size_t(1));
+        QVERIFY2(third.front().fault.contains(QLatin1String("records 3 to 4")),
+                 qPrintable(third.front().fault));
+        const QString why =
+            WitnessTrace::violation(third, line(QStringLiteral("rmsnorm-triton-graph.line.json")));
+        QVERIFY2(why.contains(QLatin1String("taken out")), qPrintable(why));
+    }
+
+    // The same records again (replayed into the socket) repeat numbers already read.
+    void formatTwoRecordsReadTwice()
+    {
+        const QByteArray text = readData(QStringLiteral("nogpu-three-windows-v2.jsonl"));
+        WitnessSequence sequence;
+        WitnessTrace::parse(text, &sequence);
+        const auto again = WitnessTrace::parse(text, &sequence);
+        QCOMPARE(again.size(), size_t(1)); // nothing opens: every record is a repeat
+        QVERIFY(!again.front().complete);
+        QVERIFY2(again.front().fault.contains(QLatin1String("record 0 of process")) &&
+                     again.front().fault.contains(QLatin1String("came twice")),
+                 qPrintable(again.front().fault));
+    }
+
+    // By number, not by line: the lines reversed are the same three windows, in the lines' order.
+    void formatTwoTakenByNumber()
+    {
+        QList<QByteArray> lines = readData(QStringLiteral("nogpu-three-windows-v2.jsonl")).split('\n');
+        std::reverse(lines.begin(), lines.end());
+        const auto windows = WitnessTrace::parse(lines.join('\n'));
+        QCOMPARE(windows.size(), size_t(3));
+        for (const WitnessWindow &w : windows) {
+            QVERIFY(w.complete);
+            QVERIFY2(w.fault.isEmpty(), qPrintable(w.fault));
+        }
+    }
+
+    // An end line whose window lost its begin closes nothing; the gap goes to the next window.
+    void formatTwoEndWithoutItsBegin()
+    {
+        QByteArray text = readData(QStringLiteral("nogpu-three-windows-v2.jsonl"));
+        qsizetype at = 0;
+        const QByteArray begin = recordWith(text, "\"seq\":3}", &at);
+        text.remove(at, begin.size());
+        const auto windows = WitnessTrace::parse(text);
+        QCOMPARE(windows.size(), size_t(2));
+        QVERIFY(windows[0].fault.isEmpty());
+        QVERIFY2(windows[1].fault.contains(QLatin1String("records 3 to 3")), qPrintable(windows[1].fault));
+        const QString why =
+            WitnessTrace::violation({windows[1]}, line(QStringLiteral("rmsnorm-triton-graph.line.json")));
+        QVERIFY2(why.contains(QLatin1String("not the stream it wrote")), qPrintable(why));
+    }
+
     // Format 2 (the tracer numbers every record): the capture is one unbroken window.
     void formatTwoCaptureIsWhole()
     {
