@@ -38,20 +38,49 @@ QString PairChecks::untrusted(const RunLine &lb, const RunLine &lc, int pair, qu
     return {};
 }
 
+namespace {
+
+// The witnessed calls of a run's window (0: none to divide by).
+double witnessedCalls(const RunOutcome &o)
+{
+    const long long replays = o.line.json.value("witness_replays", 0LL);
+    const long long iters = o.line.json.value("iters", 0LL);
+    return replays > 0 && iters > 0 ? double(replays * iters) : 0.0;
+}
+
+} // namespace
+
 Json PairChecks::witnessJson(const RunOutcome &o)
 {
     if (!cudaRun(o) || o.witness.size() != 1)
         return Json();
     const WitnessWindow &w = o.witness.front();
-    const long long replays = o.line.json.value("witness_replays", 0LL);
-    const long long iters = o.line.json.value("iters", 0LL);
-    return Json{{"replays", replays},
+    const double calls = witnessedCalls(o);
+    const auto perCall = [calls](long long ns) {
+        return calls > 0 ? Json(double(ns) / 1e6 / calls) : Json();
+    };
+    const auto ms = o.line.json.find("ms");
+    return Json{{"replays", o.line.json.value("witness_replays", 0LL)},
                 {"kernels", w.kernels},
                 {"dropped", w.dropped},
-                {"busy_ms_per_call",
-                 replays > 0 && iters > 0 ? Json(double(w.busyNs) / 1e6 / double(replays * iters)) : Json()},
+                {"busy_ms_per_call", perCall(w.busyNs)},
+                {"span_ms_per_call", perCall(w.spanNs)},
+                {"reported_ms_per_call", ms != o.line.json.end() && ms->is_number() ? *ms : Json()},
                 {"graphs", w.graphIds.size()},
                 {"kernels_outside_graph", w.outsideGraph}};
+}
+
+void PairChecks::addWitnessRatios(Json &ratios, const RunOutcome &o)
+{
+    const Json w = witnessJson(o);
+    if (!w.is_object() || !w["reported_ms_per_call"].is_number())
+        return;
+    const double reported = w["reported_ms_per_call"].get<double>();
+    for (const auto &[key, denominator] : {std::pair{"reported_over_busy", "busy_ms_per_call"},
+                                           std::pair{"reported_over_span", "span_ms_per_call"}}) {
+        if (w[denominator].is_number() && w[denominator].get<double>() > 0)
+            ratios[key].push_back(reported / w[denominator].get<double>());
+    }
 }
 
 QString PairChecks::witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable,

@@ -30,6 +30,12 @@ QString witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString 
 // What the witness of one side's run showed, for the result (null when it was not witnessed).
 Json witnessJson(const RunOutcome &o);
 
+// Appends one measured run's reported time over its witness (busy and span, per call; the ratios
+// WitnessTrace's bounds apply to) to `ratios` ({"reported_over_busy": [...],
+// "reported_over_span": [...]}); nothing when the run was not witnessed or reported no time.
+// bench/witness_ratios.py reads them from verify results to measure the honest ratios.
+void addWitnessRatios(Json &ratios, const RunOutcome &o);
+
 // Why the two lines' times are not comparable, or empty: one side was timed as a CUDA graph
 // replay, the other (whose capture failed) with events around a plain block, which also times the
 // launches. verify then asks both sides for the events timer.

@@ -298,6 +298,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     Json judgeSeeds = Json::array();
     QString witnessUnavailable;
     Json witness; // the last pair's witness, per side
+    Json witnessRatios = {{"baseline", Json::object()}, {"candidate", Json::object()}}; // measured pairs
     int judgedRuns = 0;
     QString judgedTransport; // how the candidate's last judged outputs reached the judge
     double judgeSeconds = 0;
@@ -430,6 +431,10 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
         }
         witness = Json{{"baseline", PairChecks::witnessJson(outcomes[0])},
                        {"candidate", PairChecks::witnessJson(outcomes[1])}};
+        if (pair >= o.warmup) {
+            PairChecks::addWitnessRatios(witnessRatios["baseline"], outcomes[0]);
+            PairChecks::addWitnessRatios(witnessRatios["candidate"], outcomes[1]);
+        }
         if (!lb.ok) {
             verdict = QStringLiteral("invalid");
             mismatches.append(
@@ -744,6 +749,7 @@ QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jo
     r["physical_floor"] = floor.json;
     r["confinement"] = Json{{"baseline", toStd(confinedBaseline)}, {"candidate", toStd(confinedCandidate)}};
     r["witness"] = witness.is_null() ? Json::object() : witness;
+    r["witness_ratios"] = witnessRatios;
     r["versions"] = b.haveFirst ? MeasureSetup::versionsJson(b.first) : Json::object();
     r["interpreter"] = MeasureSetup::interpreterJson(python);
     r["gpu"] = gpu;

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,16 +72,23 @@ WitnessTrace::~WitnessTrace()
 
 std::unique_ptr<WitnessTrace> WitnessTrace::piped()
 {
+    // A socket pair, not a pipe: a process can open its pipe's write end again for reading through
+    // /proc/self/fd/N (Landlock does not cover pipes), take the tracer's records out before this
+    // process reads them and write edited ones with the same numbers. A socket cannot be opened
+    // through /proc, and its end here is shut for writing, the worker's for reading.
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0)
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
         return nullptr;
+    ::shutdown(fds[0], SHUT_WR);
+    ::shutdown(fds[1], SHUT_RD);
     auto trace = std::unique_ptr<WitnessTrace>(new WitnessTrace(true));
     trace->m_piped = true;
     trace->m_pipeRead = fds[0];
     trace->m_pipeWrite = fds[1];
     ::fcntl(fds[0], F_SETFL, O_NONBLOCK); // the read end only: the tracer's writes may wait
-    // Room for a window's records between two drains (the kernel grants up to its pipe-max-size).
-    ::fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+    // Room for a window's records between two drains (the kernel caps it at its wmem_max).
+    const int bytes = 1 << 20;
+    ::setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
     WitnessTrace *raw = trace.get();
     trace->m_pipeNotifier = std::make_unique<QSocketNotifier>(fds[0], QSocketNotifier::Read);
     QObject::connect(trace->m_pipeNotifier.get(), &QSocketNotifier::activated, trace->m_pipeNotifier.get(),
@@ -116,7 +124,7 @@ void WitnessTrace::drainPipe()
         return;
     char buffer[65536];
     while (true) {
-        // not a named file: the witness pipe this object made, read without blocking
+        // not a named file: the witness socket this object made, read without blocking
         const ssize_t n = ::read(m_pipeRead, buffer, sizeof buffer);
         if (n > 0) {
             m_partial.append(buffer, n);
@@ -206,7 +214,7 @@ std::vector<WitnessWindow> WitnessTrace::takeNew()
     if (m_streamed) {
         drainPipe(); // what the tracer wrote before the result line that asked for this
         // The supervisor sends whole lines only.
-        std::vector<WitnessWindow> windows = parse(std::exchange(m_received, {}));
+        std::vector<WitnessWindow> windows = parse(std::exchange(m_received, {}), &m_sequence);
         if (std::exchange(m_forged, 0) > 0) {
             WitnessWindow forged;
             forged.forged = true;
@@ -227,56 +235,256 @@ std::vector<WitnessWindow> WitnessTrace::takeNew()
     const qsizetype lastNewline = text.lastIndexOf('\n');
     m_partial = text.mid(lastNewline + 1);
     text.truncate(lastNewline + 1);
-    return parse(text);
+    return parse(text, &m_sequence);
 }
 
-std::vector<WitnessWindow> WitnessTrace::parse(const QByteArray &text)
+namespace {
+
+struct Record
 {
-    std::vector<WitnessWindow> windows;
-    std::optional<WitnessWindow> open;
+    Json json;
+    qsizetype position = 0; // the line's index in the text: windows are returned in that order
+    long long pid = -1;
+    long long seq = -1; // -1: none (a tracer before format 2, or not the tracer's record)
+    QString type;
+};
+
+// A window being assembled, with where its begin line was.
+struct Assembly
+{
+    WitnessWindow window;
+    qsizetype position = 0;
+    long long beginSeq = -1;
     std::vector<std::pair<long long, long long>> intervals;
-    for (const QByteArray &raw : text.split('\n')) {
-        if (raw.trimmed().isEmpty())
-            continue;
-        const std::optional<Json> line = parseJson(raw);
-        if (!line || !line->is_object())
-            continue;
-        const QString type = stringField(*line, "type");
-        if (type == QLatin1String("witness")) {
-            const QString phase = stringField(*line, "phase");
+};
+
+void addKernel(Assembly &a, const Json &record)
+{
+    const long long start = integerField(record, "start_ns", 0);
+    const long long end = integerField(record, "end_ns", 0);
+    if (end > start)
+        a.intervals.emplace_back(start, end);
+    ++a.window.kernels;
+    const long long graph = integerField(record, "graph_id", 0);
+    if (graph == 0) {
+        ++a.window.outsideGraph;
+        if (a.window.outsideNames.size() < 3)
+            a.window.outsideNames.append(stringField(record, "name").left(80));
+    } else {
+        a.window.graphIds.insert(graph);
+    }
+}
+
+void setFault(WitnessWindow &w, const QString &why)
+{
+    if (w.fault.isEmpty()) // the first fault is the one that explains the rest
+        w.fault = why;
+}
+
+using Placed = std::vector<std::pair<qsizetype, WitnessWindow>>;
+
+void close(Placed &out, Assembly &a)
+{
+    a.window.busyNs = unionLength(a.intervals);
+    if (!a.intervals.empty()) {
+        long long first = a.intervals.front().first;
+        long long last = a.intervals.front().second;
+        for (const auto &[start, end] : a.intervals) {
+            first = std::min(first, start);
+            last = std::max(last, end);
+        }
+        a.window.spanNs = last - first;
+    }
+    out.emplace_back(a.position, std::move(a.window));
+}
+
+// A tracer before format 2: lines in the order they came, as they were read until issue 41.
+void walkUnsequenced(const std::vector<const Record *> &records, Placed &out)
+{
+    std::optional<Assembly> open;
+    for (const Record *r : records) {
+        if (r->type == QLatin1String("witness")) {
+            const QString phase = stringField(r->json, "phase");
             if (phase == QLatin1String("begin")) {
                 if (open) // a begin without an end: the earlier window never closed
-                    windows.push_back(*open);
-                open = WitnessWindow{};
-                intervals.clear();
+                    close(out, *open);
+                open = Assembly{};
+                open->position = r->position;
             } else if (phase == QLatin1String("end") && open) {
-                open->complete = true;
-                open->announced = int(integerField(*line, "kernels", -1));
-                open->dropped = integerField(*line, "dropped", 0);
-                open->busyNs = unionLength(intervals);
-                windows.push_back(std::exchange(*open, {}));
+                open->window.complete = true;
+                open->window.announced = int(integerField(r->json, "kernels", -1));
+                open->window.dropped = integerField(r->json, "dropped", 0);
+                close(out, *open);
                 open.reset();
             }
-        } else if (type == QLatin1String("kernel") && open) {
-            const long long start = integerField(*line, "start_ns", 0);
-            const long long end = integerField(*line, "end_ns", 0);
-            if (end > start)
-                intervals.emplace_back(start, end);
-            ++open->kernels;
-            const long long graph = integerField(*line, "graph_id", 0);
-            if (graph == 0) {
-                ++open->outsideGraph;
-                if (open->outsideNames.size() < 3)
-                    open->outsideNames.append(stringField(*line, "name").left(80));
-            } else {
-                open->graphIds.insert(graph);
-            }
+        } else if (r->type == QLatin1String("kernel") && open) {
+            addKernel(*open, r->json);
         }
     }
-    if (open) {
-        open->busyNs = unionLength(intervals);
-        windows.push_back(*open);
+    if (open)
+        close(out, *open);
+}
+
+// One process's records in the order of their numbers. A fault found outside any window goes to
+// the next window this text opens, or to a window of its own when none follows.
+void walkSequenced(std::vector<const Record *> records, long long pid, WitnessSequence &sequence, Placed &out)
+{
+    std::stable_sort(records.begin(), records.end(),
+                     [](const Record *a, const Record *b) { return a->seq < b->seq; });
+    std::optional<Assembly> open;
+    QString pending;
+    qsizetype pendingPosition = 0;
+    const auto fault = [&](const QString &why, qsizetype position) {
+        if (open) {
+            setFault(open->window, why);
+        } else if (pending.isEmpty()) {
+            pending = why;
+            pendingPosition = position;
+        }
+    };
+    long long expected = sequence.value(pid, -1);
+    for (const Record *r : records) {
+        if (r->seq < 0) {
+            fault(QStringLiteral("a record of process %1 carries no sequence number: the tracer numbers "
+                                 "every record it writes, so someone else wrote it")
+                      .arg(pid),
+                  r->position);
+            continue;
+        }
+        if (expected >= 0 && r->seq < expected) {
+            fault(QStringLiteral("record %1 of process %2 came twice: a record was added to the trace")
+                      .arg(r->seq)
+                      .arg(pid),
+                  r->position);
+            continue;
+        }
+        if (expected >= 0 && r->seq > expected)
+            fault(QStringLiteral("records %1 to %2 of process %3 are missing from the trace: records were "
+                                 "taken out of it")
+                      .arg(expected)
+                      .arg(r->seq - 1)
+                      .arg(pid),
+                  r->position);
+        expected = r->seq + 1;
+        if (r->type == QLatin1String("witness")) {
+            const QString phase = stringField(r->json, "phase");
+            if (phase == QLatin1String("begin")) {
+                if (open) {
+                    setFault(open->window,
+                             QStringLiteral("a window of process %1 began (record %2) before the "
+                                            "one begun at record %3 ended")
+                                 .arg(pid)
+                                 .arg(r->seq)
+                                 .arg(open->beginSeq));
+                    close(out, *open);
+                }
+                open = Assembly{};
+                open->position = r->position;
+                open->beginSeq = r->seq;
+                open->window.sequenced = true;
+                if (!pending.isEmpty())
+                    setFault(open->window, std::exchange(pending, {}));
+            } else if (phase == QLatin1String("end")) {
+                if (!open) {
+                    fault(QStringLiteral("an end line of process %1 (record %2) closes no window the trace "
+                                         "holds")
+                              .arg(pid)
+                              .arg(r->seq),
+                          r->position);
+                    continue;
+                }
+                const long long begun = integerField(r->json, "begin_seq", -1);
+                if (begun != open->beginSeq)
+                    setFault(open->window,
+                             QStringLiteral("the end line of process %1 closes the window begun "
+                                            "at record %2, but the trace's window began at "
+                                            "record %3")
+                                 .arg(pid)
+                                 .arg(begun)
+                                 .arg(open->beginSeq));
+                open->window.complete = true;
+                open->window.announced = int(integerField(r->json, "kernels", -1));
+                open->window.dropped = integerField(r->json, "dropped", 0);
+                close(out, *open);
+                open.reset();
+            }
+        } else if (r->type == QLatin1String("kernel")) {
+            if (open)
+                addKernel(*open, r->json);
+            else
+                fault(QStringLiteral("kernel record %1 of process %2 lies outside any witness window: "
+                                     "the tracer records kernels only inside one")
+                          .arg(r->seq)
+                          .arg(pid),
+                      r->position);
+        } else if (open) { // a header or footer inside a window is not where the tracer puts them
+            setFault(open->window, QStringLiteral("record %1 of process %2 (\"%3\") lies inside a witness "
+                                                  "window, which holds kernel records only")
+                                       .arg(r->seq)
+                                       .arg(pid)
+                                       .arg(r->type.left(20)));
+        }
     }
+    if (open)
+        close(out, *open);
+    if (!pending.isEmpty()) {
+        WitnessWindow stray;
+        stray.sequenced = true;
+        stray.fault = pending;
+        out.emplace_back(pendingPosition, std::move(stray));
+    }
+    if (expected >= 0)
+        sequence.insert(pid, expected);
+}
+
+} // namespace
+
+std::vector<WitnessWindow> WitnessTrace::parse(const QByteArray &text, WitnessSequence *sequence)
+{
+    std::vector<Record> records;
+    qsizetype position = 0;
+    for (const QByteArray &raw : text.split('\n')) {
+        ++position;
+        if (raw.trimmed().isEmpty())
+            continue;
+        std::optional<Json> line = parseJson(raw);
+        if (!line || !line->is_object())
+            continue;
+        Record r;
+        r.type = stringField(*line, "type");
+        r.pid = integerField(*line, "pid", -1);
+        r.seq = integerField(*line, "seq", -1);
+        r.position = position;
+        r.json = std::move(*line);
+        records.push_back(std::move(r));
+    }
+    // Per process: two processes' records share a file (a remote worker's children) but each
+    // numbers its own.
+    std::vector<long long> pids;
+    QHash<long long, std::vector<const Record *>> byPid;
+    for (const Record &r : records) {
+        if (!byPid.contains(r.pid))
+            pids.push_back(r.pid);
+        byPid[r.pid].push_back(&r);
+    }
+    WitnessSequence fresh;
+    WitnessSequence &numbers = sequence ? *sequence : fresh;
+    Placed placed;
+    for (long long pid : pids) {
+        const std::vector<const Record *> &own = byPid[pid];
+        const bool numbered =
+            std::any_of(own.begin(), own.end(), [](const Record *r) { return r->seq >= 0; });
+        if (numbered)
+            walkSequenced(own, pid, numbers, placed);
+        else
+            walkUnsequenced(own, placed);
+    }
+    std::stable_sort(placed.begin(), placed.end(),
+                     [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<WitnessWindow> windows;
+    windows.reserve(placed.size());
+    for (auto &[at, window] : placed)
+        windows.push_back(std::move(window));
     return windows;
 }
 
@@ -287,10 +495,13 @@ bool WitnessTrace::unwitnessed(const std::vector<WitnessWindow> &windows, const 
 
 QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const Json &line, Time time)
 {
-    for (const WitnessWindow &w : windows)
+    for (const WitnessWindow &w : windows) {
         if (w.forged)
             return QStringLiteral("the worker printed a line posing as the remote supervisor's GPU trace "
                                   "(without its token): a forged witness");
+        if (!w.fault.isEmpty())
+            return QStringLiteral("the GPU tracer's records are not the stream it wrote: ") + w.fault;
+    }
     const long long replays = integerField(line, "witness_replays", 0);
     if (replays <= 0)
         return QStringLiteral("the line reports no witness replays, but the GPU tracer recorded %1 witness "
@@ -309,8 +520,18 @@ QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const
     if (!w.complete)
         return QStringLiteral("the witness window was never closed: the run did not finish its witness "
                               "replays as the contract makes them");
+    if (!w.sequenced)
+        return QStringLiteral("the GPU tracer's records carry no sequence numbers (a tracer older than "
+                              "format 2), so a record taken out, repeated or added could not be told: "
+                              "rebuild hotkernel's tracer (libhotkernel_tracer.so) from this version");
+    // Not a re-run: a candidate can make CUPTI drop records (a flood of tiny kernels in the
+    // witnessed replay), and a retry would give it as many tries as it wants (docs/contract.md).
     if (w.dropped > 0)
-        return {}; // CUPTI lost records: too little to accuse anyone, the caller warns
+        return QStringLiteral("CUPTI lost %1 kernel record(s) during the witnessed replays, so the witness "
+                              "cannot vouch for the run: a block that launches more kernels than the "
+                              "tracer can record in one replay cannot be verified; launch fewer, larger "
+                              "kernels (or capture them in a graph)")
+            .arg(w.dropped);
     if (w.announced >= 0 && w.announced != w.kernels)
         return QStringLiteral("the witness file holds %1 kernel records where the tracer counted %2: "
                               "records were added to or removed from it")
@@ -330,13 +551,24 @@ QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const
     const auto ms = line.find("ms");
     if (time == Time::Compared && iters > 0 && ms != line.end() && ms->is_number()) {
         const double reported = ms->get<double>();
-        const double witnessed = double(w.busyNs) / 1e6 / double(replays * iters);
-        if (reported < witnessed * kTolerance)
+        const double calls = double(replays * iters);
+        const double witnessed = double(w.busyNs) / 1e6 / calls;
+        if (reported < witnessed * kMinReportedOverBusy)
             return QStringLiteral("the run reports %1 per call, but the GPU was busy %2 per call in %3 "
                                   "witnessed replays of the same block (%4 kernels): the reported time "
                                   "is not the block's")
                 .arg(millis(reported), millis(witnessed))
                 .arg(replays)
+                .arg(w.kernels);
+        const double span = double(w.spanNs) / 1e6 / calls;
+        if (reported > span * kMaxReportedOverSpan)
+            return QStringLiteral("the run reports %1 per call, but its %2 witnessed replays of the same "
+                                  "block took %3 per call on the GPU from the first kernel's start to the "
+                                  "last one's end (%4 kernels): the reported time is more than the block "
+                                  "took")
+                .arg(millis(reported))
+                .arg(replays)
+                .arg(millis(span))
                 .arg(w.kernels);
     }
     return {};

@@ -8,20 +8,25 @@
 //    "dynamic_shared_bytes":..,"local_bytes_per_thread":..,"device":..,"context":..,"stream":..,
 //    "correlation_id":..,"graph_id":..,"pid":..}
 //   {"type":"footer","pid":..,"kernels":..,"dropped":..}
+// Format 2 (issue 41) ends every record with "seq": this process's record number, 0 for the header
+// and one more for each record after it, so that a record removed, repeated or added by someone
+// else shows as a gap or a repeat; the trace descriptor carries them in that order.
 // Several processes (a Python script and its workers) may share one file: it is opened with
 // O_APPEND and each line goes out in one write(), so lines never interleave. Plain C++, no Qt.
 //
 // HOTKERNEL_TRACE_FD=N:INODE (issue 41: a confined verify worker may not write any file outside
-// its scratch) makes it write to descriptor N instead, the write end of a pipe (of that inode)
-// whose read end only hotkernel holds; the file is then not opened. The descriptor is taken once,
-// marked close-on-exec and the variable cleared; a process this one starts, whose descriptor N is
-// not that pipe, traces nothing rather than write into whatever N is there.
+// its scratch) makes it write to descriptor N instead, the sending end of a socket pair (of that
+// inode) whose other end only hotkernel holds; the file is then not opened. A socket and not a
+// pipe, since a pipe's write end can be opened again for reading through /proc/self/fd/N. The
+// descriptor is taken once, marked close-on-exec and the variable cleared; a process this one
+// starts, whose descriptor N is not that socket, traces nothing rather than write into whatever N
+// is there.
 //
 // Witness mode (HOTKERNEL_TRACE_WITNESS=1, issue 19): nothing is recorded until the measured
 // program calls hotkernel_tracer_witness(1), and recording stops at hotkernel_tracer_witness(0),
 // so the timed replays run untraced and only the untimed witness replays pay for tracing:
 //   {"type":"witness","phase":"begin","pid":..}  kernel lines
-//   {"type":"witness","phase":"end","pid":..,"kernels":..,"dropped":..}
+//   {"type":"witness","phase":"end","pid":..,"kernels":..,"dropped":..,"begin_seq":..}
 #include <cupti.h>
 
 #include <cxxabi.h>
@@ -54,21 +59,32 @@ std::atomic<uint64_t> g_kernels{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<bool> g_finished{false};
 std::atomic<bool> g_witnessMode{false};
+// This process's record number (issue 41), given under the write lock so that the socket's order
+// is the numbers' order. The core reads a gap as a lost or stolen record and a repeat as a forged one.
+uint64_t g_seq = 0;
 
-void writeLine(const std::string &line)
+// Writes one record: `open` is its JSON object without the closing brace; the sequence number goes
+// last. Returns the number given (a record that could not be written still uses one, so the core
+// sees the gap).
+uint64_t writeRecord(std::string open)
 {
     std::lock_guard<std::mutex> lock(g_writeMutex);
+    const uint64_t seq = g_seq++;
+    open += ",\"seq\":";
+    open += std::to_string(seq);
+    open += "}\n";
     if (g_fd < 0)
-        return;
-    const char *p = line.data();
-    size_t left = line.size();
+        return seq;
+    const char *p = open.data();
+    size_t left = open.size();
     while (left > 0) {
         const ssize_t n = ::write(g_fd, p, left);
         if (n <= 0)
-            return;
+            return seq;
         p += n;
         left -= static_cast<size_t>(n);
     }
+    return seq;
 }
 
 void appendEscaped(std::string &out, const char *s)
@@ -153,8 +169,7 @@ void writeKernel(const KernelRecord &k)
     appendField(line, "correlation_id", k.correlationId);
     appendField(line, "graph_id", k.graphId);
     appendField(line, "pid", static_cast<long long>(::getpid()));
-    line += "}\n";
-    writeLine(line);
+    writeRecord(std::move(line));
     g_kernels.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -200,8 +215,7 @@ void finish()
     appendField(line, "pid", static_cast<long long>(::getpid()));
     appendField(line, "kernels", static_cast<long long>(g_kernels.load()));
     appendField(line, "dropped", static_cast<long long>(g_dropped.load()));
-    line += "}\n";
-    writeLine(line);
+    writeRecord(std::move(line));
     std::lock_guard<std::mutex> lock(g_writeMutex);
     if (g_fd >= 0) {
         ::close(g_fd);
@@ -228,6 +242,7 @@ extern "C" __attribute__((visibility("default"))) int hotkernel_tracer_witness(i
         return 0;
     static uint64_t kernelsAtBegin = 0;
     static uint64_t droppedAtBegin = 0;
+    static uint64_t beginSeq = 0;
     std::string line = "{\"type\":\"witness\",\"phase\":";
     if (on) {
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -235,8 +250,7 @@ extern "C" __attribute__((visibility("default"))) int hotkernel_tracer_witness(i
         droppedAtBegin = g_dropped.load();
         line += "\"begin\"";
         appendField(line, "pid", static_cast<long long>(::getpid()));
-        line += "}\n";
-        writeLine(line);
+        beginSeq = writeRecord(std::move(line));
         return enableKernelActivity() ? 1 : 0;
     }
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -246,8 +260,10 @@ extern "C" __attribute__((visibility("default"))) int hotkernel_tracer_witness(i
     appendField(line, "pid", static_cast<long long>(::getpid()));
     appendField(line, "kernels", static_cast<long long>(g_kernels.load() - kernelsAtBegin));
     appendField(line, "dropped", static_cast<long long>(g_dropped.load() - droppedAtBegin));
-    line += "}\n";
-    writeLine(line);
+    // The window is the records numbered begin_seq + 1 .. begin_seq + kernels, all kernels, and
+    // this end line follows them directly: anything else in that range was not written here.
+    appendField(line, "begin_seq", static_cast<long long>(beginSeq));
+    writeRecord(std::move(line));
     return 1;
 }
 
@@ -263,10 +279,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
         path = "hotkernel-trace.jsonl";
     if (const char *fdText = std::getenv("HOTKERNEL_TRACE_FD")) {
         if (!*fdText)
-            return 0; // a process started by a traced one: the pipe was its parent's alone
-        // "N:INODE": descriptor N must still be the pipe hotkernel made. A process started by this
-        // one may see the variable unchanged (Python copies the environment at its start) while its
-        // own descriptor N is something else, or nothing.
+            return 0; // a process started by a traced one: the socket was its parent's alone
+        // "N:INODE": descriptor N must still be the socket hotkernel made. A process started by
+        // this one may see the variable unchanged (Python copies the environment at its start)
+        // while its own descriptor N is something else, or nothing.
         char *end = nullptr;
         const long fd = std::strtol(fdText, &end, 10);
         unsigned long long inode = 0;
@@ -276,12 +292,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
         {
         };
         if (*end != '\0' || fd < 0 || inode == 0 || ::fstat(static_cast<int>(fd), &info) != 0 ||
-            !S_ISFIFO(info.st_mode) || static_cast<unsigned long long>(info.st_ino) != inode)
-            return 0; // not this process's trace pipe: trace nothing rather than write elsewhere
+            !S_ISSOCK(info.st_mode) || static_cast<unsigned long long>(info.st_ino) != inode)
+            return 0; // not this process's trace socket: trace nothing rather than write elsewhere
         ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
         ::setenv("HOTKERNEL_TRACE_FD", "", 1);
         g_fd = static_cast<int>(fd);
-        path = "the trace pipe";
+        path = "the trace socket";
     } else {
         g_fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     }
@@ -291,14 +307,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
         return 0;
     }
 
-    std::string header = "{\"type\":\"header\",\"tool\":\"hotkernel-tracer\",\"format\":1";
+    std::string header = "{\"type\":\"header\",\"tool\":\"hotkernel-tracer\",\"format\":2";
     appendField(header, "pid", static_cast<long long>(::getpid()));
     appendField(header, "cupti_api_version", CUPTI_API_VERSION);
     header += ",\"clock\":\"cupti_ns\"";
     if (const char *w = std::getenv("HOTKERNEL_TRACE_WITNESS"); w && std::strcmp(w, "1") == 0)
         header += ",\"mode\":\"witness\"";
-    header += "}\n";
-    writeLine(header);
+    writeRecord(std::move(header));
 
     CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted);
     if (r != CUPTI_SUCCESS) {

@@ -28,7 +28,7 @@ struct ProcessSpec
     // Issue 41: when set, the process may write only beneath these directories and /dev
     // (WriteConfinement); ProcessResult::confinement says what the supervisor achieved.
     QStringList confineWrites;
-    // Descriptors (close-on-exec here) the process inherits, such as a witness pipe's write end.
+    // Descriptors (close-on-exec here) the process inherits, such as the witness socket's sending end.
     QList<int> inheritedDescriptors;
 
     QString commandLine() const; // shell-quoted, for logs and results

@@ -31,7 +31,7 @@ public:
     static void wrap(QProcess &process);
     // The same, and (issue 41) PROGRAM may write only where `confinement` allows (null: anywhere);
     // `inherited` are descriptors (close-on-exec here) that the supervisor and PROGRAM keep, such
-    // as the write end of the witness pipe. Without the helper, confinement->result() says that
+    // as the sending end of the witness socket. Without the helper, confinement->result() says that
     // PROGRAM ran unconfined.
     static void wrap(QProcess &process, WriteConfinement *confinement, QList<int> inherited = {});
 

@@ -109,6 +109,9 @@ private Q_SLOTS:
             const WitnessWindow &w = o.witness.front();
             QVERIFY(w.complete);
             QVERIFY(!w.forged);
+            // Numbered across the three runs' reads: no gap, no repeat (issue 41).
+            QVERIFY(w.sequenced);
+            QVERIFY2(w.fault.isEmpty(), qPrintable(w.fault));
             QCOMPARE(w.kernels, 2);
             QCOMPARE(w.announced, 2);
             QCOMPARE(w.busyNs, 2 * (1000 + o.line.run));

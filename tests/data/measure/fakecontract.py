@@ -146,13 +146,23 @@ def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
     emit(line)
 
 
+_trace_seq = [0]  # the tracer's record numbers (format 2): one more per record, per process
+
+
+def _record(fields):
+    fields.update({"pid": os.getpid(), "seq": _trace_seq[0]})
+    _trace_seq[0] += 1
+    return json.dumps(fields) + "\n"
+
+
 def _witness_window(run):
     """One witness window with two kernels of 1000 + run ns each, as the tracer writes it."""
-    kernels = "".join(
-        json.dumps({"type": "kernel", "name": "k", "start_ns": 10000 * i, "end_ns": 10000 * i + 1000 + run,
-                    "graph_id": 7}) + "\n" for i in range(2))
-    return (json.dumps({"type": "witness", "phase": "begin"}) + "\n" + kernels +
-            json.dumps({"type": "witness", "phase": "end", "kernels": 2, "dropped": 0}) + "\n")
+    begin = _trace_seq[0]
+    text = _record({"type": "witness", "phase": "begin"})
+    for i in range(2):
+        text += _record({"type": "kernel", "name": "k", "start_ns": 10000 * i,
+                         "end_ns": 10000 * i + 1000 + run, "graph_id": 7})
+    return text + _record({"type": "witness", "phase": "end", "kernels": 2, "dropped": 0, "begin_seq": begin})
 
 
 def _event(what):
