@@ -58,15 +58,18 @@ public:
     // whose baseline reports more. The one place to change them; they come from honest runs'
     // ratios measured on the GPU machine with bench/witness_ratios.py (docs/contract.md).
     // - Below kMinReportedOverBusy of the busy time (the union of the kernels' intervals, the least
-    //   the GPU can have spent), the reported time is not the block's. Honest runs sat at 0.98 to
-    //   1.02 on the H200 (docs/contract.md); 0.75 is the value from before the measurement.
+    //   the GPU can have spent), the reported time is not the block's. Honest runs on an H100
+    //   (2026-12-07, docs/contract.md): 0.987 at the lowest over the examples' 42 measured runs,
+    //   0.907 over the honest corpus's ten verifies (a load_inline extension); 0.85 leaves a free
+    //   1.18x at most, where 0.75 left 1.33x.
     // - Above kMaxReportedOverSpan of the span (first kernel's start to last kernel's end, gaps
     //   included, the most the witnessed replays took on the GPU), the reported time is more than
     //   the block took. Not the busy time: an honest block with host work between its kernels (the
-    //   events timer) reports twice its busy time (the rmsnorm capture under tests/data). Tracing
-    //   only lengthens the witnessed replay, so honest runs sit at or below 1; 1.25 until measured.
-    static constexpr double kMinReportedOverBusy = 0.75;
-    static constexpr double kMaxReportedOverSpan = 1.25;
+    //   events timer) reports twice its busy time (the rmsnorm capture under tests/data). Honest
+    //   runs on the H100: 1.029 at the highest of the span over 42 runs, and 1.098 at the highest
+    //   of the busy time (which the span is never below) over the corpus; 1.15 above both.
+    static constexpr double kMinReportedOverBusy = 0.85;
+    static constexpr double kMaxReportedOverSpan = 1.15;
 
     // A private directory (0700) for one runner's trace file; isValid() false when it cannot be
     // made, in which case the runner's runs go unwitnessed and verify says so.
