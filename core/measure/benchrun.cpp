@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/benchrun.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "measure/devicelock.h"
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
 #include "session/session.h"
 
 #include <QElapsedTimer>

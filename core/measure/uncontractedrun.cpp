@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/uncontractedrun.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "measure/devicelock.h"
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/uncontractedscript.h"
-#include "session/job.h"
 #include "session/session.h"
 
 #include <QDir>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/verifyrun.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/gpuprobe.h"
 #include "mcp/sessionpeers.h"
@@ -15,7 +16,6 @@
 #include "process/runtimedir.h"
 #include "process/writeconfinement.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
 #include "session/session.h"
 
 #include <QCoreApplication>

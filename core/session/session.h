@@ -3,11 +3,11 @@
 // calls here and observe the same jobs. Lives on the main thread; never blocks it.
 #pragma once
 
+#include "base/job.h"
 #include "base/json.h"
 #include "base/workdir.h"
 #include "process/pythonlocator.h"
 #include "session/gpulock.h"
-#include "session/job.h"
 #include "session/resultids.h"
 #include "session/toolregistry.h"
 

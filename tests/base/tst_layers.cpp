@@ -32,47 +32,20 @@ struct UpwardInclude
     const char *why;    // and the issue that removes it
 };
 
-// The cancellation and progress token: Job lives in session/, yet every runner below it takes one.
-// Issue 40 moves it (job.h, jobguard.h, toolresult.h, job.cpp depend on base/ only) into base/;
-// measure/verifyrun.cpp and measure/workerscriptrunner.cpp are being changed in parallel, so the
-// move waits for them (one include line each).
-#define HK_JOB_TOKEN "Job as the cancellation and progress token belongs in base (issue 40)"
-#define HK_TOOL_RESULT "a run's result is a session ToolResult; it moves to base with Job (issue 40)"
+// Job, JobGuard and ToolResult (the cancellation and progress token every runner takes, and what a
+// run returns) moved from session/ into base/ (issue 40); what stays is measure's runs reaching
+// into the Session for its worker pool, remote host and settings.
 #define HK_SESSION_LOCATOR "measure's runs take Session & as a service locator (issue 40)"
 
 // Today's upward includes, each with its reason. Remove a row when its include goes; never add one.
 constexpr std::array kKnownUpwardIncludes = {
-    UpwardInclude{"inspect/disasmrunner.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"inspect/gpuprobe.cpp", "session/jobguard.h", HK_JOB_TOKEN},
-    UpwardInclude{"inspect/profilerunner.cpp", "session/jobguard.h", HK_JOB_TOKEN},
-    UpwardInclude{"inspect/torchtracerunner.cpp", "session/jobguard.h", HK_JOB_TOKEN},
-    UpwardInclude{"measure/benchrun.cpp", "session/job.h", HK_JOB_TOKEN},
     UpwardInclude{"measure/benchrun.cpp", "session/session.h", HK_SESSION_LOCATOR},
-    UpwardInclude{"measure/benchrun.h", "session/toolresult.h", HK_TOOL_RESULT},
-    UpwardInclude{"measure/devicelock.cpp", "session/jobguard.h", HK_JOB_TOKEN},
     UpwardInclude{"measure/measuresetup.cpp", "session/session.h", HK_SESSION_LOCATOR},
-    UpwardInclude{"measure/processperrunrunner.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"measure/uncontractedrun.cpp", "session/job.h", HK_JOB_TOKEN},
     UpwardInclude{"measure/uncontractedrun.cpp", "session/session.h", HK_SESSION_LOCATOR},
-    UpwardInclude{"measure/uncontractedrun.h", "session/toolresult.h", HK_TOOL_RESULT},
     UpwardInclude{"measure/verifyrun.cpp", "mcp/sessionpeers.h",
                   "verify names the other sessions' GPU users: SessionPeers belongs beside measure's "
-                  "GpuSharing, but mcp/sessionlistener uses it too and both files are being changed "
-                  "in parallel (issue 40)"},
-    UpwardInclude{"measure/verifyrun.cpp", "session/job.h", HK_JOB_TOKEN},
+                  "GpuSharing (issue 40)"},
     UpwardInclude{"measure/verifyrun.cpp", "session/session.h", HK_SESSION_LOCATOR},
-    UpwardInclude{"measure/verifyrun.h", "session/toolresult.h", HK_TOOL_RESULT},
-    UpwardInclude{"measure/workerscriptrunner.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"process/processrunner.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"process/pythonlocator.cpp", "session/jobguard.h", HK_JOB_TOKEN},
-    UpwardInclude{"remote/remotehost.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"remote/remotehostgpu.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"remote/remoteprofile.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"remote/remoteprofile.cpp", "session/jobguard.h", HK_JOB_TOKEN},
-    UpwardInclude{"remote/remotetoolbox.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"remote/remotetorchtrace.cpp", "session/job.h", HK_JOB_TOKEN},
-    UpwardInclude{"remote/remotetorchtrace.cpp", "session/jobguard.h", HK_JOB_TOKEN},
-    UpwardInclude{"slurm/slurmallocation.cpp", "session/job.h", HK_JOB_TOKEN},
 };
 
 const QString kCore = QStringLiteral(HOTKERNEL_SOURCE_DIR "/core");
