@@ -42,9 +42,6 @@ constexpr std::array kKnownUpwardIncludes = {
     UpwardInclude{"measure/benchrun.cpp", "session/session.h", HK_SESSION_LOCATOR},
     UpwardInclude{"measure/measuresetup.cpp", "session/session.h", HK_SESSION_LOCATOR},
     UpwardInclude{"measure/uncontractedrun.cpp", "session/session.h", HK_SESSION_LOCATOR},
-    UpwardInclude{"measure/verifyrun.cpp", "mcp/sessionpeers.h",
-                  "verify names the other sessions' GPU users: SessionPeers belongs beside measure's "
-                  "GpuSharing (issue 40)"},
     UpwardInclude{"measure/verifyrun.cpp", "session/session.h", HK_SESSION_LOCATOR},
 };
 
