@@ -4,17 +4,17 @@
 #include "base/job.h"
 #include "base/usererror.h"
 #include "measure/devicelock.h"
+#include "measure/measuresession.h"
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
 #include "remote/remotehost.h"
-#include "session/session.h"
 
 #include <QElapsedTimer>
 
 namespace hotkernel {
 
-QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &jobRef)
+QCoro::Task<ToolResult> BenchRun::run(MeasureSession &session, Json arguments, Job &jobRef)
 {
     QPointer<Job> job(&jobRef);
     const int n = arguments.value("n", 7);

@@ -8,6 +8,7 @@
 #include "measure/gpusharing.h"
 #include "measure/importedsources.h"
 #include "measure/judgedoutputs.h"
+#include "measure/measuresession.h"
 #include "measure/measuresetup.h"
 #include "measure/pairchecks.h"
 #include "measure/sessionpeers.h"
@@ -16,7 +17,6 @@
 #include "process/runtimedir.h"
 #include "process/writeconfinement.h"
 #include "remote/remotehost.h"
-#include "session/session.h"
 
 #include <QCoreApplication>
 #include <QCoroFuture>
@@ -135,7 +135,7 @@ struct PerVerifySettings
 
 } // namespace
 
-QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
+QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, Job &jobRef)
 {
     QPointer<Job> job(&jobRef);
     const VerifyOptions o = parseOptions(arguments);
