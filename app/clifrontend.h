@@ -5,7 +5,7 @@
 // structured content with --json).
 #pragma once
 
-#include "session/toolresult.h"
+#include "base/toolresult.h"
 
 #include <QCoroTask>
 #include <QStringList>

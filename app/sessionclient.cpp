@@ -4,9 +4,9 @@
 #include "mcp/localsockettransport.h"
 #include "mcp/mcprelay.h"
 #include "mcp/mcpserver.h"
-#include "mcp/sessionidentity.h"
 #include "mcp/sessionlistener.h"
 #include "mcp/workbenchconnector.h"
+#include "measure/sessionidentity.h"
 
 #include <QCoreApplication>
 #include <QCoroSignal>

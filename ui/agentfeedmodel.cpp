@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "agentfeedmodel.h"
 
+#include "base/job.h"
 #include "kerneltablemodel.h"
 #include "record/verifyrecord.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "verifyhistorymodel.h"
 

@@ -2,9 +2,9 @@
 #include "agentfeedview.h"
 
 #include "agentfeedmodel.h"
+#include "base/job.h"
 #include "progressdelegate.h"
 #include "resultdetailsdialog.h"
-#include "session/job.h"
 #include "session/session.h"
 
 #include <QHBoxLayout>

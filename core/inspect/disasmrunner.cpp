@@ -2,11 +2,11 @@
 #include "inspect/disasmrunner.h"
 
 #include "base/boundedfile.h"
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "inspect/sassparser.h"
 #include "process/processrunner.h"
-#include "session/job.h"
 
 #include <QCoroFuture>
 #include <QFile>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/gpuprobe.h"
 
+#include "base/jobguard.h"
 #include "base/logging.h"
 #include "inspect/cardtable.h"
 #include "inspect/nvidiasmiparser.h"
 #include "process/processrunner.h"
-#include "session/jobguard.h"
 
 #include <QCoroFuture>
 #include <QStandardPaths>

@@ -3,6 +3,7 @@
 
 #include "base/boundedfile.h"
 #include "base/confinedwrite.h"
+#include "base/jobguard.h"
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "inspect/ncudetailsparser.h"
@@ -10,7 +11,6 @@
 #include "inspect/nsyskernsumparser.h"
 #include "inspect/traceparser.h"
 #include "process/processrunner.h"
-#include "session/jobguard.h"
 
 #include <QCoroFuture>
 #include <QDir>

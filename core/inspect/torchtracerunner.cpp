@@ -2,9 +2,9 @@
 #include "inspect/torchtracerunner.h"
 
 #include "base/confinedwrite.h"
+#include "base/jobguard.h"
 #include "base/usererror.h"
 #include "process/processrunner.h"
-#include "session/jobguard.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -7,9 +7,9 @@
 #include "mcp/mcperror.h"
 #include "mcp/mcpguide.h"
 #include "mcp/mcptransport.h"
-#include "mcp/sessionidentity.h"
-#include "mcp/sessionpeers.h"
 #include "mcp/wireschema.h"
+#include "measure/sessionidentity.h"
+#include "measure/sessionpeers.h"
 #include "measure/workerpool.h"
 #include "session/session.h"
 
@@ -224,7 +224,7 @@ void McpServer::handleNotification(const QString &method, const Json &params)
 Json McpServer::workersJson(const QList<long long> &released) const
 {
     const QString servedBy = m_servedBy.isEmpty() ? QStringLiteral("hotkernel mcp") : m_servedBy;
-    const Json identity = SessionIdentity::of(m_session, servedBy);
+    const Json identity = SessionIdentity::of(m_session.hostDisplay(), servedBy);
     Json workers = Json::array();
     for (const auto &[group, role] : m_session.workers().processes())
         workers.push_back(Json{{"group", group}, {"role", toStd(role)}});
@@ -261,7 +261,8 @@ Json McpServer::initialize(const Json &params)
         {"serverInfo", {{"name", "hotkernel"}, {"title", "hotkernel"}, {"version", HOTKERNEL_VERSION}}},
         {"instructions", toStd(McpGuide::instructions(m_session.tools()))}};
     if (!m_servedBy.isEmpty())
-        result["_meta"] = Json{{SessionIdentity::MetaKey, SessionIdentity::of(m_session, m_servedBy)}};
+        result["_meta"] =
+            Json{{SessionIdentity::MetaKey, SessionIdentity::of(m_session.hostDisplay(), m_servedBy)}};
     return result;
 }
 

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/benchrun.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "measure/devicelock.h"
+#include "measure/measuresession.h"
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
-#include "session/session.h"
 
 #include <QElapsedTimer>
 
 namespace hotkernel {
 
-QCoro::Task<ToolResult> BenchRun::run(Session &session, Json arguments, Job &jobRef)
+QCoro::Task<ToolResult> BenchRun::run(MeasureSession &session, Json arguments, Job &jobRef)
 {
     QPointer<Job> job(&jobRef);
     const int n = arguments.value("n", 7);

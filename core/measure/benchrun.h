@@ -4,19 +4,19 @@
 #pragma once
 
 #include "base/json.h"
-#include "session/toolresult.h"
+#include "base/toolresult.h"
 
 #include <QCoroTask>
 
 namespace hotkernel {
 
 class Job;
-class Session;
+class MeasureSession;
 
 class BenchRun
 {
 public:
-    static QCoro::Task<ToolResult> run(Session &session, Json arguments, Job &job);
+    static QCoro::Task<ToolResult> run(MeasureSession &session, Json arguments, Job &job);
     static QString text(const Json &result);
     // "0.290 ± 0.106 ms (n 7)": the mean and spread a person reads first; empty without stats.
     static QString headline(const Json &result);

@@ -2,9 +2,9 @@
 #include "measure/devicelock.h"
 
 #include "base/boundedfile.h"
+#include "base/jobguard.h"
 #include "base/usererror.h"
 #include "process/runtimedir.h"
-#include "session/jobguard.h"
 
 #include <QCoroTimer>
 #include <QDir>

@@ -2,6 +2,7 @@
 #include "measure/measuresetup.h"
 
 #include "base/boundedfile.h"
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cudatools.h"
@@ -9,13 +10,13 @@
 #include "measure/devicelock.h"
 #include "measure/freshscriptrunner.h"
 #include "measure/gpusharing.h"
+#include "measure/measuresession.h"
 #include "measure/workerpool.h"
 #include "measure/workerscriptrunner.h"
 #include "process/nativehelpers.h"
 #include "remote/remotehost.h"
 #include "remote/remotetoolbox.h"
 #include "remote/syncset.h"
-#include "session/session.h"
 
 #include <QCoroFuture>
 #include <QCryptographicHash>
@@ -29,7 +30,7 @@
 
 namespace hotkernel::MeasureSetup {
 
-ScriptFile script(Session &session, const Json &arguments, const char *key)
+ScriptFile script(MeasureSession &session, const Json &arguments, const char *key)
 {
     ScriptFile s;
     s.given = stringField(arguments, key);
@@ -105,7 +106,7 @@ QString shippedContractSha256()
     return QString::fromLatin1(QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256).toHex());
 }
 
-QCoro::Task<bool> prepareHost(Session &session, QStringList scripts, Job *job)
+QCoro::Task<bool> prepareHost(MeasureSession &session, QStringList scripts, Job *job)
 {
     if (!session.hostError().isEmpty())
         throw UserError(session.hostError());
@@ -133,12 +134,12 @@ QCoro::Task<bool> prepareHost(Session &session, QStringList scripts, Job *job)
     co_return co_await remote->sync(files, job);
 }
 
-Json hostJson(Session &session)
+Json hostJson(MeasureSession &session)
 {
     return session.remote() ? session.remote()->hostJson() : Json();
 }
 
-QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job)
+QCoro::Task<PythonInfo> startingInterpreter(MeasureSession &session, Job *job)
 {
     if (RemoteHost *remote = session.remote())
         co_return remote->python(); // probed when it connected (prepareHost)
@@ -149,21 +150,21 @@ QCoro::Task<PythonInfo> startingInterpreter(Session &session, Job *job)
     co_return co_await session.python().locate(job);
 }
 
-QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job)
+QCoro::Task<PythonInfo> confirmedInterpreter(MeasureSession &session, const PythonInfo &python, Job *job)
 {
     if (!python.torchVersion.isEmpty() || session.remote())
         co_return PythonInfo(python);
     co_return co_await session.python().locate(job);
 }
 
-QString witnessTracer(const Session &session)
+QString witnessTracer(const MeasureSession &session)
 {
     if (RemoteHost *remote = session.remote())
         return remote->toolCache().value(QStringLiteral("native:") + NativeHelpers::tracerFileName());
     return CudaTools::tracerLibrary();
 }
 
-QCoro::Task<void> prepareRemoteWitness(Session &session, Job *job)
+QCoro::Task<void> prepareRemoteWitness(MeasureSession &session, Job *job)
 {
     RemoteHost *remote = session.remote();
     if (!remote || remote->gpu().empty() || !witnessTracer(session).isEmpty())
@@ -191,7 +192,7 @@ QCoro::Task<void> prepareRemoteWitness(Session &session, Job *job)
 }
 
 QCoro::Task<std::vector<QByteArray>>
-judgeWorkers(Session &session, std::vector<std::pair<QString, QString>> roleScripts, PythonInfo python)
+judgeWorkers(MeasureSession &session, std::vector<std::pair<QString, QString>> roleScripts, PythonInfo python)
 {
     // The interpreter's identity is its file (target, size, time), not the probed torch version,
     // so the key is known before the probe ends. A torch upgraded under a kept worker still
@@ -208,7 +209,7 @@ judgeWorkers(Session &session, std::vector<std::pair<QString, QString>> roleScri
     co_return co_await session.workers().judgeReuse(std::move(requests));
 }
 
-PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &script,
+PreparedRunner prepare(MeasureSession &session, const QString &role, const ScriptFile &script,
                        const PythonInfo &python, bool fresh, std::chrono::milliseconds timeout,
                        QPointer<Job> job, const QByteArray &workerKey)
 {
@@ -241,32 +242,32 @@ PreparedRunner prepare(Session &session, const QString &role, const ScriptFile &
     return prepared;
 }
 
-WorkerRelease::WorkerRelease(Session &session, std::vector<PreparedRunner *> runners)
-    : m_session(&session), m_runners(std::move(runners))
+WorkerRelease::WorkerRelease(MeasureSession &session, std::vector<PreparedRunner *> runners)
+    : m_session(&session), m_alive(session.lifetime()), m_runners(std::move(runners))
 {}
 
 WorkerRelease::~WorkerRelease()
 {
     // A slurm:// host with lifetime=verify gives its allocation back now, and its workers with it.
-    if (m_session && m_session->remote() && m_session->remote()->endOfRun())
+    if (m_alive && m_session->remote() && m_session->remote()->endOfRun())
         m_dropAll = true;
     std::optional<SpareRecipe> recipe;
     for (PreparedRunner *p : m_runners) {
         if (!p || !p->worker)
             continue;
         p->worker->setJob({});
-        if (m_session && (m_dropAll || !p->worker->isAlive()))
+        if (m_alive && (m_dropAll || !p->worker->isAlive()))
             m_session->workers().discard(p->worker);
         if (!p->worker->options().remote)
             recipe = SpareRecipe{p->worker->options().python, p->worker->options().witnessTracer};
     }
     // The next edit's worker should not pay for Python, torch and CUDA again (issue 23). Started
     // after the measurements, so that their start-up never competes with a timed run.
-    if (m_session && recipe && !m_dropAll)
+    if (m_alive && recipe && !m_dropAll)
         m_session->workers().refillSpares(*recipe);
 }
 
-QCoro::Task<PythonInfo> confirmedInterpreter(Session &session, const PythonInfo &python, Job *job,
+QCoro::Task<PythonInfo> confirmedInterpreter(MeasureSession &session, const PythonInfo &python, Job *job,
                                              WorkerRelease &release)
 {
     try {
@@ -299,9 +300,9 @@ QCoro::Task<bool> takeGpuLock(DeviceLock &deviceLock, std::shared_ptr<QProcess> 
     co_return taken;
 }
 
-QCoro::Task<Json> gpuSnapshot(Session &session, Job *job, QStringList *warnings)
+QCoro::Task<Json> gpuSnapshot(MeasureSession &session, Job *job, QStringList *warnings)
 {
-    const QPointer<Session> alive(&session);
+    const QPointer<QObject> alive(session.lifetime());
     if (RemoteHost *remote = session.remote())
         // The host's card and its clocks now; its other users are not looked for from here.
         co_return co_await remote->gpuSnapshot(job);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/processperrunrunner.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "measure/workerscratch.h"
 #include "process/processrunner.h"
 #include "process/writeconfinement.h"
 #include "remote/remoteshell.h"
-#include "session/job.h"
 
 #include <QFileInfo>
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/uncontractedrun.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "measure/devicelock.h"
+#include "measure/measuresession.h"
 #include "measure/measuresetup.h"
 #include "measure/statistics.h"
 #include "measure/uncontractedscript.h"
-#include "session/job.h"
-#include "session/session.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -33,7 +33,7 @@ struct Side
     Json failedRuns = Json::array();
 };
 
-QString workingDirectory(Session &session, const Json &arguments)
+QString workingDirectory(MeasureSession &session, const Json &arguments)
 {
     const QString cwd = stringField(arguments, "cwd");
     if (cwd.isEmpty())
@@ -46,7 +46,7 @@ QString workingDirectory(Session &session, const Json &arguments)
 }
 
 // The script is looked up from cwd when one is given (the original's rule), else from the root.
-ScriptFile scriptFile(Session &session, const Json &arguments, const char *key, const QString &cwd)
+ScriptFile scriptFile(MeasureSession &session, const Json &arguments, const char *key, const QString &cwd)
 {
     Json resolved = arguments;
     const QString given = stringField(arguments, key);
@@ -76,8 +76,8 @@ std::unique_ptr<UncontractedScriptRunner> runnerFor(const ScriptFile &file, cons
 
 // The GPU's snapshot for the result, then the GPU taken for the timed runs (the job is told while
 // another process holds it). Nothing when the job ended meanwhile or the GPU could not be had.
-QCoro::Task<std::optional<Json>> gpuThenLock(Session &session, DeviceLock &deviceLock, QPointer<Job> job,
-                                             QStringList *warnings)
+QCoro::Task<std::optional<Json>> gpuThenLock(MeasureSession &session, DeviceLock &deviceLock,
+                                             QPointer<Job> job, QStringList *warnings)
 {
     Json gpu = co_await MeasureSetup::gpuSnapshot(session, job, warnings);
     if (!job || job->isCancelled())
@@ -141,7 +141,8 @@ QString UncontractedRun::caveat()
         "new_target makes a contracted pair.");
 }
 
-bool UncontractedRun::prepare(Session &session, Json &arguments, std::initializer_list<const char *> keys)
+bool UncontractedRun::prepare(MeasureSession &session, Json &arguments,
+                              std::initializer_list<const char *> keys)
 {
     const bool hasCwd = arguments.contains("cwd");
     const QString cwd = hasCwd ? workingDirectory(session, arguments) : session.workDir().root();
@@ -179,7 +180,7 @@ bool UncontractedRun::prepare(Session &session, Json &arguments, std::initialize
     return uncontracted;
 }
 
-QCoro::Task<ToolResult> UncontractedRun::bench(Session &session, Json arguments, Job &jobRef)
+QCoro::Task<ToolResult> UncontractedRun::bench(MeasureSession &session, Json arguments, Job &jobRef)
 {
     QPointer<Job> job(&jobRef);
     const int n = arguments.value("n", DefaultRuns);
@@ -264,7 +265,7 @@ QCoro::Task<ToolResult> UncontractedRun::bench(Session &session, Json arguments,
     co_return ToolResult::success(r, text);
 }
 
-QCoro::Task<ToolResult> UncontractedRun::verify(Session &session, Json arguments, Job &jobRef)
+QCoro::Task<ToolResult> UncontractedRun::verify(MeasureSession &session, Json arguments, Job &jobRef)
 {
     QPointer<Job> job(&jobRef);
     const int n = arguments.value("n", DefaultRuns);

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "base/json.h"
-#include "session/toolresult.h"
+#include "base/toolresult.h"
 
 #include <QCoroTask>
 
@@ -15,7 +15,7 @@
 namespace hotkernel {
 
 class Job;
-class Session;
+class MeasureSession;
 
 class UncontractedRun
 {
@@ -25,10 +25,10 @@ public:
     // contracted run: script paths relative to cwd are rewritten and cwd dropped (contracted scripts
     // always run in their own folder). Throws UserError when cwd is not a folder inside the working
     // directory; a missing script goes the contract's way, which names the problem.
-    static bool prepare(Session &session, Json &arguments, std::initializer_list<const char *> keys);
+    static bool prepare(MeasureSession &session, Json &arguments, std::initializer_list<const char *> keys);
 
-    static QCoro::Task<ToolResult> bench(Session &session, Json arguments, Job &job);
-    static QCoro::Task<ToolResult> verify(Session &session, Json arguments, Job &job);
+    static QCoro::Task<ToolResult> bench(MeasureSession &session, Json arguments, Job &job);
+    static QCoro::Task<ToolResult> verify(MeasureSession &session, Json arguments, Job &job);
 
     // Adds args and cwd to bench's and verify's input schema.
     static void addSchemaProperties(Json &inputSchema);

@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/verifyrun.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/gpuprobe.h"
-#include "mcp/sessionpeers.h"
 #include "measure/devicelock.h"
 #include "measure/gpusharing.h"
 #include "measure/importedsources.h"
 #include "measure/judgedoutputs.h"
+#include "measure/measuresession.h"
 #include "measure/measuresetup.h"
 #include "measure/pairchecks.h"
+#include "measure/sessionpeers.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
 #include "process/runtimedir.h"
 #include "process/writeconfinement.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
-#include "session/session.h"
 
 #include <QCoreApplication>
 #include <QCoroFuture>
@@ -135,7 +135,7 @@ struct PerVerifySettings
 
 } // namespace
 
-QCoro::Task<ToolResult> VerifyRun::run(Session &session, Json arguments, Job &jobRef)
+QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, Job &jobRef)
 {
     QPointer<Job> job(&jobRef);
     const VerifyOptions o = parseOptions(arguments);

@@ -5,19 +5,19 @@
 #pragma once
 
 #include "base/json.h"
-#include "session/toolresult.h"
+#include "base/toolresult.h"
 
 #include <QCoroTask>
 
 namespace hotkernel {
 
 class Job;
-class Session;
+class MeasureSession;
 
 class VerifyRun
 {
 public:
-    static QCoro::Task<ToolResult> run(Session &session, Json arguments, Job &job);
+    static QCoro::Task<ToolResult> run(MeasureSession &session, Json arguments, Job &job);
     // The human-readable table the CLI prints, from the structured result.
     static QString text(const Json &result);
 };

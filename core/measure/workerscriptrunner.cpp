@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/workerscriptrunner.h"
 
+#include "base/job.h"
 #include "base/logging.h"
 #include "base/usererror.h"
 #include "measure/judgeseedrequest.h"
@@ -10,7 +11,6 @@
 #include "process/processspec.h"
 #include "process/supervisor.h"
 #include "remote/remoteshell.h"
-#include "session/job.h"
 
 #include <QCoroFuture>
 #include <QElapsedTimer>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "process/processrunner.h"
 
+#include "base/job.h"
 #include "base/logging.h"
 #include "process/processgroup.h"
 #include "process/supervisor.h"
 #include "process/writeconfinement.h"
-#include "session/job.h"
 
 #include <QCoroFuture>
 #include <QCoroSignal>

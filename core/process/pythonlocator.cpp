@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "process/pythonlocator.h"
 
+#include "base/jobguard.h"
 #include "base/usererror.h"
 #include "process/processrunner.h"
-#include "session/jobguard.h"
 
 #include <QDir>
 #include <QFileInfo>

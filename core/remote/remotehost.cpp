@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "remote/remotehost.h"
 
+#include "base/job.h"
 #include "base/logging.h"
 #include "base/usererror.h"
 #include "process/processgroup.h"
@@ -8,7 +9,6 @@
 #include "process/runtimedir.h"
 #include "process/supervisor.h"
 #include "remote/slurmstepshell.h"
-#include "session/job.h"
 #include "slurm/slurmallocation.h"
 
 #include <QCoroTimer>

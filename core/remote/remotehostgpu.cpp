@@ -3,12 +3,12 @@
 // record (issue 24). The rest of RemoteHost (connection, probe, copies, files) is remotehost.cpp.
 #include "remote/remotehost.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/gpuprobe.h"
 #include "inspect/nvidiasmiparser.h"
 #include "process/processgroup.h"
 #include "process/supervisor.h"
-#include "session/job.h"
 
 #include <QCoroTimer>
 #include <QElapsedTimer>

@@ -2,12 +2,12 @@
 #include "remote/remoteprofile.h"
 
 #include "base/confinedwrite.h"
+#include "base/job.h"
+#include "base/jobguard.h"
 #include "base/usererror.h"
 #include "process/nativehelpers.h"
 #include "remote/remotehost.h"
 #include "remote/remotetoolbox.h"
-#include "session/job.h"
-#include "session/jobguard.h"
 
 #include <QDir>
 #include <QFileInfo>

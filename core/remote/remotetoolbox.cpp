@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "remote/remotetoolbox.h"
 
+#include "base/job.h"
 #include "base/json.h"
 #include "base/usererror.h"
 #include "process/nativehelpers.h"
 #include "process/processrunner.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -2,11 +2,11 @@
 #include "remote/remotetorchtrace.h"
 
 #include "base/confinedwrite.h"
+#include "base/job.h"
+#include "base/jobguard.h"
 #include "base/usererror.h"
 #include "remote/remotehost.h"
 #include "remote/remotetoolbox.h"
-#include "session/job.h"
-#include "session/jobguard.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session/gpulock.h"
 
-#include "session/job.h"
+#include "base/job.h"
 
 #include <QCoroSignal>
 

@@ -3,11 +3,12 @@
 // calls here and observe the same jobs. Lives on the main thread; never blocks it.
 #pragma once
 
+#include "base/job.h"
 #include "base/json.h"
 #include "base/workdir.h"
+#include "measure/measuresession.h"
 #include "process/pythonlocator.h"
 #include "session/gpulock.h"
-#include "session/job.h"
 #include "session/resultids.h"
 #include "session/toolregistry.h"
 
@@ -36,7 +37,9 @@ struct SessionOptions
     int spares = 0;
 };
 
-class Session : public QObject
+// Also the MeasureSession that measure's runs (bench, verify) are handed: its directory, interpreter,
+// workers and host.
+class Session : public QObject, public MeasureSession
 {
     Q_OBJECT
 public:
@@ -48,14 +51,15 @@ public:
     const ToolRegistry &tools() const { return m_tools; }
     // Tests swap in fake tools (a verify that needs no GPU); front-ends only read tools().
     ToolRegistry &mutableTools() { return m_tools; }
-    const WorkDir &workDir() const { return m_workDir; }
-    PythonLocator &python() { return m_python; }
+    const WorkDir &workDir() const override { return m_workDir; }
+    PythonLocator &python() override { return m_python; }
     GpuLock &gpuLock() { return m_gpuLock; }
-    WorkerPool &workers();
+    WorkerPool &workers() override;
     // The session's remote host; null when it runs locally. hostError() says why the host it was
     // given cannot be used (a bad URL): measuring then fails with that message.
-    RemoteHost *remote() const { return m_remote; }
-    const QString &hostError() const { return m_hostError; }
+    RemoteHost *remote() const override { return m_remote; }
+    const QString &hostError() const override { return m_hostError; }
+    QObject *lifetime() override { return this; }
     // The host as the user wrote it ("local" when the workers run here).
     QString hostDisplay() const;
     // Moves where workers run (the window's host selector; docs/remote.md). Refused, with *error

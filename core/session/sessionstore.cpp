@@ -3,11 +3,11 @@
 
 #include "base/boundedfile.h"
 #include "base/confinedwrite.h"
+#include "base/job.h"
 #include "base/logging.h"
+#include "base/toolresult.h"
 #include "base/usererror.h"
-#include "session/job.h"
 #include "session/session.h"
-#include "session/toolresult.h"
 #include "session/toolspec.h"
 
 #include <QDir>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "base/json.h"
-#include "session/toolresult.h"
+#include "base/toolresult.h"
 
 #include <QCoroTask>
 #include <QString>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "slurm/slurmallocation.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "process/processgroup.h"
 #include "process/processrunner.h"
 #include "process/supervisor.h"
-#include "session/job.h"
 
 #include <QCoreApplication>
 #include <QCoroSignal>

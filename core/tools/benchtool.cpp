@@ -3,6 +3,7 @@
 
 #include "measure/benchrun.h"
 #include "measure/uncontractedrun.h"
+#include "session/session.h"
 #include "session/toolregistry.h"
 #include "tools/measureschema.h"
 

@@ -2,6 +2,7 @@
 #include "tools/builtintools.h"
 
 #include "base/boundedfile.h"
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/disasmrunner.h"
 #include "inspect/hotinstructions.h"
@@ -11,7 +12,6 @@
 #include "measure/measuresetup.h"
 #include "remote/remotedisasm.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 

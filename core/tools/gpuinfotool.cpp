@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/job.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
 #include "inspect/cudatools.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 #include "tools/hostgpu.h"

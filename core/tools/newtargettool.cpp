@@ -2,13 +2,13 @@
 #include "tools/builtintools.h"
 
 #include "base/boundedfile.h"
+#include "base/job.h"
 #include "base/usererror.h"
 #include "measure/measuresetup.h"
 #include "measure/targetscaffold.h"
 #include "measure/tracetarget.h"
 #include "process/processspec.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 

@@ -2,6 +2,7 @@
 #include "tools/builtintools.h"
 
 #include "base/confinedwrite.h"
+#include "base/job.h"
 #include "base/targetname.h"
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
@@ -10,7 +11,6 @@
 #include "measure/measuresetup.h"
 #include "remote/remotehost.h"
 #include "remote/remoteprofile.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 

@@ -2,10 +2,10 @@
 #include "tools/builtintools.h"
 
 #include "base/boundedfile.h"
+#include "base/job.h"
 #include "base/usererror.h"
 #include "record/leaderboard.h"
 #include "record/recorder.h"
-#include "session/job.h"
 #include "session/resultids.h"
 #include "session/session.h"
 #include "session/toolregistry.h"

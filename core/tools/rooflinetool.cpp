@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tools/builtintools.h"
 
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
 #include "inspect/roofline.h"
 #include "remote/remotehost.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 #include "tools/hostgpu.h"

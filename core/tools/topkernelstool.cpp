@@ -2,11 +2,11 @@
 #include "tools/builtintools.h"
 
 #include "base/boundedfile.h"
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/inspectformat.h"
 #include "inspect/kernelreportparser.h"
 #include "inspect/ncukerneldetails.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 

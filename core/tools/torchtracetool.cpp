@@ -2,13 +2,13 @@
 #include "tools/builtintools.h"
 
 #include "base/confinedwrite.h"
+#include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/inspectformat.h"
 #include "inspect/torchtracerunner.h"
 #include "measure/measuresetup.h"
 #include "remote/remotehost.h"
 #include "remote/remotetorchtrace.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 

@@ -3,6 +3,7 @@
 
 #include "measure/uncontractedrun.h"
 #include "measure/verifyrun.h"
+#include "session/session.h"
 #include "session/toolregistry.h"
 #include "tools/measureschema.h"
 

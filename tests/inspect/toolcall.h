@@ -2,7 +2,7 @@
 // Runs one tool call through a real Session and waits (turning the test's event loop) for its result.
 #pragma once
 
-#include "session/job.h"
+#include "base/job.h"
 #include "session/session.h"
 #include "testlimits.h"
 

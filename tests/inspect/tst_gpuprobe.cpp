@@ -2,9 +2,9 @@
 // Without a GPU or driver (CI): gpu_info reports available=false with a reason and does not
 // fail; roofline names the cards to pass; a given card works from the spec alone, and picks up
 // a calibration of the same card model recorded in the working directory.
+#include "base/job.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/gpuprobe.h"
-#include "session/job.h"
 #include "session/schemavalidator.h"
 #include "session/session.h"
 #include "sessionoptions.h"

@@ -4,9 +4,9 @@
 // deleted through), and their scratch folders go on every exit path. Only the tool processes are
 // fakes (shell scripts); what they print or leave is the real capture under tests/data/inspect/.
 #include "../measure/measuretesthelpers.h"
+#include "base/job.h"
 #include "fixtures.h"
 #include "inspect/torchtracerunner.h"
-#include "session/job.h"
 #include "toolcall.h"
 #include "tools/builtintools.h"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The MCP server over the in-process transport pair: the protocol as a client sees it.
+#include "base/job.h"
 #include "base/jsonparse.h"
 #include "mcp/fdwriterworker.h"
 #include "mcp/inprocesstransport.h"
 #include "mcp/linesplitter.h"
 #include "mcp/mcpserver.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "testlimits.h"

@@ -3,7 +3,7 @@
 // alone. The end-to-end cases (a copied binary, another HOTKERNEL_PYTHON) are in
 // test_cli_session.py; here every field of the identity, including the host and a session of
 // an older hotkernel that says nothing.
-#include "mcp/sessionidentity.h"
+#include "measure/sessionidentity.h"
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "tools/builtintools.h"
@@ -29,7 +29,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         Session session(builtinTools(), test::optionsFor(dir.path()));
-        const Json identity = SessionIdentity::of(session, QStringLiteral("hotkernel serve"));
+        const Json identity = SessionIdentity::of(session.hostDisplay(), QStringLiteral("hotkernel serve"));
         QCOMPARE(toQt(identity["host"].get<std::string>()), QStringLiteral("local"));
         QCOMPARE(identity["pid"].get<qint64>(), QCoreApplication::applicationPid());
         QVERIFY(SessionIdentity::mismatch(identity, QStringLiteral("local")).isEmpty());
@@ -75,7 +75,7 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QTemporaryDir dir;
         Session session(builtinTools(), test::optionsFor(dir.path()));
-        Json identity = SessionIdentity::of(session, QStringLiteral("the workbench window"));
+        Json identity = SessionIdentity::of(session.hostDisplay(), QStringLiteral("the workbench window"));
         if (field.startsWith(QLatin1String("environment/")))
             identity["environment"][toStd(field.mid(12))] = toStd(value);
         else
@@ -91,7 +91,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         Session session(builtinTools(), test::optionsFor(dir.path()));
-        Json identity = SessionIdentity::of(session, QStringLiteral("hotkernel serve"));
+        Json identity = SessionIdentity::of(session.hostDisplay(), QStringLiteral("hotkernel serve"));
         identity["environment"]["HOTKERNEL_PYTHON"] = "/opt/other/python";
         const QString why = SessionIdentity::mismatch(identity, QStringLiteral("local"));
         QVERIFY2(why.contains(
@@ -103,7 +103,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         Session session(builtinTools(), test::optionsFor(dir.path()));
-        Json identity = SessionIdentity::of(session, QStringLiteral("hotkernel serve"));
+        Json identity = SessionIdentity::of(session.hostDisplay(), QStringLiteral("hotkernel serve"));
         identity["pid"] = "many";
         identity["executable"] = 42;
         identity["environment"]["HOTKERNEL_PYTHON"] = Json::array();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One session, whoever opens it (issue 6): a Session with a SessionListener in this process, and
 // real `hotkernel mcp` children started in its directory that must attach to it.
+#include "base/job.h"
 #include "base/workdir.h"
 #include "mcp/inprocesstransport.h"
 #include "mcp/linesplitter.h"
@@ -9,7 +10,6 @@
 #include "otheruser.h"
 #include "process/processancestry.h"
 #include "process/runtimedir.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "testlimits.h"

@@ -6,7 +6,7 @@
 // release_spares ends it.
 #include "../measure/workercall.h"
 #include "mcp/sessionlistener.h"
-#include "mcp/sessionpeers.h"
+#include "measure/sessionpeers.h"
 #include "measure/workerpool.h"
 #include "session/session.h"
 #include "sessionoptions.h"

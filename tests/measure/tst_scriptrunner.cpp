@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Both runners against fake scripts (tests/data/measure/fake_*.py): every way a script can fail
 // is a clear error naming the run, and nothing of its process group survives.
+#include "base/job.h"
 #include "measure/freshscriptrunner.h"
 #include "measure/workerscriptrunner.h"
 #include "measuretesthelpers.h"
 #include "process/processgroup.h"
-#include "session/job.h"
 #include "testlimits.h"
 
 #include <QFileInfo>

@@ -2,10 +2,10 @@
 // new's writing step: its staging folder (.hotkernel-new-*) and the folders it created go on
 // every exit path, and the scripts replace a symlink rather than write through it. The import
 // check runs a fake interpreter (a shell script); nothing here needs torch.
+#include "base/job.h"
 #include "base/workdir.h"
 #include "measure/targetscaffold.h"
 #include "measuretesthelpers.h"
-#include "session/job.h"
 
 #include <QDir>
 #include <QFileInfo>

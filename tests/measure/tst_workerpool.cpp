@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The worker pool keeps a worker while its inputs are unchanged and replaces it when they change;
 // the device lock admits one timing job per GPU across processes.
+#include "base/job.h"
 #include "measure/devicelock.h"
 #include "measure/workerpool.h"
 #include "measure/workerscriptrunner.h"
 #include "measuretesthelpers.h"
 #include "process/processgroup.h"
-#include "session/job.h"
 #include "testlimits.h"
 #include "workercall.h"
 

@@ -4,10 +4,10 @@
 // at its path); another user's lock elsewhere does not block us; the wait names the holder and
 // ends with the job's timeout. The other-user cases run as hk-test-other when the test is root.
 #include "../measure/measuretesthelpers.h"
+#include "base/job.h"
 #include "measure/devicelock.h"
 #include "otheruser.h"
 #include "process/runtimedir.h"
-#include "session/job.h"
 
 #include <QDir>
 #include <QFile>

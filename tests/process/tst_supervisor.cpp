@@ -3,11 +3,11 @@
 // reach the caller unchanged, and nothing a child starts (a setsid grandchild included) outlives
 // a timeout, a cancel, the child itself, or the end of the pipe to its parent.
 #include "../measure/measuretesthelpers.h"
+#include "base/job.h"
 #include "markedprocesses.h"
 #include "process/processrunner.h"
 #include "process/supervisor.h"
 #include "process/writeconfinement.h"
-#include "session/job.h"
 
 #include <QProcess>
 #include <QSignalSpy>

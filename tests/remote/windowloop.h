@@ -5,10 +5,10 @@
 // dialog. Needs a QApplication (QTEST_MAIN) and hotkernel_ui.
 #pragma once
 
+#include "base/job.h"
 #include "mainwindow.h"
 #include "remotetesthelpers.h"
 #include "schemaformdialog.h"
-#include "session/job.h"
 #include "tools/builtintools.h"
 #include "verifyhistorymodel.h"
 

@@ -6,9 +6,9 @@
 // can be cancelled, and release leaves nothing in the queue. Needs root; skips with the reason.
 #include "../measure/measuretesthelpers.h"
 #include "../process/markedprocesses.h"
+#include "base/job.h"
 #include "process/processrunner.h"
 #include "process/supervisor.h"
-#include "session/job.h"
 #include "slurm/slurmallocation.h"
 #include "slurmtestcluster.h"
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "../sessionoptions.h" // relative: bench/ includes this header too
-#include "session/job.h"
+#include "base/job.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 

@@ -2,6 +2,7 @@
 // Every model of the window under QAbstractItemModelTester, plus what each adds: delta rows,
 // numeric sorting, hot lines, the diff alignment, the feed following jobs, target discovery.
 #include "agentfeedmodel.h"
+#include "base/job.h"
 #include "highlighting.h"
 #include "inspect/sassparser.h"
 #include "kernelfilterproxy.h"
@@ -9,7 +10,6 @@
 #include "kerneltableview.h"
 #include "sassdiff.h"
 #include "sassmodel.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "targetsmodel.h"
 #include "tools/builtintools.h"

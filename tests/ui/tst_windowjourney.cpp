@@ -5,6 +5,7 @@
 // source page exported), its hot SASS in the SASS pane from that export alone, a verify started
 // from the window and recorded from its Record dialog. The journey skips where there is no GPU or
 // ncu; the dialog check before it runs anywhere.
+#include "base/job.h"
 #include "inspect/cudatools.h"
 #include "inspect/ncukernelfilter.h"
 #include "kernelrowrequests.h"
@@ -14,7 +15,6 @@
 #include "sassmodel.h"
 #include "sassview.h"
 #include "schemaformdialog.h"
-#include "session/job.h"
 #include "session/session.h"
 #include "testlimits.h"
 #include "tools/builtintools.h"

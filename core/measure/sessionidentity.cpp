@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "mcp/sessionidentity.h"
-
-#include "session/session.h"
+#include "measure/sessionidentity.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -26,14 +24,14 @@ QString shown(const std::string &value)
 }
 } // namespace
 
-Json of(const Session &session, const QString &servedBy)
+Json of(const QString &hostDisplay, const QString &servedBy)
 {
     Json environment = Json::object();
     for (const char *name : Variables)
         environment[name] = toStd(qEnvironmentVariable(name));
     return Json{{"served_by", toStd(servedBy)},
                 {"pid", QCoreApplication::applicationPid()},
-                {"host", toStd(session.hostDisplay())},
+                {"host", toStd(hostDisplay)},
                 {"executable", toStd(executable())},
                 {"environment", std::move(environment)}};
 }

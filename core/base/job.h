@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // One running tool call: its progress, its cancellation and its log lines. Owned by the Session,
 // lives on the Session's thread. Every front-end cancels through Session::cancel(), which lands here.
+// It lives in base/, below every runner that takes one (docs/hacking.md, "Layers").
 #pragma once
 
 #include "base/json.h"
-#include "session/toolresult.h"
+#include "base/toolresult.h"
 
 #include <QDateTime>
 #include <QObject>

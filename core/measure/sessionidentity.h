@@ -2,6 +2,8 @@
 // What a session that others join says of itself (issue 23): which process serves it, its host,
 // and the environment that decides what it measures. A CLI call joins only a session that would
 // measure what it would measure alone: never silently with another interpreter, host or card.
+// It sits in measure/ beside SessionPeers, whose GPU-sharing check names a session by it; the
+// MCP server (mcp/) sends it, in its initialize reply and its hotkernel/workers answers.
 #pragma once
 
 #include "base/json.h"
@@ -10,16 +12,14 @@
 
 namespace hotkernel {
 
-class Session;
-
 namespace SessionIdentity {
 
 // Where the identity travels: the _meta of the session's initialize reply.
 inline constexpr const char *MetaKey = "hotkernel/session";
 
-// {"served_by": servedBy, "pid": this process, "host": session.hostDisplay(), "executable": the
-// binary, "environment": {HOTKERNEL_PYTHON, CUDA_VISIBLE_DEVICES, PYTHONPATH}}.
-Json of(const Session &session, const QString &servedBy);
+// {"served_by": servedBy, "pid": this process, "host": hostDisplay (Session::hostDisplay()),
+// "executable": the binary, "environment": {HOTKERNEL_PYTHON, CUDA_VISIBLE_DEVICES, PYTHONPATH}}.
+Json of(const QString &hostDisplay, const QString &servedBy);
 // Empty when a call from this process that would run on host ("local", or the URL it was given)
 // may join the session that sent identity: the same binary, host and environment. Else why not,
 // naming both values and what to do.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "session/job.h"
+#include "base/job.h"
 
 namespace hotkernel {
 

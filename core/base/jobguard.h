@@ -4,7 +4,7 @@
 // helper must return without touching either. Lives on the Session's thread.
 #pragma once
 
-#include "session/job.h"
+#include "base/job.h"
 
 #include <QPointer>
 

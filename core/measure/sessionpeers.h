@@ -6,6 +6,8 @@
 // verify). A verify asks before its timed runs, so a process on the card is known to be another
 // session's by that session's word, never by its command line, which a candidate's child can
 // choose. Lives on the calling thread; nothing here blocks.
+// The asking side sits in measure/ beside GpuSharing, which verify feeds with it; the answering
+// side is the MCP server's (mcp/), which uses the method names below.
 #pragma once
 
 #include "base/json.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "mcp/sessionpeers.h"
+#include "measure/sessionpeers.h"
 
-#include "mcp/sessionidentity.h"
+#include "measure/sessionidentity.h"
 #include "process/runtimedir.h"
 
 #include <QDir>
