@@ -2,7 +2,8 @@
 """CUDA C++ kernels for candidate scripts, without a torch extension build.
 
 compile_cubin() runs nvcc once per source and GPU architecture (cached by content under
-$HOTKERNEL_CUBIN_CACHE or ~/.cache/hotkernel/cubin), and CudaModule loads the cubin through the
+$HOTKERNEL_CUBIN_CACHE, else $XDG_CACHE_HOME/hotkernel/cubin or ~/.cache/hotkernel/cubin: a verify
+worker's scratch, the only place it may write, sets both), and CudaModule loads the cubin through the
 driver API (libcuda.so.1, which every CUDA install has) and launches on torch's current stream, so
 launches are captured by CUDA graphs like any torch kernel. nvcc's output is captured and shown
 only when it fails.
@@ -42,7 +43,8 @@ def compile_cubin(source_path, device=None, extra_flags=()):
         source = f.read()
     nvcc = _nvcc()
     key = hashlib.sha256(source + "\0".join(flags + [nvcc]).encode()).hexdigest()[:24]
-    cache = os.environ.get("HOTKERNEL_CUBIN_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "hotkernel", "cubin")
+    cache = os.environ.get("HOTKERNEL_CUBIN_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "hotkernel", "cubin")
     os.makedirs(cache, exist_ok=True)
     stem = os.path.splitext(os.path.basename(source_path))[0]
     out = os.path.join(cache, "%s-%s-%s.cubin" % (stem, arch, key))

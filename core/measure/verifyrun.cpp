@@ -420,21 +420,9 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
             mismatches.append(why);
             break;
         }
-        if (const QString why = PairChecks::witnessed(outcomes[0], outcomes[1], pair, &witnessUnavailable,
-                                                      pair < o.warmup ? WitnessTrace::Time::Ignored
-                                                                      : WitnessTrace::Time::Compared);
-            !why.isEmpty()) {
-            verdict = QStringLiteral("invalid");
-            reason = why;
-            mismatches.append(why);
-            break;
-        }
-        witness = Json{{"baseline", PairChecks::witnessJson(outcomes[0])},
-                       {"candidate", PairChecks::witnessJson(outcomes[1])}};
-        if (pair >= o.warmup) {
-            PairChecks::addWitnessRatios(witnessRatios["baseline"], outcomes[0]);
-            PairChecks::addWitnessRatios(witnessRatios["candidate"], outcomes[1]);
-        }
+        // A side that failed its own check (its fn raised, or its outputs did not match) says why
+        // first: such a run may never have reached the timed or witnessed replays, and "not
+        // witnessed" would hide the real reason. Saying it cannot help a candidate: it loses.
         if (!lb.ok) {
             verdict = QStringLiteral("invalid");
             mismatches.append(
@@ -452,6 +440,21 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
                          .arg(pair)
                          .arg(lc.mismatch);
             break;
+        }
+        if (const QString why = PairChecks::witnessed(outcomes[0], outcomes[1], pair, &witnessUnavailable,
+                                                      pair < o.warmup ? WitnessTrace::Time::Ignored
+                                                                      : WitnessTrace::Time::Compared);
+            !why.isEmpty()) {
+            verdict = QStringLiteral("invalid");
+            reason = why;
+            mismatches.append(why);
+            break;
+        }
+        witness = Json{{"baseline", PairChecks::witnessJson(outcomes[0])},
+                       {"candidate", PairChecks::witnessJson(outcomes[1])}};
+        if (pair >= o.warmup) {
+            PairChecks::addWitnessRatios(witnessRatios["baseline"], outcomes[0]);
+            PairChecks::addWitnessRatios(witnessRatios["candidate"], outcomes[1]);
         }
         // Protocol 4: the candidate's ok is its own process's word. Its judged outputs are judged
         // again by the baseline worker, which never imported the candidate; that answer decides.

@@ -23,6 +23,7 @@ const std::pair<const char *, const char *> kFolders[] = {
     {"TORCH_EXTENSIONS_DIR", "torch-extensions"},
     {"CUDA_CACHE_PATH", "cuda"},
     {"XDG_CACHE_HOME", "cache"},
+    {"HOTKERNEL_CUBIN_CACHE", "cubin"}, // the examples' nvcc builds (examples/cuda_launch.py)
     {"PYTHONPYCACHEPREFIX", "pycache"},
     {"MPLCONFIGDIR", "matplotlib"},
 };

@@ -88,7 +88,10 @@ def main():
             if name.endswith(".py"):
                 shutil.copy(os.path.join(fixtures, name), tmp)
         shutil.copy(os.path.join(source, "resources", "contract", "_hotkernel_contract.py"), tmp)
-        env = dict(os.environ, HOTKERNEL_LOCK_DIR=tmp)
+        # A cache the user named outside every worker's scratch (the examples' nvcc builds; the GPU
+        # scripts set it): the scratch must name its own, or honest_caches.py cannot write there.
+        outside = os.path.join(tmp, "user-cubin-cache")
+        env = dict(os.environ, HOTKERNEL_LOCK_DIR=tmp, HOTKERNEL_CUBIN_CACHE=outside)
         runs = [(c, e, []) for c, e in sorted(EXPECTED.items())]
         runs += [(c, e, ["--fresh"]) for c, e in sorted(EXPECTED_FRESH.items())]
         for candidate, expected, extra in runs:

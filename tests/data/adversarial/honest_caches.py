@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Issue 41's control: an honest candidate that writes where a compiler would (a temp file through
-# TMPDIR, the Triton and Inductor cache variables, XDG_CACHE_HOME) and imports a module of its own
+# TMPDIR, the Triton and Inductor cache variables, XDG_CACHE_HOME, the examples' cubin cache) and imports a module of its own
 # (bytecode through PYTHONPYCACHEPREFIX). Expected: a normal verdict, confined.
 import os
 import tempfile
@@ -10,7 +10,8 @@ from gelu_baseline import TARGET
 
 import torch
 
-for variable in ("TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR", "XDG_CACHE_HOME", "CUDA_CACHE_PATH"):
+for variable in ("TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR", "XDG_CACHE_HOME", "CUDA_CACHE_PATH",
+                 "HOTKERNEL_CUBIN_CACHE"):
     folder = os.environ.get(variable)
     if folder:
         os.makedirs(os.path.join(folder, "honest"), exist_ok=True)
