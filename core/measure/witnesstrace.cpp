@@ -2,13 +2,13 @@
 #include "measure/witnesstrace.h"
 
 #include "base/boundedfile.h"
+#include "base/pendingbytes.h"
 
 #include <QFile>
 #include <QProcess>
 #include <QSocketNotifier>
 #include <QTemporaryDir>
 
-#include <cerrno>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -122,22 +122,10 @@ void WitnessTrace::drainPipe()
 {
     if (m_pipeRead < 0)
         return;
-    char buffer[65536];
-    while (true) {
-        // not a named file: the witness socket this object made, read without blocking
-        const ssize_t n = ::read(m_pipeRead, buffer, sizeof buffer);
-        if (n > 0) {
-            m_partial.append(buffer, n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n == 0) { // every writer is gone: nothing more can come
-            m_pipeNotifier.reset();
-            ::close(m_pipeRead);
-            m_pipeRead = -1;
-        }
-        break;
+    if (readPendingBytes(m_pipeRead, m_partial)) { // every writer is gone: nothing more can come
+        m_pipeNotifier.reset();
+        ::close(m_pipeRead);
+        m_pipeRead = -1;
     }
     if (m_partial.size() > BoundedFile::kJsonLimit) // a flood is not a trace: keep the newest
         m_partial = m_partial.right(BoundedFile::kJsonLimit);
@@ -298,6 +286,15 @@ void close(Placed &out, Assembly &a)
     out.emplace_back(a.position, std::move(a.window));
 }
 
+// The window's end line: what the tracer counted in it, and the window is done.
+void closeAtEnd(Placed &out, Assembly &a, const Json &end)
+{
+    a.window.complete = true;
+    a.window.announced = int(integerField(end, "kernels", -1));
+    a.window.dropped = integerField(end, "dropped", 0);
+    close(out, a);
+}
+
 // A tracer before format 2: lines in the order they came, as they were read until issue 41.
 void walkUnsequenced(const std::vector<const Record *> &records, Placed &out)
 {
@@ -311,10 +308,7 @@ void walkUnsequenced(const std::vector<const Record *> &records, Placed &out)
                 open = Assembly{};
                 open->position = r->position;
             } else if (phase == QLatin1String("end") && open) {
-                open->window.complete = true;
-                open->window.announced = int(integerField(r->json, "kernels", -1));
-                open->window.dropped = integerField(r->json, "dropped", 0);
-                close(out, *open);
+                closeAtEnd(out, *open, r->json);
                 open.reset();
             }
         } else if (r->type == QLatin1String("kernel") && open) {
@@ -402,10 +396,7 @@ void walkSequenced(std::vector<const Record *> records, long long pid, WitnessSe
                                  .arg(pid)
                                  .arg(begun)
                                  .arg(open->beginSeq));
-                open->window.complete = true;
-                open->window.announced = int(integerField(r->json, "kernels", -1));
-                open->window.dropped = integerField(r->json, "dropped", 0);
-                close(out, *open);
+                closeAtEnd(out, *open, r->json);
                 open.reset();
             }
         } else if (r->type == QLatin1String("kernel")) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "process/writeconfinement.h"
 
+#include "base/pendingbytes.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -61,19 +63,8 @@ QString WriteConfinement::result()
 {
     if (!m_result.isEmpty() || m_readEnd < 0)
         return m_result.isEmpty() ? QStringLiteral("none: no report") : m_result;
-    QByteArray text;
-    char buffer[1024];
-    while (text.size() < kReportLimit) {
-        // not a named file: the report pipe this object made, read without blocking
-        const ssize_t n = ::read(m_readEnd, buffer, sizeof buffer);
-        if (n > 0) {
-            text.append(buffer, n);
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        break; // EOF, or EAGAIN: the supervisor wrote nothing (yet)
-    }
+    QByteArray text; // empty when the supervisor wrote nothing (yet)
+    readPendingBytes(m_readEnd, text, kReportLimit);
     ::close(m_readEnd);
     m_readEnd = -1;
     const QString line = QString::fromUtf8(text.left(text.indexOf('\n'))).trimmed();
