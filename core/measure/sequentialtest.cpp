@@ -222,19 +222,16 @@ QString SequentialTest::reason(SequentialVerdict verdict) const
     const QString level = QString::number((1 - m_options.alpha) * 100, 'g', 4);
     switch (verdict) {
     case SequentialVerdict::Faster:
-        return QStringLiteral("the candidate is %1 after %2 pairs; \"not faster\" is rejected (always-valid "
-                              "p = %3), %4% confidence sequence of the speedup %5")
+    case SequentialVerdict::Slower: {
+        const bool faster = verdict == SequentialVerdict::Faster;
+        return QStringLiteral("the candidate is %1 after %2 pairs; \"%3\" is rejected (always-valid "
+                              "p = %4), %5% confidence sequence of the speedup %6")
             .arg(gap)
             .arg(m_n)
-            .arg(m_pNotFaster, 0, 'g', 3)
+            .arg(faster ? QStringLiteral("not faster") : QStringLiteral("not slower"))
+            .arg(faster ? m_pNotFaster : m_pNotSlower, 0, 'g', 3)
             .arg(level, sequence);
-    case SequentialVerdict::Slower:
-        return QStringLiteral("the candidate is %1 after %2 pairs; \"not slower\" is rejected (always-valid "
-                              "p = %3), %4% confidence sequence of the speedup %5")
-            .arg(gap)
-            .arg(m_n)
-            .arg(m_pNotSlower, 0, 'g', 3)
-            .arg(level, sequence);
+    }
     case SequentialVerdict::Equivalent:
         return QStringLiteral("the candidate is within the minimum effect %1 of the baseline after %2 pairs "
                               "(%3; always-valid p of a larger difference = %4)")
