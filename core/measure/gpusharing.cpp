@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/gpusharing.h"
 
-#include "base/boundedfile.h"
 #include "process/processancestry.h"
 
 #include <QFile>
@@ -13,26 +12,9 @@
 
 namespace hotkernel::GpuSharing {
 
-namespace {
-// Field k (0: the state) after the command name of /proc/PID/stat; 0 when the process is gone.
-long long statField(long long pid, int k)
-{
-    const BoundedFile::Read stat = BoundedFile::read(QStringLiteral("/proc/%1/stat").arg(pid), 64 * 1024);
-    if (!stat.ok())
-        return 0;
-    const QByteArray &text = stat.bytes;
-    // The command name is in parentheses and may hold spaces or ')': read after the last one.
-    const qsizetype close = text.lastIndexOf(')');
-    if (close < 0)
-        return 0;
-    const QList<QByteArray> fields = text.mid(close + 2).split(' ');
-    return fields.size() > k ? fields.at(k).toLongLong() : 0;
-}
-} // namespace
-
 long long processGroupOf(long long pid)
 {
-    return statField(pid, 2);
+    return ProcessAncestry::statField(pid, 2).value_or(0);
 }
 
 void attribute(std::vector<Other> &others, const std::vector<PeerProcess> &peers,

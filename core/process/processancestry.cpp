@@ -18,25 +18,31 @@ long long ProcessAncestry::peerPid(qintptr socketDescriptor)
     return credentials.pid;
 }
 
+std::optional<long long> ProcessAncestry::statField(long long pid, int k)
+{
+    const BoundedFile::Read stat = BoundedFile::read(QStringLiteral("/proc/%1/stat").arg(pid), 64 * 1024);
+    if (!stat.ok())
+        return std::nullopt;
+    // The command name in parentheses may itself hold ") ": the fields follow the last ')'.
+    const qsizetype close = stat.bytes.lastIndexOf(')');
+    if (close < 0)
+        return 0;
+    const QList<QByteArray> fields = stat.bytes.mid(close + 1).simplified().split(' ');
+    return fields.size() > k ? fields.at(k).toLongLong() : 0;
+}
+
 QList<long long> ProcessAncestry::lineOf(long long pid)
 {
     QList<long long> line;
     // 4096 levels is far deeper than any real tree; it only bounds a loop /proc could never make.
     while (pid > 0 && line.size() < 4096) {
-        const BoundedFile::Read stat = BoundedFile::read(QStringLiteral("/proc/%1/stat").arg(pid), 4096);
-        if (!stat.ok())
+        const std::optional<long long> parent = statField(pid, 1);
+        if (!parent)
             break;
         line << pid;
-        if (pid == 1)
+        if (pid == 1 || *parent == pid)
             break;
-        // The command name in parentheses may itself hold ") ": the fields follow the last ')'.
-        const qsizetype close = stat.bytes.lastIndexOf(')');
-        const QList<QByteArray> fields = stat.bytes.mid(close + 1).simplified().split(' ');
-        bool ok = false;
-        const long long parent = fields.size() >= 2 ? fields.at(1).toLongLong(&ok) : -1;
-        if (close < 0 || !ok || parent == pid)
-            break;
-        pid = parent;
+        pid = *parent; // 0 when unreadable: the walk ends
     }
     return line;
 }

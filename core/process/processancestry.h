@@ -7,11 +7,16 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 namespace hotkernel {
 
 class ProcessAncestry
 {
 public:
+    // Field k of /proc/PID/stat counted after the command name (0: the state, 1: the parent, 2:
+    // the process group); nullopt when the process is gone, 0 when the field cannot be read.
+    static std::optional<long long> statField(long long pid, int k);
     // The pid of the process connected to a Unix socket descriptor (SO_PEERCRED), or -1.
     static long long peerPid(qintptr socketDescriptor);
     // pid, its parent, its parent's parent, ... up to pid 1, read from /proc/PID/stat; empty when
