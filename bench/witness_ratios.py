@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Honest runs' reported time over their GPU witness: the measurement behind WitnessTrace's
-kMinReportedOverBusy and kMaxReportedOverSpan (core/measure/witnesstrace.h, issue 41).
+kMinReportedOverBusy and kMaxReportedOverSpan (core/measure/witnesstrace.h, issue 41), and the
+timed windows' spans over the core's bracket behind BracketClock's kMinWitnessedOverBracket
+(protocol 5).
 
     python3 bench/witness_ratios.py RESULT [RESULT ...] [--margin 0.05]
 
@@ -26,7 +28,7 @@ import os
 import sys
 
 SIDES = ("baseline", "candidate")
-RATIOS = ("reported_over_busy", "reported_over_span")
+RATIOS = ("reported_over_busy", "reported_over_span", "witnessed_over_bracket")
 
 
 def results_in(path):
@@ -72,7 +74,7 @@ def ratios_of(result):
         reported = w.get("reported_ms_per_call", samples[-1] if samples else None)
         if not isinstance(reported, (int, float)):
             continue
-        for r, key in zip(RATIOS, ("busy_ms_per_call", "span_ms_per_call")):
+        for r, key in zip(RATIOS[:2], ("busy_ms_per_call", "span_ms_per_call")):
             if isinstance(w.get(key), (int, float)) and w[key] > 0:
                 out[side][r].append(reported / w[key])
     return out
@@ -147,6 +149,12 @@ def main():
     if high is not None:
         print("  kMaxReportedOverSpan = %.2f   (highest honest %.4f + margin %.2f)" %
               (math.ceil((high + args.margin) * 100) / 100, high, args.margin))
+    bracket = min(pooled["baseline"]["witnessed_over_bracket"] + pooled["candidate"]["witnessed_over_bracket"],
+                  default=None)
+    if bracket is not None:
+        print("suggested bound (core/measure/bracketclock.h):")
+        print("  kMinWitnessedOverBracket = %.2f   (lowest honest %.4f - margin %.2f)" %
+              (math.floor((bracket - args.margin) * 100) / 100, bracket, args.margin))
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ QStringList FreshScriptRunner::runArguments(int runIndex) const
         args << QStringLiteral("--judge-dir") << m_judgeDir;
     if (m_eventsTimer)
         args << QStringLiteral("--timer") << QStringLiteral("events");
+    if (m_bracket)
+        args << QStringLiteral("--bracket");
     return args;
 }
 

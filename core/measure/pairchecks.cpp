@@ -2,10 +2,24 @@
 #include "measure/pairchecks.h"
 
 #include "base/json.h"
+#include "measure/bracketclock.h"
+
+#include <optional>
 
 namespace hotkernel {
 
 namespace {
+
+long long iterationsOf(const Json &line)
+{
+    const auto it = line.find("iters");
+    return it != line.end() && it->is_number_integer() ? it->get<long long>() : 0;
+}
+
+Json optionalJson(std::optional<double> v)
+{
+    return v ? Json(*v) : Json();
+}
 
 bool cudaRun(const RunOutcome &o)
 {
@@ -52,9 +66,9 @@ double witnessedCalls(const RunOutcome &o)
 
 Json PairChecks::witnessJson(const RunOutcome &o)
 {
-    if (!cudaRun(o) || o.witness.size() != 1)
+    if (!cudaRun(o) || o.witness.empty())
         return Json();
-    const WitnessWindow &w = o.witness.front();
+    const WitnessWindow &w = o.witness.back(); // the judged replay's
     const double calls = witnessedCalls(o);
     const auto perCall = [calls](long long ns) {
         return calls > 0 ? Json(double(ns) / 1e6 / calls) : Json();
@@ -67,7 +81,10 @@ Json PairChecks::witnessJson(const RunOutcome &o)
                 {"span_ms_per_call", perCall(w.spanNs)},
                 {"reported_ms_per_call", ms != o.line.json.end() && ms->is_number() ? *ms : Json()},
                 {"graphs", w.graphIds.size()},
-                {"kernels_outside_graph", w.outsideGraph}};
+                {"kernels_outside_graph", w.outsideGraph},
+                {"timed_windows", o.line.json.value("timed_windows", 0LL)},
+                {"timed_ms_per_call", optionalJson(WitnessTrace::timedMsPerCall(o.witness, o.line.json))},
+                {"bracket_ms", o.bracketSeconds >= 0 ? Json(o.bracketSeconds * 1e3) : Json()}};
 }
 
 void PairChecks::addWitnessRatios(Json &ratios, const RunOutcome &o)
@@ -75,6 +92,10 @@ void PairChecks::addWitnessRatios(Json &ratios, const RunOutcome &o)
     const Json w = witnessJson(o);
     if (!w.is_object() || !w["reported_ms_per_call"].is_number())
         return;
+    // Protocol 5: the timed windows' spans added up over the core's bracket around them.
+    if (const std::optional<double> total = WitnessTrace::timedTotalMs(o.witness, o.line.json);
+        total && o.bracketSeconds > 0)
+        ratios["witnessed_over_bracket"].push_back(*total / (o.bracketSeconds * 1e3));
     const double reported = w["reported_ms_per_call"].get<double>();
     for (const auto &[key, denominator] : {std::pair{"reported_over_busy", "busy_ms_per_call"},
                                            std::pair{"reported_over_span", "span_ms_per_call"}}) {
@@ -137,6 +158,67 @@ QString PairChecks::differentTimers(const RunLine &lb, const RunLine &lc)
     return QStringLiteral("the %1 could not be captured in a CUDA graph (%2)")
         .arg(&plain == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"),
              why.isEmpty() ? QStringLiteral("its line gives no reason") : why);
+}
+
+QString PairChecks::bracketed(const RunOutcome &o, const QString &side, int pair)
+{
+    if (!o.bracketFault.isEmpty())
+        return QStringLiteral("the %1's run %2 broke the bracket around its timed replays: %3")
+            .arg(side)
+            .arg(pair)
+            .arg(o.bracketFault);
+    if (!o.line.ok)
+        return {}; // a failed run is judged by its failure, not by its time
+    if (o.bracketSeconds < 0)
+        return QStringLiteral(
+                   "the %1's run %2 never said its timed replays were armed and done, so the core's "
+                   "clock could not bound them: the contract does (protocol 5), so something "
+                   "in the process kept those lines from hotkernel")
+            .arg(side)
+            .arg(pair);
+    const bool gpu = cudaRun(o);
+    std::optional<double> totalMs = gpu ? WitnessTrace::timedTotalMs(o.witness, o.line.json) : std::nullopt;
+    if (!totalMs) {
+        const long long iters = iterationsOf(o.line.json);
+        if (iters <= 0 || o.line.samplesMs.empty())
+            return {};
+        totalMs = 0;
+        for (double s : o.line.samplesMs)
+            *totalMs += s * double(iters);
+    }
+    const double bracketMs = o.bracketSeconds * 1e3;
+    const QString what = gpu ? QStringLiteral("the GPU's witness of its timed replays adds up to")
+                             : QStringLiteral("its timed replays report");
+    if (*totalMs > bracketMs * BracketClock::kMaxTotalOverBracket + 1.0)
+        return QStringLiteral(
+                   "%1 %2 ms, but the core's clock saw %3 ms from its go to their end: the %4's run %5 "
+                   "reports more than it took")
+            .arg(what)
+            .arg(*totalMs, 0, 'f', 3)
+            .arg(bracketMs, 0, 'f', 3)
+            .arg(side)
+            .arg(pair);
+    const double least = gpu ? BracketClock::kMinWitnessedOverBracket : BracketClock::kMinReportedOverBracket;
+    const double compared = gpu ? BracketClock::kMinComparedGpuSeconds : BracketClock::kMinComparedCpuSeconds;
+    if (o.bracketSeconds >= compared && *totalMs < bracketMs * least)
+        return QStringLiteral("%1 %2 ms, but the core's clock saw %3 ms from its go to their end (at least "
+                              "%4 of it is the replays' on an honest run): the %5's run %6 is not the time "
+                              "its replays took")
+            .arg(what)
+            .arg(*totalMs, 0, 'f', 3)
+            .arg(bracketMs, 0, 'f', 3)
+            .arg(least)
+            .arg(side)
+            .arg(pair);
+    return {};
+}
+
+double PairChecks::timeOf(const RunOutcome &o)
+{
+    if (cudaRun(o))
+        if (const std::optional<double> ms = WitnessTrace::timedMsPerCall(o.witness, o.line.json))
+            return *ms;
+    return o.line.ms;
 }
 
 } // namespace hotkernel

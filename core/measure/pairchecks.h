@@ -27,6 +27,15 @@ QString untrusted(const RunLine &lb, const RunLine &lc, int pair, quint64 judgeS
 QString witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable,
                   WitnessTrace::Time time = WitnessTrace::Time::Compared);
 
+// Protocol 5 (issue 41): why a run's timed replays are not what the core's own clock saw around
+// them (BracketClock), or empty. The total is the witnessed spans on a witnessed GPU run, the
+// reported samples otherwise. A run whose contract never said armed and done was not bracketed.
+QString bracketed(const RunOutcome &o, const QString &side, int pair);
+
+// The run's time per call that verify compares: the GPU's (WitnessTrace::timedMsPerCall) when the
+// run's timed replays were witnessed, else what the run reported.
+double timeOf(const RunOutcome &o);
+
 // What the witness of one side's run showed, for the result (null when it was not witnessed).
 Json witnessJson(const RunOutcome &o);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/processperrunrunner.h"
 
+#include "measure/bracketclock.h"
+
 #include "base/job.h"
 #include "base/usererror.h"
 #include "measure/workerscratch.h"
@@ -153,7 +155,15 @@ QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
     const Sandbox box = sandbox(witness.get());
     const std::shared_ptr<QString> seen = m_confinement;
     // Nothing of this runner is read after the co_await: its owner may have let it go meanwhile.
-    const LineAnswer answers = runAnswers(runIndex);
+    const LineAnswer seedAnswers = runAnswers(runIndex);
+    const auto bracket = m_bracket ? std::make_shared<BracketClock>(runIndex) : nullptr;
+    LineAnswer answers = seedAnswers;
+    if (bracket)
+        answers = [bracket, seedAnswers](const QByteArray &line) {
+            if (const std::optional<QByteArray> reply = bracket->take(line))
+                return *reply;
+            return seedAnswers ? seedAnswers(line) : QByteArray();
+        };
     const Finished f =
         co_await execute(m_options, runArguments(runIndex), box, answers, runIndex, m_wording, m_job);
     if (!f.confinement.isEmpty() && (seen->isEmpty() || WriteConfinement::confined(*seen)))
@@ -169,6 +179,10 @@ QCoro::Task<RunOutcome> ProcessPerRunRunner::run(int runIndex)
     if (!line)
         throw UserError(error + f.stderrText);
     outcome.line = std::move(*line);
+    if (bracket) {
+        outcome.bracketSeconds = bracket->seconds();
+        outcome.bracketFault = bracket->fault();
+    }
     if (witness) {
         outcome.witnessed = true;
         outcome.witness = witness->takeNew();

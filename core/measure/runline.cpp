@@ -14,11 +14,11 @@ constexpr int kProtocol = RunLineParser::kProtocol;
 QString oldProtocol(int spoken)
 {
     return QStringLiteral(
-               "speaks protocol %1 but this hotkernel reads protocol %2 (issue 19: the outputs are "
-               "now judged outside the candidate's process); re-vendor the contract with "
-               "`hotkernel new NAME --force` in the same folder (it rewrites NAME_candidate.py "
-               "too: keep a copy of it), or copy _hotkernel_contract.py from a folder this "
-               "hotkernel made")
+               "speaks protocol %1 but this hotkernel reads protocol %2 (protocol 5: the core's "
+               "clock brackets the timed replays and the GPU witnesses each of them); re-vendor "
+               "the contract with `hotkernel new NAME --from MODULE:FN --shape ... --force` in the "
+               "same folder (it keeps NAME_candidate.py as it is), or copy _hotkernel_contract.py "
+               "from a folder this hotkernel made")
         .arg(spoken)
         .arg(kProtocol);
 }

@@ -39,7 +39,7 @@ class RunLineParser
 {
 public:
     // The worker protocol this hotkernel speaks (docs/contract.md); other versions are refused.
-    static constexpr int kProtocol = 4;
+    static constexpr int kProtocol = 5;
 
     // The fields two lines must agree on for a pair to be valid (docs/contract.md).
     static const std::vector<const char *> &identityFields();

@@ -42,6 +42,10 @@ struct RunOutcome
     double wallSeconds = 0;             // from request to answer, including a fresh process's start-up
     bool witnessed = false;             // the process ran under the tracer in witness mode
     std::vector<WitnessWindow> witness; // the tracer's windows for this run
+    // Protocol 5: the core's clock from its go to the worker's "done" around the timed replays
+    // (BracketClock); -1 when the run was not bracketed or the events did not come in order.
+    double bracketSeconds = -1;
+    QString bracketFault; // why the bracket events broke the protocol, else empty
 };
 
 struct JudgeOutcome
@@ -100,6 +104,8 @@ public:
     // Issue 19: verify asks both sides for the events timer when one side cannot be graph-captured,
     // so that their times are comparable. False: the contract chooses (a graph when it can).
     void setEventsTimer(bool events) { m_eventsTimer = events; }
+    // Issue 41: verify asks for the bracket (BracketClock) around every run's timed replays.
+    void setBracket(bool bracket) { m_bracket = bracket; }
 
 protected:
     explicit ScriptRunner(ScriptRunnerOptions options) : m_options(std::move(options)) {}
@@ -107,6 +113,7 @@ protected:
     std::optional<quint64> m_judgeSeed;
     QString m_judgeDir;
     bool m_eventsTimer = false;
+    bool m_bracket = false;
 };
 
 } // namespace hotkernel

@@ -481,7 +481,14 @@ TargetScaffold::Prepared TargetScaffold::prepare(const TargetRequest &request, c
     };
     for (const auto &[name, bytes] : std::as_const(prepared.files)) {
         const QString existing = out.filePath(name);
-        if ((!QFileInfo::exists(existing) && !QFileInfo(existing).isSymLink()) || request.force)
+        const bool exists = QFileInfo::exists(existing) || QFileInfo(existing).isSymLink();
+        // The candidate is the user's work: --force (re-vendoring the contract, a new baseline)
+        // never overwrites it; removing it first starts a new one.
+        if (exists && request.force && name == candidateFileName(request.name)) {
+            prepared.keepCandidate = true;
+            continue;
+        }
+        if (!exists || request.force)
             continue;
         if (name == contractFileName()) {
             const BoundedFile::Read current =
@@ -530,8 +537,10 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     // Opened without leaving the working directory: no '..', no symlink that leads out of it.
     const ConfinedDir out = ConfinedDir::open(workDir.root(), workDir.relative(outDir));
     staging.emplace(out, QStringLiteral("new"));
+    const QString keptName = prepared.keepCandidate ? candidateFileName(request.name) : QString();
     for (const auto &[name, bytes] : files)
-        staging->dir().write(name, bytes);
+        if (name != keptName)
+            staging->dir().write(name, bytes);
 
     // Import check: the baseline imports --from (and resolves --reference/--derive) in the user's
     // interpreter. The staged scripts resolve ./file.py paths and local modules against the out dir, where
@@ -602,8 +611,10 @@ QCoro::Task<ScaffoldResult> TargetScaffold::write(TargetRequest request, WorkDir
     result.outDir = outDir;
     result.python = python;
     result.checkOutput = QString::fromUtf8(check.standardOutput).trimmed();
+    result.keptCandidate = prepared.keepCandidate;
     for (const auto &[name, bytes] : files) {
-        out.moveFrom(staging->dir(), name, name);
+        if (name != keptName)
+            out.moveFrom(staging->dir(), name, name);
         result.files.append(out.filePath(name));
     }
     succeeded = true;

@@ -67,6 +67,9 @@ struct ScaffoldResult
     QStringList files;   // absolute paths written
     QString python;      // interpreter used for the import check
     QString checkOutput; // the import check's JSON line
+    // --force over an existing target keeps its candidate (issue 41's migration: re-vendoring the
+    // contract for a new protocol must not cost the user their work); files still lists it.
+    bool keptCandidate = false;
 };
 
 class TargetScaffold
@@ -93,6 +96,7 @@ public:
         TargetPlan plan;
         QString outDir;                              // absolute
         QList<std::pair<QString, QByteArray>> files; // file name in outDir, content
+        bool keepCandidate = false;                  // an existing candidate stays as it is (--force)
     };
     static Prepared prepare(const TargetRequest &request, const WorkDir &workDir);
 

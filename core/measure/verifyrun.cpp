@@ -119,8 +119,8 @@ std::unique_ptr<QTemporaryDir> makeJudgeDir(const QString &scratch)
     return dir;
 }
 
-// The judge directory and the forced events timer hold for this verify only: a kept worker serves
-// later calls, which have no judge and whose other side may be capturable.
+// The judge directory, the forced events timer and the bracket hold for this verify only: a kept
+// worker serves later calls, which have no judge and whose other side may be capturable.
 struct PerVerifySettings
 {
     ScriptRunner *baseline;
@@ -128,8 +128,10 @@ struct PerVerifySettings
     ~PerVerifySettings()
     {
         candidate->setJudgeDir({});
-        for (ScriptRunner *r : {baseline, candidate})
+        for (ScriptRunner *r : {baseline, candidate}) {
             r->setEventsTimer(false);
+            r->setBracket(false);
+        }
     }
 };
 
@@ -208,6 +210,8 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
     b.prepared.runner->setJudgeDir({});
     b.prepared.runner->setEventsTimer(false);
     c.prepared.runner->setEventsTimer(false);
+    b.prepared.runner->setBracket(true);
+    c.prepared.runner->setBracket(true);
     const PerVerifySettings perVerify{b.prepared.runner.get(), c.prepared.runner.get()};
     python = co_await MeasureSetup::confirmedInterpreter(session, python, job, release);
     if (!job || job->isCancelled())
@@ -297,6 +301,9 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
     int runsDone = 0;
     Json judgeSeeds = Json::array();
     QString witnessUnavailable;
+    // Pairs re-run because a bracket disagreed (at most kBracketRetries, then invalid).
+    constexpr int kBracketRetries = 2;
+    int bracketRetries = 0;
     Json witness; // the last pair's witness, per side
     Json witnessRatios = {{"baseline", Json::object()}, {"candidate", Json::object()}}; // measured pairs
     int judgedRuns = 0;
@@ -450,6 +457,26 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
             mismatches.append(why);
             break;
         }
+        // Protocol 5: a bracket that disagrees is re-run a few times (a machine busy elsewhere can
+        // hold a worker between its replays), then the verify is invalid; a warm-up pair's start
+        // overlaps the other side's (issue 23) and is not held to it.
+        if (pair >= o.warmup) {
+            QString why = PairChecks::bracketed(outcomes[0], QStringLiteral("baseline"), pair);
+            if (why.isEmpty())
+                why = PairChecks::bracketed(outcomes[1], QStringLiteral("candidate"), pair);
+            if (!why.isEmpty() && bracketRetries < kBracketRetries) {
+                ++bracketRetries;
+                warnings.append(QStringLiteral("run %1 was measured again: %2").arg(pair).arg(why));
+                ++pair;
+                continue;
+            }
+            if (!why.isEmpty()) {
+                verdict = QStringLiteral("invalid");
+                reason = why;
+                mismatches.append(why);
+                break;
+            }
+        }
         witness = Json{{"baseline", PairChecks::witnessJson(outcomes[0])},
                        {"candidate", PairChecks::witnessJson(outcomes[1])}};
         if (pair >= o.warmup) {
@@ -544,8 +571,10 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
             continue;
         }
         if (pair >= o.warmup) {
-            b.ms.push_back(lb.ms);
-            c.ms.push_back(lc.ms);
+            // The GPU's account of the timed replays where it was witnessed (protocol 5): what the
+            // worker printed was only held against it.
+            b.ms.push_back(PairChecks::timeOf(outcomes[0]));
+            c.ms.push_back(PairChecks::timeOf(outcomes[1]));
         }
         ++pair;
         const int measured = int(b.ms.size());

@@ -16,6 +16,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QProcess;
@@ -99,6 +100,13 @@ public:
     // result line (iters, timer, ms, witness_replays); `windows` what takeNew() gave for it.
     static QString violation(const std::vector<WitnessWindow> &windows, const Json &line,
                              Time time = Time::Compared);
+    // Protocol 5 (issue 41): the run's time per call as the GPU saw it, the median over its timed
+    // replays' windows of each window's span (first kernel's start to last kernel's end) over the
+    // block's calls. The time verify compares; what the worker reported is a cross-check
+    // (violation()). std::nullopt when the line names no timed windows.
+    static std::optional<double> timedMsPerCall(const std::vector<WitnessWindow> &windows, const Json &line);
+    // The timed windows' spans added up, in ms (what the bracket bounds); std::nullopt as above.
+    static std::optional<double> timedTotalMs(const std::vector<WitnessWindow> &windows, const Json &line);
     // The variables that inject `tracer` in witness mode, writing to path().
     QProcessEnvironment environment(const QString &tracer) const;
     // A new trace whose tracer a process about to start will load: its environment becomes the

@@ -398,7 +398,8 @@ QCoro::Task<bool> WorkerScriptRunner::waitReady()
 }
 
 QCoro::Task<bool> WorkerScriptRunner::exchange(QByteArray request, QString what, QByteArray *line,
-                                               double *wallSeconds, std::optional<LateSeed> lateSeed)
+                                               double *wallSeconds, std::optional<LateSeed> lateSeed,
+                                               BracketClock *bracket)
 {
     const QString name = m_options.displayName;
     if (m_cancelled || (m_job && m_job->isCancelled()))
@@ -423,9 +424,18 @@ QCoro::Task<bool> WorkerScriptRunner::exchange(QByteArray request, QString what,
     WaitEnd end = co_await nextLine(line);
     if (!self)
         throw UserError(QStringLiteral("%1 %2: the worker was discarded mid-run").arg(name, what));
-    // The contract asks for a late judge seed mid-run (JudgeSeedRequest); answer it once.
-    if (end == WaitEnd::Line && lateSeed && JudgeSeedRequest::matches(*line, lateSeed->run)) {
-        m_process->write(JudgeSeedRequest::answer(lateSeed->seed));
+    // Mid-run lines: the contract asks for a late judge seed (JudgeSeedRequest; answered once) and
+    // says when its timed replays are armed and done (BracketClock).
+    while (end == WaitEnd::Line) {
+        if (lateSeed && JudgeSeedRequest::matches(*line, lateSeed->run)) {
+            m_process->write(JudgeSeedRequest::answer(lateSeed->seed));
+            lateSeed.reset();
+        } else if (const std::optional<QByteArray> reply = bracket ? bracket->take(*line) : std::nullopt) {
+            if (!reply->isEmpty())
+                m_process->write(*reply);
+        } else {
+            break;
+        }
         end = co_await nextLine(line);
         if (!self)
             throw UserError(QStringLiteral("%1 %2: the worker was discarded mid-run").arg(name, what));
@@ -471,14 +481,17 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
             QByteArray(", \"judge_dir\": ") + QByteArray::fromStdString(Json(toStd(m_judgeDir)).dump());
     if (m_eventsTimer)
         request += QByteArray(", \"timer\": \"events\"");
+    if (m_bracket)
+        request += QByteArray(", \"bracket\": true");
     request += "}\n";
     QByteArray line;
     QPointer<WorkerScriptRunner> self(this);
     std::optional<LateSeed> late;
     if (m_judgeSeed)
         late = LateSeed{runIndex, *m_judgeSeed};
-    if (!co_await exchange(request, QStringLiteral("run %1").arg(runIndex), &line, &outcome.wallSeconds,
-                           late)) {
+    BracketClock bracket(runIndex);
+    if (!co_await exchange(request, QStringLiteral("run %1").arg(runIndex), &line, &outcome.wallSeconds, late,
+                           m_bracket ? &bracket : nullptr)) {
         outcome.cancelled = true;
         co_return outcome;
     }
@@ -493,6 +506,8 @@ QCoro::Task<RunOutcome> WorkerScriptRunner::run(int runIndex)
     }
     ++m_runsServed;
     outcome.line = std::move(*parsed);
+    outcome.bracketSeconds = bracket.seconds();
+    outcome.bracketFault = bracket.fault();
     recordSources(outcome.line.json);
     if (m_witness) {
         outcome.witnessed = true;

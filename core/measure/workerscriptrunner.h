@@ -5,6 +5,7 @@
 // request with a message naming the run. Lives on the Session's thread; never blocks it.
 #pragma once
 
+#include "measure/bracketclock.h"
 #include "measure/scriptrunner.h"
 #include "measure/spareworker.h"
 
@@ -81,8 +82,11 @@ private:
         int run = 0;
         quint64 seed = 0;
     };
+    // The lines the contract prints mid-run before its answer (a late seed's question, the
+    // bracket's events) are answered here and never returned as the answer.
     QCoro::Task<bool> exchange(QByteArray request, QString what, QByteArray *line, double *wallSeconds,
-                               std::optional<LateSeed> lateSeed = std::nullopt);
+                               std::optional<LateSeed> lateSeed = std::nullopt,
+                               BracketClock *bracket = nullptr);
     // Something a waiting request may care about happened: a line, an exit, a timeout, a cancel.
     void wakeUp();
     QFuture<void> armWake();

@@ -116,7 +116,9 @@ void registerBenchTool(ToolRegistry &registry)
           {"runs",
            {{"type", "array"},
             {"description",
-             "every measured run: run index, ms, timer, the run's per-replay samples_ms, max_err, wall_s"},
+             "every measured run: run index, ms (the GPU's witnessed time where the tracer witnessed the "
+             "timed replays, protocol 5), reported_ms (what the script printed), timer, the run's per-replay "
+             "samples_ms, max_err, wall_s"},
             {"items", {{"type", "object"}}}}},
           {"roofline_inputs",
            {{"type", "object"},

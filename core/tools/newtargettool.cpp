@@ -5,6 +5,7 @@
 #include "base/job.h"
 #include "base/usererror.h"
 #include "measure/measuresetup.h"
+#include "measure/runline.h"
 #include "measure/targetscaffold.h"
 #include "measure/tracetarget.h"
 #include "process/processspec.h"
@@ -95,7 +96,11 @@ Json outputSchema()
         Json{{"type", "string"}, {"description", "Folder written, relative to the working directory."}};
     p["files"] = Json{{"type", "array"},
                       {"items", Json{{"type", "string"}}},
-                      {"description", "Files written, relative to the working directory."}};
+                      {"description", "Files written, relative to the working directory (the candidate "
+                                      "even when kept)."}};
+    p["kept_candidate"] = Json{{"type", "boolean"},
+                               {"description", "--force over an existing target kept its candidate as it "
+                                               "was: only the baseline and the contract were rewritten."}};
     p["python"] = Json{{"type", "object"},
                        {"description", "The interpreter that checked the import, and where it was found."},
                        {"properties", Json{{"path", Json{{"type", "string"}}},
@@ -249,14 +254,17 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
                     {"extra", toJson(request.extra)},
                     {"out_dir", toStd(workDir.relative(written.outDir))},
                     {"files", toJson(files)},
+                    {"kept_candidate", written.keptCandidate},
                     {"python", Json{{"path", toStd(python.path)},
                                     {"source", toStd(python.source)},
                                     {"torch", toStd(python.torchVersion)}}},
                     {"next_steps", toJson(next)}};
-    const QStringList roles = {QStringLiteral("the function to beat and the target definition"),
-                               QStringLiteral("starts as the baseline: the file to edit"),
-                               QStringLiteral("the measurement contract (protocol 4)"),
-                               QStringLiteral("the traced aten op with its recorded arguments")};
+    const QStringList roles = {
+        QStringLiteral("the function to beat and the target definition"),
+        written.keptCandidate ? QStringLiteral("kept as it was (--force never overwrites a candidate)")
+                              : QStringLiteral("starts as the baseline: the file to edit"),
+        QStringLiteral("the measurement contract (protocol %1)").arg(RunLineParser::kProtocol),
+        QStringLiteral("the traced aten op with its recorded arguments")};
     QString text = QStringLiteral("new %1: wrote %2 files\n").arg(request.name).arg(files.size());
     for (qsizetype i = 0; i < files.size(); ++i)
         text += QStringLiteral("  %1  %2\n").arg(files.at(i).leftJustified(36), roles.value(i));

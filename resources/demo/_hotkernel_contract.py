@@ -24,8 +24,17 @@ import threading
 import time
 import traceback
 
-PROTOCOL = 4
+PROTOCOL = 5
 REPLAYS = 5
+# Protocol 5 (issue 41): on the GPU, timed replays are added until they last about this long, so
+# that the core's own clock around them (the bracket: armed, go, done) bounds what they took; at
+# most MAX_REPLAYS. The bracket's ratio is measured in docs/contract.md.
+BRACKET_S = 0.020
+MAX_REPLAYS = 40
+# A CPU run has no witness: the bracket is all that bounds its samples, and the core's clock there
+# wobbles by milliseconds (process wake-ups), so its replays last longer.
+CPU_BRACKET_S = 0.060
+CPU_MAX_REPLAYS = 100
 # Words of each judged input sampled into its fingerprint (_Bench._inputs_digest).
 _DIGEST_SAMPLE = 1 << 16
 
@@ -709,24 +718,34 @@ class _Bench:
         return True, worst, None
 
     # Timing
-    def time_block(self, timer=None):
-        """(per-call ms samples, timer, timer_note, outs, run_block): outs maps set index to the
-        timed block's last output of that set; run_block runs the block again (untimed). timer
-        "events" skips the CUDA graph: verify asks both sides for it when one of them cannot be
-        captured, so that their times come from the same timer."""
+    def time_block(self, timer=None, run=0, bracket=False):
+        """(per-call ms samples, timer, timer_note, outs, run_block, timed windows): outs maps set
+        index to the timed block's last output of that set; run_block runs the block again
+        (untimed). timer "events" skips the CUDA graph: verify asks both sides for it when one of
+        them cannot be captured, so that their times come from the same timer. With bracket, the
+        timed replays wait for the core's go and say when they are done (_Bracket). On the GPU each
+        timed replay runs in its own witness window when the core asked for a witness, and the
+        inputs are drawn afresh between timed replays (protocol 5)."""
         t = self.torch
         iters, k = self.definition["iters"], self.k
         if self.device == "cpu":
             # A tuple, never a list: nothing another thread holds can change a sample in place.
             samples = ()
             outs = None
-            for _ in range(REPLAYS):
-                outs = {}
-                start = time.perf_counter()
-                for i in range(iters):
-                    outs[i % k] = self.call(self.sets[i % k])
-                samples += ((time.perf_counter() - start) * 1e3 / iters,)
-            return samples, "wall", None, _unaliased(outs, iters, k), None
+            with _Bracket(run, bracket):
+                # Replays are added until they last CPU_BRACKET_S. No refills between
+                # them: the device-side "inputs unchanged" skip they stop is a GPU attack, and
+                # drawing inputs past the last-level cache costs more than the block on a CPU.
+                total = 0.0
+                while len(samples) < REPLAYS or (total < CPU_BRACKET_S and len(samples) < CPU_MAX_REPLAYS):
+                    outs = {}
+                    start = time.perf_counter()
+                    for i in range(iters):
+                        outs[i % k] = self.call(self.sets[i % k])
+                    took = time.perf_counter() - start
+                    total += took
+                    samples += (took * 1e3 / iters,)
+            return samples, "wall", None, _unaliased(outs, iters, k), None, 0
         side = t.cuda.Stream()
         side.wait_stream(t.cuda.current_stream())
         with t.cuda.stream(side):
@@ -757,6 +776,10 @@ class _Bench:
                     graph[0].instantiate()
                 graph[0].replay()
                 t.cuda.synchronize()
+                warm_start = time.perf_counter()
+                graph[0].replay()
+                t.cuda.synchronize()
+                block_s = time.perf_counter() - warm_start
             except _Invalid:
                 raise
             except Exception as e:
@@ -784,22 +807,41 @@ class _Bench:
             def run_block():
                 for i in range(iters):
                     outs[i % k] = self.call(self.sets[i % k])
+            warm_start = time.perf_counter()
             run_block()
             t.cuda.synchronize()
+            block_s = time.perf_counter() - warm_start
             timer = "events"
+        replays = max(REPLAYS, min(MAX_REPLAYS, int(math.ceil(BRACKET_S / max(block_s, 1e-6)))))
+        window = _witness_window(t, self.device)[0]
+        refs = self.refs
         samples = ()
-        for _ in range(REPLAYS):
-            start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
-            start.record()
-            run_block()
-            end.record()
-            end.synchronize()
-            samples += (start.elapsed_time(end) / iters,)
-        t.cuda.synchronize()
+        windows = 0
+        with _Bracket(run, bracket):
+            for r in range(replays):
+                if r:
+                    # Protocol 5 (issue 41): the inputs change between timed replays, outside the
+                    # timed region, so "nothing changed since the last call" is never true: drawn
+                    # from a seed nobody knows in advance, the last replay from the run's own (its
+                    # outputs are checked against the references).
+                    self.fill(run, None if r == replays - 1 else _fresh_judge_seed(), refs=False)
+                if window is not None and not window(1):
+                    window = None
+                start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
+                start.record()
+                run_block()
+                end.record()
+                end.synchronize()
+                if window is not None:
+                    window(0)
+                    windows += 1
+                samples += (start.elapsed_time(end) / iters,)
+            t.cuda.synchronize()
+        self.refs = refs
         if graph is None:
             # A plain block's judged replay calls fn afresh (judged_replay), not this closure.
-            return samples, timer, note, _unaliased(outs, iters, k), None
-        return samples, timer, note, outs, run_block
+            return samples, timer, note, _unaliased(outs, iters, k), None, windows
+        return samples, timer, note, outs, run_block, windows
 
     def judged_calls(self, kept):
         """The judged replay of a plain block: its calls once more, each call's outputs copied before
@@ -970,10 +1012,10 @@ class _Bench:
             answer["invalid"] = "the judge could not read %s: %s: %s" % (path, type(e).__name__, e)
         return answer
 
-    def run(self, run, judge_seed=None, judge_dir=None, timer=None):
+    def run(self, run, judge_seed=None, judge_dir=None, timer=None, bracket=False):
         """The result line of run index `run`; the judged replay draws its inputs from judge_seed
         (random when not given). With judge_dir, the judged replay's outputs are written there for
-        a judge outside this process (_write_judged). timer: see time_block."""
+        a judge outside this process (_write_judged). timer and bracket: see time_block."""
         t = self.torch
         if judge_seed is None:
             judge_seed = _fresh_judge_seed()
@@ -985,7 +1027,8 @@ class _Bench:
         line.update(self.identity())
         line.update({"max_err": None, "mismatch": None, "invalid": None,
                      "judge_seed": None if judge_seed == "late" else judge_seed,
-                     "judge_inputs_sha256": None, "judge_file": None, "witness_replays": 0, "witness_note": None})
+                     "judge_inputs_sha256": None, "judge_file": None, "witness_replays": 0, "witness_note": None,
+                     "timed_windows": 0})
         ok, worst, mismatch = False, 0.0, None
         dtype_ctx = _Tf32(t, self.definition["dtype"] == "tf32")
         try:
@@ -996,7 +1039,7 @@ class _Bench:
                 if self.device == "cuda":
                     t.cuda.synchronize()
                 steps.lap("check")
-                samples, timer, note, outs, run_block = self.time_block(timer)
+                samples, timer, note, outs, run_block, line["timed_windows"] = self.time_block(timer, run, bracket)
                 steps.lap("time")
                 if ok:
                     where = ", CUDA graph replay" if timer == "graph" else ", timed block"
@@ -1467,26 +1510,31 @@ def _l2_violation(torch, device):
 WITNESS_REPLAYS = 1
 
 
+def _witness_window(torch, device):
+    """(window, note): hotkernel_tracer_witness of the tracer the CUDA driver injected, when the
+    core asked for a witness (else None), and why there is none although the core asked."""
+    if device != "cuda" or os.environ.get("HOTKERNEL_TRACE_WITNESS") != "1":
+        return None, None
+    import ctypes
+    path = os.environ.get("CUDA_INJECTION64_PATH") or ""
+    try:
+        # Only the copy the CUDA driver injected: NOLOAD fails when the driver never loaded it.
+        lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+        return lib.hotkernel_tracer_witness, None
+    except (OSError, AttributeError):
+        return None, "the GPU tracer is not loaded in this process (CUDA_INJECTION64_PATH=%s)" % (path or "unset")
+
+
 def _witness(torch, device, run_block):
     """(replays, note): runs the judged replay, inside a window of hotkernel's tracer when the core
     injected it in witness mode; replays is 0 when it was not witnessed, and note says why when
     the core had asked for a witness."""
-    wanted = device == "cuda" and os.environ.get("HOTKERNEL_TRACE_WITNESS") == "1"
-    window, note = None, None
-    if wanted:
-        import ctypes
-        path = os.environ.get("CUDA_INJECTION64_PATH") or ""
-        try:
-            # Only the copy the CUDA driver injected: NOLOAD fails when the driver never loaded it.
-            lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW)
-            window = lib.hotkernel_tracer_witness
-        except (OSError, AttributeError):
-            note = "the GPU tracer is not loaded in this process (CUDA_INJECTION64_PATH=%s)" % (path or "unset")
-        if window is not None:
-            torch.cuda.synchronize()
-            if not window(1):
-                window = None
-                note = "the GPU tracer refused to open a witness window (CUPTI unavailable; see stderr)"
+    window, note = _witness_window(torch, device)
+    if window is not None:
+        torch.cuda.synchronize()
+        if not window(1):
+            window = None
+            note = "the GPU tracer refused to open a witness window (CUPTI unavailable; see stderr)"
     try:
         for _ in range(WITNESS_REPLAYS):
             run_block()
@@ -1496,6 +1544,36 @@ def _witness(torch, device, run_block):
         if window is not None:
             window(0)
     return (WITNESS_REPLAYS if window is not None else 0), note
+
+
+class _Bracket:
+    """The core's clock around the timed replays (protocol 5, issue 41): {"event": "armed"} on the
+    protocol stream, then nothing runs until {"op": "go"} arrives on stdin; {"event": "done"} when
+    the replays are over (also when fn raised in them: the core then reads the result line). The
+    core times go to done itself, and a reported or witnessed total far below that bracket is not
+    the replays' time. Inactive (a plain run of the script) when the core did not ask."""
+
+    def __init__(self, run, active):
+        self.run, self.active = run, active
+
+    def __enter__(self):
+        if not self.active:
+            return self
+        _ORIGINAL_EMIT({"event": "armed", "run": self.run})
+        raw = sys.stdin.readline()
+        try:
+            answer = json.loads(raw)
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict) or answer.get("op") != "go" or answer.get("run") != self.run:
+            raise _Invalid("the core's go for the timed replays of run %d did not arrive (got %r on stdin): "
+                           "something in the process read or replaced the worker's stdin" % (self.run, raw[:80]))
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            _ORIGINAL_EMIT({"event": "done", "run": self.run})
+        return False
 
 
 _CUDA_GRAPH_NODE_KERNEL = 0x00
@@ -1709,7 +1787,7 @@ def _guarded():
          ("os.write", lambda: os.write)]
     mod = sys.modules[__name__]
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_graph_l2_violation",
-                 "_graph_keeping_nodes", "_witness", "_ask_judge_seed", "_worker", "main",
+                 "_graph_keeping_nodes", "_witness", "_witness_window", "_Bracket", "_ask_judge_seed", "_worker", "main",
                  "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header",
                  "_host_bytes", "_locked_buffer", "_judged_transport", "_share_with_judge", "_open_shared", "_Stall",
                  "_user_sources", "_source_sha256", "_copies", "_storage_address", "_storages", "_raw_bytes", "_runnable_threads", "_settle", "_last_call",
@@ -1817,6 +1895,9 @@ def _parse_args(argv):
                    help="judge the outputs another process wrote (with --run and --judge-seed) instead of running fn")
     p.add_argument("--timer", choices=("events",), default=None,
                    help="time a plain block with CUDA events instead of a CUDA graph replay")
+    p.add_argument("--bracket", action="store_true",
+                   help="wait for {\"op\": \"go\"} on stdin before the timed replays and say when they are done "
+                        "(the core's clock around them, protocol 5)")
     p.add_argument("--worker", action="store_true", help="long-lived worker: requests on stdin, one line each")
     p.add_argument("--check-import", action="store_true",
                    help="import everything the target names and print its identity, without running it")
@@ -1844,7 +1925,7 @@ def main(target, fn, argv=None):
         _emit(bench.judge(args.run, args.judge_seed, args.judge_file))
         return
     try:
-        _emit_checked(bench, args.run, args.judge_seed, args.judge_dir, args.timer)
+        _emit_checked(bench, args.run, args.judge_seed, args.judge_dir, args.timer, bracket=args.bracket)
     except TargetError as e:
         _error_line(target, str(e))
     sys.stdout.flush()
@@ -1917,6 +1998,9 @@ def _worker(bench):
         timer = request.get("timer") if op == "run" else None
         if timer not in (None, "events"):
             op = None
+        bracket = request.get("bracket", False) if op == "run" else False
+        if not isinstance(bracket, bool):
+            op = None
         if op == "judge" and (judge_seed is None or not isinstance(request.get("judge_file"), str)):
             op = None
         if op not in ("run", "judge") or not isinstance(request.get("run"), int) or request["run"] < 0:
@@ -1929,15 +2013,15 @@ def _worker(bench):
                 answer["sources"] = _ORIGINAL_SOURCES()
                 _ORIGINAL_EMIT(answer)
             else:
-                _emit_checked(bench, request["run"], judge_seed, judge_dir, timer, worker=True)
+                _emit_checked(bench, request["run"], judge_seed, judge_dir, timer, worker=True, bracket=bracket)
         except TargetError as e:
             _error_line(bench.target, str(e))
 
 
-def _emit_checked(bench, run, judge_seed, judge_dir=None, timer=None, worker=False):
+def _emit_checked(bench, run, judge_seed, judge_dir=None, timer=None, worker=False, bracket=False):
     """Runs through the functions the contract started with and marks the line invalid when any
     trusted function was replaced meanwhile. A worker's line also names its source files."""
-    line = _ORIGINAL_RUN(bench, run, judge_seed, judge_dir, timer)
+    line = _ORIGINAL_RUN(bench, run, judge_seed, judge_dir, timer, bracket)
     if worker:
         line["sources"] = _ORIGINAL_SOURCES()
     changed = _ORIGINAL_VIOLATIONS()

@@ -10,7 +10,7 @@ namespace {
 QByteArray goodLine(const QByteArray &replace = {}, const QByteArray &with = {})
 {
     QByteArray line =
-        R"({"protocol": 4, "ok": true, "ms": 0.0351, "timer": "graph", "samples_ms": [0.0351, 0.0352],)"
+        R"({"protocol": 5, "ok": true, "ms": 0.0351, "timer": "graph", "samples_ms": [0.0351, 0.0352],)"
         R"( "run": 2, "target": "rmsnorm", "shape": [4096, 8192], "dtype": "bf16", "seed": 0,)"
         R"( "iters": 50, "rotate": ["x"], "rotate_k": 3, "flops": null, "bytes": 134217728,)"
         R"( "max_err": 0.0039, "device": "cuda", "target_sha256": "ab", "contract_sha256": "cd"})";
@@ -48,7 +48,7 @@ private Q_SLOTS:
         QCOMPARE(line->mismatch, QStringLiteral("NaN in output"));
         // A contract-level error with ms null is also a line that says ok false.
         const auto err =
-            RunLineParser::parseLine(R"({"protocol": 4, "ok": false, "ms": null, "error": "bad target"})",
+            RunLineParser::parseLine(R"({"protocol": 5, "ok": false, "ms": null, "error": "bad target"})",
                                      QStringLiteral("c.py"), 0, &error);
         QVERIFY2(err, qPrintable(error));
         QCOMPARE(err->mismatch, QStringLiteral("bad target"));
@@ -65,7 +65,7 @@ private Q_SLOTS:
         QTest::newRow("no protocol") << QByteArray(R"({"ok": true, "ms": 1})")
                                      << QStringLiteral("\"protocol\"");
         QTest::newRow("old protocol")
-            << goodLine(R"("protocol": 4)", R"("protocol": 3)") << QStringLiteral("protocol 3");
+            << goodLine(R"("protocol": 5)", R"("protocol": 3)") << QStringLiteral("protocol 3");
         QTest::newRow("no ok") << goodLine(R"("ok": true, )", "") << QStringLiteral("\"ok\"");
         QTest::newRow("ok not bool") << goodLine(R"("ok": true)", R"("ok": 1)") << QStringLiteral("\"ok\"");
         QTest::newRow("no ms") << goodLine(R"("ms": 0.0351, )", "") << QStringLiteral("no \"ms\"");
@@ -122,7 +122,7 @@ private Q_SLOTS:
         QVERIFY(!RunLineParser::parseReady(R"({"event": "ready", "protocol": 3, "target": "x"})",
                                            QStringLiteral("b.py"), &error));
         QVERIFY2(error.contains(QStringLiteral("protocol 3")) &&
-                     error.contains(QStringLiteral("`hotkernel new NAME --force`")),
+                     error.contains(QStringLiteral("--force` in the same folder (it keeps NAME_candidate.py")),
                  qPrintable(error));
     }
 

@@ -46,7 +46,7 @@ def result(behaviour, run, timer=None):
         scale /= 1.10
     ms = BASE_MS * scale * (1 + 0.003 * rng.gauss(0, 1))
     line = {
-        "protocol": 4, "ok": True, "ms": ms, "timer": "wall", "samples_ms": [ms, ms, ms], "run": run,
+        "protocol": 5, "ok": True, "ms": ms, "timer": "wall", "samples_ms": [ms, ms, ms], "run": run,
         "target": "fake", "shape": [4, 8], "dtype": "fp32", "seed": 0, "iters": 10, "rotate": ["x"],
         "rotate_k": 2, "flops": 64, "bytes": 256, "max_err": 0.0, "device": "cpu", "device_name": "fake cpu",
         "l2_bytes": 1024, "target_sha256": "a" * 64,
@@ -81,7 +81,7 @@ def result(behaviour, run, timer=None):
 def write_judged(behaviour, run, judge_seed, judge_dir):
     if not judge_dir or behaviour == "nojudged":
         return
-    header = {"format": "hotkernel-judged-outputs", "protocol": 4, "run": run, "judge_seed": judge_seed,
+    header = {"format": "hotkernel-judged-outputs", "protocol": 5, "run": run, "judge_seed": judge_seed,
               "judge_inputs_sha256": None, "target_sha256": "a" * 64,
               "outputs": [{"set": 0, "index": 0, "dtype": "float32", "shape": [2], "bytes": 8}],
               "fake_values": "wrong" if behaviour == "judgedwrong" else "right"}
@@ -92,7 +92,7 @@ def write_judged(behaviour, run, judge_seed, judge_dir):
 def judge(run, judge_seed, path):
     with open(path, "rb") as f:
         header = json.loads(f.readline())
-    answer = {"protocol": 4, "event": "judged", "run": run, "judge_seed": judge_seed, "judged_ok": True,
+    answer = {"protocol": 5, "event": "judged", "run": run, "judge_seed": judge_seed, "judged_ok": True,
               "max_err": 0.0, "mismatch": None, "invalid": None}
     if header.get("fake_values") == "wrong":
         answer.update(judged_ok=False, max_err=2.0,
@@ -106,7 +106,17 @@ def emit(obj):
     sys.stdout.flush()
 
 
-def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
+def _bracket(run, line):
+    """The core's clock around the timed replays (protocol 5): armed, wait for go, spend the time the
+    line reports, done."""
+    emit({"event": "armed", "run": run})
+    go = json.loads(sys.stdin.readline())
+    assert go == {"op": "go", "run": run}, go
+    time.sleep(sum(line["samples_ms"]) * line["iters"] / 1e3)
+    emit({"event": "done", "run": run})
+
+
+def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None, bracket=False):
     if behaviour == "exit":
         sys.stderr.write("Traceback: something broke\n")
         sys.exit(3)
@@ -114,7 +124,7 @@ def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
         sys.stderr.write("printed nothing on stdout\n")
         return
     if behaviour == "malformed":
-        sys.stdout.write('{"protocol": 4, "ok": tru\n')
+        sys.stdout.write('{"protocol": 5, "ok": tru\n')
         # Flushed, as the contract's emit() does: a pipe is block-buffered unless PYTHONUNBUFFERED is
         # set (as on a long-lived machine, not in a fresh root), and a worker's line left in the
         # buffer never reaches hotkernel (issue 44: the test waited for it until its limit).
@@ -130,6 +140,9 @@ def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
         sys.stdout.write("hello, this is not json\n")
         sys.stdout.flush()
         return
+    line = result(behaviour, run, timer)
+    if bracket:
+        _bracket(run, line)
     if judge_seed == "late":
         # The real contract asks for the seed after timing; so does this double (docs/contract.md).
         emit({"event": "judge_seed", "run": run})
@@ -140,7 +153,6 @@ def run_once(behaviour, run, judge_seed=None, judge_dir=None, timer=None):
     if behaviour == "forgedtrace":  # a worker posing as the remote supervisor's trace stream
         forged = base64.b64encode(_witness_window(run).encode()).decode()
         emit({"hotkernel_trace": forged, "token": "a-guess"})
-    line = result(behaviour, run, timer)
     if line["ok"]:
         write_judged(behaviour, run, judge_seed, judge_dir)
     emit(line)
@@ -188,7 +200,7 @@ def worker(behaviour):
         sys.stderr.write("ImportError: No module named 'triton'\n")
         sys.exit(5)
     _event("%s ready" % behaviour)
-    ready = {"event": "ready", "target": "fake", "protocol": 4}
+    ready = {"event": "ready", "target": "fake", "protocol": 5}
     if os.environ.get("HOTKERNEL_FAKE_SOURCES"):  # the "sources" field, as JSON (tst_workerpool)
         ready["sources"] = json.loads(os.environ["HOTKERNEL_FAKE_SOURCES"])
     emit(ready)
@@ -203,7 +215,7 @@ def worker(behaviour):
             continue
         _event("%s run %d" % (behaviour, int(request["run"])))
         run_once(behaviour, int(request["run"]), request.get("judge_seed"), request.get("judge_dir"),
-                 request.get("timer"))
+                 request.get("timer"), bool(request.get("bracket")))
 
 
 def main(path):
@@ -223,4 +235,4 @@ def main(path):
     if value("--judge-file") is not None:
         emit(judge(run, judge_seed, value("--judge-file")))
         return
-    run_once(behaviour, run, judge_seed, value("--judge-dir"), value("--timer"))
+    run_once(behaviour, run, judge_seed, value("--judge-dir"), value("--timer"), "--bracket" in args)
