@@ -12,7 +12,8 @@ verify about them? Against rmsnorm_slow_baseline.py's fn:
 - per-call time of a CUDA graph of the block as the contract builds it (TARGET's iters calls over
   k rotated copies of x), replayed 5 times with the inputs unchanged between replays (protocol 4)
   and refilled between replays outside the timed region (protocol 5): skip_unchanged.py should
-  gain about 1.2x only in the first mode, skip_repeated.py in both.
+  gain about 1.12x (a ninth of the rows) only in the first mode, skip_repeated.py about 1.2x (a
+  fifth) in both.
 
     python3 bench/skip_rows_check.py [--k 3]
 
