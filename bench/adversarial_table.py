@@ -48,6 +48,33 @@ EXPECTED = [
     ("triton_cache_honest.py", "faster/slower/inconclusive", "rmsnorm_baseline.py", ["--fresh"]),
     ("cache_poison.py", "faster/slower/inconclusive"),
     ("calibrate_run.py", "invalid", "overstated_baseline.py"),
+    # Issue 41, class 1: the reported times scaled by 0.8, no function the integrity snapshot covers
+    # replaced. Protocol 4: invalid already by the witness's lower bound (0.85 of the busy time);
+    # protocol 5: the witness gives the time and the bracket bounds it.
+    ("scaled_encoder.py", "invalid"),
+    ("scaled_median.py", "invalid"),
+    ("scaled_profile.py", "invalid"),
+    ("scaled_relay.py", "invalid"),
+    # Issue 41, class 2: the witness itself forged (times scaled by 0.8 to match, except silence).
+    # Relayed with its records' intervals compressed, numbers kept; written whole by a stand-in for
+    # the tracer's window function: both agree with the report, so only protocol 5's bracket is
+    # left (expected faster before it). A second window appended, or the tracer silenced: invalid.
+    ("witness_relay.py", "invalid"),
+    ("witness_forge.py", "invalid"),
+    ("witness_append.py", "invalid"),
+    ("witness_silence.py", "invalid"),
+    # Issue 41, class 5: a child of the candidate keeps the GPU busy while the candidate is idle.
+    # fn is the baseline's own: once the candidate's tree is frozen during the baseline's runs, equal.
+    ("idle_hog.py", "inconclusive/slower"),
+    # Issue 41, class 8, against a Triton baseline far from its floor (the control first): rows whose
+    # inputs did not change since the last replay (skip_unchanged.py, a ninth: under the witness's
+    # 0.85 bound) or the last call on the same memory (skip_repeated.py, a fifth) are skipped.
+    # Protocol 5 refills the inputs between timed replays, which reaches the first; the second
+    # skips within one replay (each rotated set comes back about 16 times in a block), which that
+    # refill does not reach: see its docstring.
+    ("slow_honest.py", "faster/slower/inconclusive", "rmsnorm_slow_baseline.py"),
+    ("skip_unchanged.py", "inconclusive/slower", "rmsnorm_slow_baseline.py"),
+    ("skip_repeated.py", "inconclusive/slower", "rmsnorm_slow_baseline.py"),
 ]
 # Issue 41: what no confined candidate may leave beside the target (checked after every fixture).
 PLANTED = ["results", "rmsnorm_baseline_poison.py"]

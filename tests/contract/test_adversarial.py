@@ -5,6 +5,7 @@ the verdict an honest harness must give (never faster), and the honest control s
 Needs HOTKERNEL_BINARY, HOTKERNEL_SOURCE_DIR and HOTKERNEL_PYTHON (a Python with CPU torch)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +39,37 @@ EXPECTED = {
     "target_write.py": {"faster", "slower", "inconclusive"},
     "record_call.py": {"faster", "slower", "inconclusive"},
     "honest_caches.py": {"faster", "slower", "inconclusive"},
+    # Issue 41, class 1: the reported times scaled by 0.8 with no function the integrity snapshot
+    # covers replaced (the JSON encoder class json.dumps builds, a global statistics.median reads,
+    # a profile hook rebinding the samples, the protocol descriptor relayed by a child). Protocol 4
+    # takes them at their word (faster on CPU, 1.24-1.38x at n=7); protocol 5's bracket (the core's
+    # own clock around the timed replays) makes them invalid. Asserted from protocol 5 on.
+    "scaled_encoder.py": {"invalid"},
+    "scaled_median.py": {"invalid"},
+    "scaled_profile.py": {"invalid"},
+    "scaled_relay.py": {"invalid"},
+    # Issue 41, class 5: children of the candidate burn every CPU while the candidate is idle (the
+    # baseline's runs). Honest speed equals the baseline's; protocol 5 freezes the candidate's
+    # whole tree while the baseline runs. Asserted from protocol 5 on (before it: faster or, on a
+    # busy two-core machine, inconclusive at 1.1-1.3x).
+    "idle_burner.py": {"slower", "inconclusive"},
+    # The same burners after setsid and a double fork: out of the worker's process group, session
+    # and children, reparented to the supervisor (a subreaper). Asserted from protocol 5 on; it
+    # passes only if the freeze takes the supervisor's whole subtree (or the cgroup).
+    "idle_burner_detached.py": {"slower", "inconclusive"},
 }
+# Issue 41: the cases above that only protocol 5 catches (its bracket and its freeze). Under an
+# older contract their verdict is printed, not asserted; they are asserted from PROTOCOL = 5 on.
+NEEDS_PROTOCOL_5 = {"scaled_encoder.py", "scaled_median.py", "scaled_profile.py", "scaled_relay.py", "idle_burner.py",
+                    "idle_burner_detached.py"}
+# Issue 41, class 7: pairs other than (gelu_baseline.py, candidate). An uncontracted candidate
+# (no contract import) against a contracted baseline is an error; two uncontracted scripts get
+# only the claimed_ verdicts, never faster or slower (both already so before protocol 5; at n=2 a
+# noisy baseline's claims can leave the pair inconclusive).
+EXPECTED_PAIRS = [
+    ("gelu_baseline.py", "uncontracted_claim.py", {"error"}),
+    ("uncontracted_baseline.py", "uncontracted_claim.py", {"claimed_faster", "inconclusive"}),
+]
 HONEST_VERDICTS = {"faster", "slower", "inconclusive"}
 # Where the candidate ran confined: what the verdict may be (the attack did nothing).
 EXPECTED_CONFINED = {"disk_edit.py": HONEST_VERDICTS, "baseline_rewrite.py": HONEST_VERDICTS}
@@ -78,9 +109,16 @@ EXPECTED_REASON = {
 }
 
 
+def _contract_protocol(path):
+    with open(path) as f:
+        match = re.search(r"^PROTOCOL = (\d+)$", f.read(), re.MULTILINE)
+    return int(match.group(1)) if match else 0
+
+
 def main():
     binary = os.environ["HOTKERNEL_BINARY"]
     source = os.environ["HOTKERNEL_SOURCE_DIR"]
+    protocol = _contract_protocol(os.path.join(source, "resources", "contract", "_hotkernel_contract.py"))
     fixtures = os.path.join(source, "tests", "data", "adversarial")
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,11 +130,12 @@ def main():
         # scripts set it): the scratch must name its own, or honest_caches.py cannot write there.
         outside = os.path.join(tmp, "user-cubin-cache")
         env = dict(os.environ, HOTKERNEL_LOCK_DIR=tmp, HOTKERNEL_CUBIN_CACHE=outside)
-        runs = [(c, e, []) for c, e in sorted(EXPECTED.items())]
-        runs += [(c, e, ["--fresh"]) for c, e in sorted(EXPECTED_FRESH.items())]
-        for candidate, expected, extra in runs:
+        runs = [("gelu_baseline.py", c, e, []) for c, e in sorted(EXPECTED.items())]
+        runs += [("gelu_baseline.py", c, e, ["--fresh"]) for c, e in sorted(EXPECTED_FRESH.items())]
+        runs += [(b, c, e, []) for b, c, e in EXPECTED_PAIRS]
+        for baseline, candidate, expected, extra in runs:
             watched = {name: _ctime(os.path.join(tmp, name)) for name in ("gelu_baseline.py", "_hotkernel_contract.py")}
-            proc = subprocess.run([binary, "verify", "gelu_baseline.py", candidate, "--n", "2", "--warmup", "0",
+            proc = subprocess.run([binary, "verify", baseline, candidate, "--n", "2", "--warmup", "0",
                                    "--json"] + extra, cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
             try:
                 result = json.loads(proc.stdout)
@@ -104,7 +143,18 @@ def main():
                 failures.append("%s: no JSON result (exit %d): %s" % (candidate, proc.returncode,
                                                                        (proc.stderr or proc.stdout)[-800:]))
                 continue
-            verdict = result.get("verdict")
+            # A verify refused before any run (class 7's mixed pair) answers {"error": ...} alone.
+            verdict = result.get("verdict") or ("error" if result.get("error") else None)
+            if baseline != "gelu_baseline.py":
+                candidate = "%s against %s" % (candidate, baseline)
+            if verdict == "error" or result.get("contracted") is False:
+                # Nothing ran under the contract: no confinement to check, no judge, no speedup.
+                print("%-22s expected %-28s got %-12s %s" % (candidate, "/".join(sorted(expected)), verdict,
+                                                              (result.get("reason") or result.get("error") or "")[:160]))
+                if verdict not in expected:
+                    failures.append("%s: verdict %s, expected %s (%s)" % (candidate, verdict, expected,
+                                                                         result.get("reason") or result.get("error")))
+                continue
             confined = str(result.get("confinement", {}).get("candidate", "")).startswith("landlock ABI")
             if confined and candidate in EXPECTED_CONFINED:
                 expected = EXPECTED_CONFINED[candidate]
@@ -118,6 +168,9 @@ def main():
             print("%-22s%-8s expected %-28s got %-12s %s" % (candidate, " ".join(extra), "/".join(sorted(expected)),
                                                                verdict,
                                                           result.get("reason", "")[:160]))
+            if candidate in NEEDS_PROTOCOL_5 and protocol < 5:
+                print("%-22s not asserted: protocol %d, this case needs protocol 5" % (candidate, protocol))
+                continue
             if verdict not in expected:
                 failures.append("%s: verdict %s, expected %s (%s)" % (candidate, verdict, expected,
                                                                      result.get("reason")))

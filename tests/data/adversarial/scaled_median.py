@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: Apache-2.0
+# Issue 41, class 1 (b): the reported time scaled by 0.8 through a global of the statistics module.
+# statistics.median begins with `data = sorted(data)`, and `sorted` is looked up in the module's
+# globals before the builtins: a module global named sorted that returns the samples times 0.8
+# makes the contract's statistics.median(samples) (the line's "ms") 0.8 of the real median, while
+# statistics.median itself, the function the integrity snapshot covers, is the original. The
+# samples (samples_ms) stay the real ones; only "ms" changes, which is what verify compares.
+# What should catch it: the core's own clock around the timed replays (protocol 5's bracket) and,
+# on CPU, "ms" against the median of samples_ms; on the GPU the witness. Expected after protocol
+# 5: invalid.
+import builtins
+import statistics
+
+from _hotkernel_contract import main
+from gelu_baseline import TARGET
+
+import torch
+
+SCALE = 0.8
+
+
+def _scaled_sorted(data, *args, **kwargs):
+    return [v * SCALE if isinstance(v, float) else v for v in builtins.sorted(data, *args, **kwargs)]
+
+
+statistics.sorted = _scaled_sorted
+
+
+def fn(x):
+    return torch.nn.functional.gelu(x)
+
+
+if __name__ == "__main__":
+    main(TARGET, fn)
