@@ -176,8 +176,9 @@ QString PairChecks::bracketed(const RunOutcome &o, const QString &side, int pair
                    "in the process kept those lines from hotkernel")
             .arg(side)
             .arg(pair);
-    const bool gpu = cudaRun(o);
-    std::optional<double> totalMs = gpu ? WitnessTrace::timedTotalMs(o.witness, o.line.json) : std::nullopt;
+    // The GPU's account where it witnessed the timed replays, else what the run reported.
+    std::optional<double> totalMs = cudaRun(o) ? WitnessTrace::timedTotalMs(o.witness, o.line.json) : std::nullopt;
+    const bool gpu = totalMs.has_value();
     if (!totalMs) {
         const long long iters = iterationsOf(o.line.json);
         if (iters <= 0 || o.line.samplesMs.empty())
