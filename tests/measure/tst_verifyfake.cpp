@@ -99,6 +99,24 @@ private Q_SLOTS:
         // fake_slow was the candidate before: as a baseline it is another role, another worker.
         QCOMPARE(r.structured["workers_reused"]["baseline"].get<bool>(), false);
         QCOMPARE(r.structured["workers_reused"]["candidate"].get<bool>(), false);
+        // Issue 41: each side's worker stood still during every run of the other (5 pairs), but the
+        // candidate during the baseline's warm-up run, which overlaps its start.
+        const Json &frozen = r.structured["frozen"];
+        QCOMPARE(frozen["baseline"]["other_side_runs"].get<int>(), 5);
+        QCOMPARE(frozen["baseline"]["frozen_runs"].get<int>(), 5);
+        QCOMPARE(frozen["candidate"]["other_side_runs"].get<int>(), 5);
+        QCOMPARE(frozen["candidate"]["frozen_runs"].get<int>(), 4);
+        QCOMPARE(frozen["candidate"]["not_frozen"].size(), size_t(1));
+        for (const char *side : {"baseline", "candidate"}) {
+            QVERIFY(frozen[side]["processes_max"].get<int>() >= 1); // the worker, below its supervisor
+            QCOMPARE(frozen[side]["unconfirmed"].get<int>(), 0);
+        }
+        // A CPU target: the card is not read, and the result says why.
+        QCOMPARE(r.structured["run_conditions"]["card_read"].get<bool>(), false);
+        QVERIFY(r.structured["run_conditions"]["why_not"].is_string());
+        QCOMPARE(r.structured["run_conditions"]["dropped_pairs"].get<int>(), 0);
+        for (const Json &w : r.structured["warnings"])
+            QVERIFY2(!toQt(w.get<std::string>()).contains(QStringLiteral("not stopped")), w.dump().c_str());
     }
 
     void sameScriptIsInconclusiveAndReused()
@@ -269,6 +287,11 @@ private Q_SLOTS:
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["mode"].get<std::string>(), std::string("fresh"));
         QCOMPARE(r.structured["n"].get<int>(), 2);
+        // No process stands between fresh runs: nothing to stop, and no warning for it.
+        QCOMPARE(r.structured["frozen"]["candidate"]["frozen_runs"].get<int>(), 0);
+        QCOMPARE(r.structured["frozen"]["candidate"]["not_frozen"].size(), size_t(1));
+        for (const Json &w : r.structured["warnings"])
+            QVERIFY2(!toQt(w.get<std::string>()).contains(QStringLiteral("not stopped")), w.dump().c_str());
     }
 
     // Issue 23: the baseline's warm-up run goes while the candidate is still starting; a measured
