@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "process/treefreeze.h"
 
+#include "base/boundedfile.h"
 #include "process/processancestry.h"
 #include "process/supervisor.h"
 
@@ -53,16 +54,10 @@ bool sendSignal(long long pid, int pidfd, int signal)
     return ::kill(pid_t(pid), signal) == 0;
 }
 
-struct Listed
+// Every process on the machine with its parent, in one pass over /proc.
+std::map<long long, long long> listProcesses()
 {
-    long long parent;
-    char state;
-};
-
-// Every process on the machine with its parent and state, in one pass over /proc.
-std::map<long long, Listed> listProcesses()
-{
-    std::map<long long, Listed> all;
+    std::map<long long, long long> all;
     DIR *proc = ::opendir("/proc");
     if (!proc)
         return all;
@@ -72,37 +67,83 @@ std::map<long long, Listed> listProcesses()
         if (pid <= 0 || *end != '\0')
             continue;
         const std::optional<QList<QByteArray>> fields = ProcessAncestry::statFields(pid);
-        if (fields && fields->size() > 1 && !fields->at(0).isEmpty())
-            all.emplace(pid, Listed{fields->at(1).toLongLong(), fields->at(0).at(0)});
+        if (fields && fields->size() > 1)
+            all.emplace(pid, fields->at(1).toLongLong());
     }
     ::closedir(proc);
     return all;
 }
 
-// root's descendants (and root itself when rootToo) that still run code: zombies are left out.
-std::vector<long long> treeBelow(long long root, bool rootToo)
+// Every descendant of root, from a full pass over /proc: for kernels without the children files.
+std::vector<long long> treeFromAllProcesses(long long root)
 {
-    const std::map<long long, Listed> all = listProcesses();
     std::multimap<long long, long long> children;
-    for (const auto &[pid, listed] : all)
+    for (const auto &[pid, parent] : listProcesses())
         if (pid != root)
-            children.emplace(listed.parent, pid);
+            children.emplace(parent, pid);
     std::vector<long long> tree;
     std::vector<long long> frontier{root};
     std::set<long long> seen{root};
-    if (rootToo)
-        tree.push_back(root);
     while (!frontier.empty()) {
         const long long parent = frontier.back();
         frontier.pop_back();
         const auto [from, to] = children.equal_range(parent);
-        for (auto it = from; it != to; ++it) {
-            if (!seen.insert(it->second).second)
-                continue;
-            frontier.push_back(it->second);
-            if (all.at(it->second).state != 'Z')
+        for (auto it = from; it != to; ++it)
+            if (seen.insert(it->second).second) {
+                frontier.push_back(it->second);
                 tree.push_back(it->second);
-        }
+            }
+    }
+    return tree;
+}
+
+// The children of each of pid's threads (/proc/PID/task/TID/children, CONFIG_PROC_CHILDREN).
+std::vector<long long> childrenOf(long long pid)
+{
+    std::vector<long long> children;
+    const QByteArray tasks = QByteArray("/proc/") + QByteArray::number(pid) + "/task";
+    DIR *dir = ::opendir(tasks.constData());
+    if (!dir)
+        return children; // gone
+    while (const dirent *e = ::readdir(dir)) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        const BoundedFile::Read read =
+            BoundedFile::read(QString::fromLatin1(tasks + '/' + e->d_name + "/children"), 1024 * 1024);
+        for (const QByteArray &child : read.bytes.simplified().split(' '))
+            if (const long long c = child.toLongLong(); c > 0)
+                children.push_back(c);
+    }
+    ::closedir(dir);
+    return children;
+}
+
+bool haveChildrenFiles()
+{
+    static const bool have =
+        BoundedFile::read(QStringLiteral("/proc/%1/task/%1/children").arg(::getpid()), 1024 * 1024).ok();
+    return have;
+}
+
+// root's descendants. The children files cost a read per process of the tree, where a full pass
+// reads every process on the machine (hundreds: milliseconds per walk, and a freeze walks at least
+// twice). Their kernel documentation warns that a list read while the tree changes can miss a
+// child: the walks repeat until one finds nothing new, and by then everything found is stopped.
+std::vector<long long> treeBelow(long long root, bool everyProcess)
+{
+    if (everyProcess || !haveChildrenFiles())
+        return treeFromAllProcesses(root);
+    std::vector<long long> tree;
+    std::vector<long long> frontier{root};
+    std::set<long long> seen{root};
+    while (!frontier.empty()) {
+        const long long parent = frontier.back();
+        frontier.pop_back();
+        for (long long child : childrenOf(parent))
+            if (seen.insert(child).second) {
+                frontier.push_back(child);
+                tree.push_back(child);
+            }
     }
     return tree;
 }
@@ -136,7 +177,10 @@ TreeFreeze::TreeFreeze(long long root)
     while (m_walks < MaxWalks) {
         ++m_walks;
         const size_t before = m_held.size();
-        for (long long pid : treeBelow(root, rootToo))
+        std::vector<long long> tree = treeBelow(root, false);
+        if (rootToo)
+            tree.insert(tree.begin(), root);
+        for (long long pid : tree)
             if (tried.insert(pid).second)
                 stopOne(pid, root);
         if (m_held.size() == before)
@@ -148,6 +192,12 @@ TreeFreeze::TreeFreeze(long long root)
     m_error = QStringLiteral("new processes kept appearing below %1 after %2 walks").arg(root).arg(MaxWalks);
 }
 
+QList<long long> TreeFreeze::below(long long root, bool everyProcess)
+{
+    const std::vector<long long> tree = treeBelow(root, everyProcess);
+    return QList<long long>(tree.begin(), tree.end());
+}
+
 TreeFreeze::~TreeFreeze()
 {
     thaw();
@@ -155,6 +205,10 @@ TreeFreeze::~TreeFreeze()
 
 bool TreeFreeze::stopOne(long long pid, long long root)
 {
+    // A zombie runs nothing and cannot be stopped.
+    const std::optional<QList<QByteArray>> fields = ProcessAncestry::statFields(pid);
+    if (!fields || fields->isEmpty() || fields->at(0).startsWith('Z'))
+        return false;
     const int pidfd = openPidfd(pid);
     if (pidfd == -2)
         return false;
@@ -183,7 +237,7 @@ void TreeFreeze::waitStopped(size_t from)
         std::erase_if(pending, hasStopped);
         if (pending.empty() || waited.elapsed() >= StopWaitMs)
             break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
     m_unconfirmed += int(pending.size());
 }

@@ -34,6 +34,9 @@ public:
     int unconfirmed() const { return m_unconfirmed; }
     // How many walks of /proc it took until one found nothing new to stop.
     int walks() const { return m_walks; }
+    // root's descendants now (zombies included), from the children files where the kernel has them
+    // (a read per process of the tree), else or when everyProcess from every process's parent.
+    static QList<long long> below(long long root, bool everyProcess = false);
     // Why nothing was stopped (a refused root, a root already gone), else empty.
     const QString &error() const { return m_error; }
 
