@@ -88,6 +88,11 @@ void RunIsolation::finishRun()
         }
     }
     m_read[m_running] = m_current->gpu;
+    if (const Json period = m_current->utilisation.is_object()
+                                ? m_current->utilisation.value("sample_period_us", Json())
+                                : Json();
+        period.is_number())
+        m_samplePeriodUs = period.get<qint64>();
     if (m_current->gpu) {
         m_conditions[m_running] = RunConditions::fromProbes(m_current->clocksBefore, m_current->utilisation,
                                                             stopped, m_current->startUs, m_current->endUs);

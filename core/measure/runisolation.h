@@ -83,6 +83,7 @@ private:
     bool m_read[2] = {false, false};
     QString m_unread; // why the card was not read (the first reason seen)
     bool m_cardRead = false;
+    qint64 m_samplePeriodUs = 0; // the last one NVML's samples showed
     Json m_pairs = Json::array();
     int m_dropped = 0;
     QStringList m_counted;      // problems of counted pairs past the cap
