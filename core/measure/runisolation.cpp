@@ -102,7 +102,10 @@ void RunIsolation::finishRun()
         else if (m_unread.isEmpty())
             m_unread = c.clocksUnknown;
     }
-    m_current.reset(); // the other side runs again (TreeFreeze's destructor)
+    // The other side runs again now: the thread pool may drop its copy of m_current a little later.
+    if (m_current->hold)
+        m_current->hold->thaw();
+    m_current.reset();
 }
 
 QString RunIsolation::judgePair(int pair, bool measured)

@@ -5,7 +5,9 @@
 #include "measure/measuresetup.h"
 #include "measure/workerpool.h"
 #include "measuretesthelpers.h"
+#include "process/processancestry.h"
 #include "process/processgroup.h"
+#include "process/treefreeze.h"
 #include "session/session.h"
 #include "testlimits.h"
 #include "tools/builtintools.h"
@@ -279,6 +281,16 @@ private Q_SLOTS:
         QVERIFY2(r.text.contains(QStringLiteral("fake_crash.py run 2: the worker crashed")),
                  qPrintable(r.text));
         QCOMPARE(m_session->workers().size(), 1); // the dead candidate left the pool, the baseline stays
+        // Issue 41: the baseline, stopped during the candidate's crashing run, runs again.
+        const QList<long long> kept = m_session->workers().processGroups();
+        QCOMPARE(kept.size(), 1);
+        const QList<long long> tree = QList<long long>{kept.first()} + TreeFreeze::below(kept.first());
+        QVERIFY(tree.size() >= 2); // the supervisor and the worker
+        for (long long pid : tree) {
+            const std::optional<QList<QByteArray>> stat = ProcessAncestry::statFields(pid);
+            QVERIFY2(stat && !stat->isEmpty() && stat->first() != "T",
+                     qPrintable(QStringLiteral("process %1 of the kept baseline is still stopped").arg(pid)));
+        }
     }
 
     void freshMode()
