@@ -202,4 +202,24 @@ Json RunIsolation::conditionsJson() const
         {"pairs", m_pairs}};
 }
 
+QString RunIsolation::summary(const Json &result)
+{
+    const Json frozen = result.value("frozen", Json());
+    const Json conditions = result.value("run_conditions", Json());
+    if (!frozen.is_object() || !conditions.is_object())
+        return {};
+    QStringList parts;
+    for (int side = 0; side < 2; ++side) {
+        const Json t = frozen.value(SideNames[side], Json::object());
+        parts << QStringLiteral("%1 stopped in %2 of %3 runs of the other side")
+                     .arg(QLatin1String(SideNames[side]))
+                     .arg(t.value("frozen_runs", 0))
+                     .arg(t.value("other_side_runs", 0));
+    }
+    parts << (conditions.value("card_read", false)
+                  ? QStringLiteral("card read, %1 pairs dropped").arg(conditions.value("dropped_pairs", 0))
+                  : QStringLiteral("card not read (%1)").arg(stringField(conditions, "why_not")));
+    return parts.join(QStringLiteral("; "));
+}
+
 } // namespace hotkernel

@@ -52,6 +52,9 @@ public:
     // "run_conditions": whether the card was read, the pairs named, the clocks per side.
     Json conditionsJson() const;
 
+    // One line for the CLI's text from a result's "frozen" and "run_conditions"; empty without them.
+    static QString summary(const Json &result);
+
     // What one run's stop and reads share with the thread pool.
     struct Run
     {

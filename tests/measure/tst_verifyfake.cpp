@@ -117,6 +117,10 @@ private Q_SLOTS:
         QCOMPARE(r.structured["run_conditions"]["card_read"].get<bool>(), false);
         QVERIFY(r.structured["run_conditions"]["why_not"].is_string());
         QCOMPARE(r.structured["run_conditions"]["dropped_pairs"].get<int>(), 0);
+        QVERIFY2(
+            r.text.contains(QStringLiteral("frozen:   baseline stopped in 5 of 5 runs of the other side; "
+                                           "candidate stopped in 4 of 5")),
+            qPrintable(r.text));
         for (const Json &w : r.structured["warnings"])
             QVERIFY2(!toQt(w.get<std::string>()).contains(QStringLiteral("not stopped")), w.dump().c_str());
     }
