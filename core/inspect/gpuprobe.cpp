@@ -216,7 +216,7 @@ Json probeClocks()
 
 // Runs on a worker thread. NVML keeps a few seconds of per-process samples; the first call asks
 // how many there are since sinceUs, the second fetches them.
-Json probeProcessUtilization(qint64 sinceUs)
+Json probeProcessUtilization(qint64 sinceUs, qint64 periodFromUs)
 {
     Json j{{"known", false}, {"since_us", sinceUs}, {"source", "nvml"}};
     Nvml &n = nvml();
@@ -240,13 +240,16 @@ Json probeProcessUtilization(qint64 sinceUs)
     }
     addClocks(n, dev, j); // the run's end, for the per-run checks: one NVML session, not two
     const auto since = static_cast<unsigned long long>(sinceUs);
+    // Earlier samples only tell the sample period (below); they count for nothing else.
+    const auto asked =
+        static_cast<unsigned long long>(periodFromUs > 0 ? std::min(periodFromUs, sinceUs) : sinceUs);
     unsigned int count = 0;
-    r = n.processUtilization(dev, nullptr, &count, since);
+    r = n.processUtilization(dev, nullptr, &count, asked);
     std::vector<nvmlProcessUtilizationSample_t> samples;
     if (r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE) {
         samples.resize(count + 16); // processes may start between the two calls
         count = static_cast<unsigned int>(samples.size());
-        r = n.processUtilization(dev, samples.data(), &count, since);
+        r = n.processUtilization(dev, samples.data(), &count, asked);
         samples.resize(r == NVML_SUCCESS ? std::min<size_t>(count, samples.size()) : 0);
     }
     n.shutdown();
@@ -255,9 +258,10 @@ Json probeProcessUtilization(qint64 sinceUs)
         j["reason"] = toStd(QStringLiteral("nvmlDeviceGetProcessUtilization failed: %1").arg(n.error(r)));
         return j;
     }
+    std::map<unsigned int, std::vector<unsigned long long>> stamps; // every sample, for the period
     std::map<unsigned int, Json> byPid;
-    std::map<unsigned int, std::vector<unsigned long long>> stamps;
     for (const nvmlProcessUtilizationSample_t &s : samples) {
+        stamps[s.pid].push_back(s.timeStamp);
         if (s.timeStamp < since)
             continue;
         Json &p = byPid[s.pid];
@@ -267,7 +271,6 @@ Json probeProcessUtilization(qint64 sinceUs)
         p["mem_percent_max"] = std::max(p["mem_percent_max"].get<unsigned int>(), s.memUtil);
         p["samples"] = p["samples"].get<int>() + 1;
         p["last_us"] = std::max(p.value("last_us", 0ULL), static_cast<unsigned long long>(s.timeStamp));
-        stamps[s.pid].push_back(s.timeStamp);
     }
     // NVML's sample period is 1/6 s to 1 s by product: the shortest gap between two samples of one
     // process is one period (issue 41: a sample stamped T covers the period that ends at T).
@@ -469,7 +472,7 @@ Json GpuProbe::fromNvidiaSmi(const QByteArray &csv, const QStringList &fields, c
 QCoro::Task<Json> GpuProbe::processUtilization(qint64 sinceUs, Job *job)
 {
     const JobGuard guard(job);
-    QFuture<Json> probing = QtConcurrent::run(probeProcessUtilization, sinceUs);
+    QFuture<Json> probing = QtConcurrent::run(probeProcessUtilization, sinceUs, qint64(0));
     co_await probing;
     co_return probing.result();
 }
@@ -479,9 +482,9 @@ Json GpuProbe::clocksNow()
     return probeClocks();
 }
 
-Json GpuProbe::processUtilizationNow(qint64 sinceUs)
+Json GpuProbe::processUtilizationNow(qint64 sinceUs, qint64 periodFromUs)
 {
-    return probeProcessUtilization(sinceUs);
+    return probeProcessUtilization(sinceUs, periodFromUs);
 }
 
 QCoro::Task<Json> GpuProbe::clocks(Job *job)

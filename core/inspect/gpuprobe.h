@@ -27,8 +27,9 @@ public:
     //   {"known": true, "since_us", "source": "nvml", "processes": [{"pid", "sm_percent_max",
     //    "mem_percent_max", "samples", "last_us"}], "sample_period_us", "sm_clock_mhz",
     //    "clock_event_reasons"}; a process that ran nothing is absent; last_us stamps its latest
-    //    sample; sample_period_us is the shortest gap between two samples of one process (null
-    //    with fewer); the clocks are read at the end (null when NVML could not say).
+    //    sample; sample_period_us is the shortest gap between two samples of one process (from
+    //    periodFromUs on in processUtilizationNow; null with fewer); the clocks are read at the end
+    //    (null when NVML could not say).
     // {"known": false, "reason"} without NVML or this query (nvidia-smi cannot give a window).
     static QCoro::Task<Json> processUtilization(qint64 sinceUs, Job *job = nullptr);
     // Device 0's SM clock and clock-event (throttle) reasons now (issue 41: read around each run):
@@ -38,7 +39,8 @@ public:
     // clocks() and processUtilization(), blocking (NVML calls can take tens of milliseconds): for
     // work already on the thread pool.
     static Json clocksNow();
-    static Json processUtilizationNow(qint64 sinceUs);
+    // periodFromUs (before sinceUs): samples from then on also tell sample_period_us.
+    static Json processUtilizationNow(qint64 sinceUs, qint64 periodFromUs = 0);
     // The same object from nvidia-smi's `--query-gpu=FIELDS --format=csv,noheader,nounits` output
     // (device 0; busy_processes not filled): what snapshot() gives without NVML, and what a remote
     // host's probe gives (issue 24). "available" false, with the reason, when it lists no GPU.

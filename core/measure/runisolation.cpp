@@ -35,7 +35,8 @@ void stopAndRead(std::shared_ptr<RunIsolation::Run> run)
 void readAfter(std::shared_ptr<RunIsolation::Run> run)
 {
     if (run->gpu)
-        run->utilisation = GpuProbe::processUtilizationNow(run->startUs);
+        // The two seconds before also show NVML's sample period (the other side ran then).
+        run->utilisation = GpuProbe::processUtilizationNow(run->startUs, run->startUs - 2000000);
 }
 
 } // namespace
