@@ -272,15 +272,18 @@ Json probeProcessUtilization(qint64 sinceUs, qint64 periodFromUs)
         p["samples"] = p["samples"].get<int>() + 1;
         p["last_us"] = std::max(p.value("last_us", 0ULL), static_cast<unsigned long long>(s.timeStamp));
     }
-    // NVML's sample period is 1/6 s to 1 s by product: the shortest gap between two samples of one
-    // process is one period (issue 41: a sample stamped T covers the period that ends at T).
-    unsigned long long period = 0;
+    // NVML's sample period is 1/6 s to 1 s by product. The median gap between two samples of one
+    // process: robust to a late sample, and where a process skipped periods (it ran nothing then)
+    // it errs long, which only makes the per-run check look at less of a run (issue 41).
+    std::vector<unsigned long long> gaps;
     for (auto &[pid, times] : stamps) {
         std::sort(times.begin(), times.end());
         for (size_t k = 1; k < times.size(); ++k)
-            if (times[k] > times[k - 1] && (period == 0 || times[k] - times[k - 1] < period))
-                period = times[k] - times[k - 1];
+            if (times[k] > times[k - 1])
+                gaps.push_back(times[k] - times[k - 1]);
     }
+    std::sort(gaps.begin(), gaps.end());
+    const unsigned long long period = gaps.empty() ? 0 : gaps[gaps.size() / 2];
     j["sample_period_us"] = period > 0 ? Json(period) : Json();
     Json processes = Json::array();
     for (auto &[pid, p] : byPid)

@@ -27,7 +27,7 @@ public:
     //   {"known": true, "since_us", "source": "nvml", "processes": [{"pid", "sm_percent_max",
     //    "mem_percent_max", "samples", "last_us"}], "sample_period_us", "sm_clock_mhz",
     //    "clock_event_reasons"}; a process that ran nothing is absent; last_us stamps its latest
-    //    sample; sample_period_us is the shortest gap between two samples of one process (from
+    //    sample; sample_period_us is the median gap between two samples of one process (from
     //    periodFromUs on in processUtilizationNow; null with fewer); the clocks are read at the end
     //    (null when NVML could not say).
     // {"known": false, "reason"} without NVML or this query (nvidia-smi cannot give a window).
