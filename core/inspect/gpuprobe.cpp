@@ -173,9 +173,50 @@ nvmlReturn_t deviceZero(Nvml &n, nvmlDevice_t *dev, QString *why)
     return r;
 }
 
+// The SM clock and the clock-event (throttle) reasons now, into j (issue 41: per run).
+void addClocks(Nvml &n, nvmlDevice_t dev, Json &j)
+{
+    unsigned int mhz = 0;
+    j["sm_clock_mhz"] = n.clock && n.clock(dev, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS ? Json(mhz) : Json();
+    unsigned long long reasons = 0;
+    j["clock_event_reasons"] = n.clockReasons && n.clockReasons(dev, &reasons) == NVML_SUCCESS
+                                   ? toJson(NvidiaSmiParser::clockEventReasons(reasons))
+                                   : Json();
+}
+
+// Runs on a worker thread.
+Json probeClocks()
+{
+    Json j{{"known", false}, {"source", "nvml"}};
+    Nvml &n = nvml();
+    if (!n.loadError.isEmpty() || !n.clock) {
+        j["reason"] =
+            toStd(n.loadError.isEmpty() ? QStringLiteral("this NVML lacks nvmlDeviceGetClockInfo")
+                                        : QStringLiteral("NVML could not be loaded (%1)").arg(n.loadError));
+        return j;
+    }
+    const nvmlReturn_t r = n.init();
+    if (r != NVML_SUCCESS) {
+        j["reason"] = toStd(QStringLiteral("NVML failed to initialise: %1").arg(n.error(r)));
+        return j;
+    }
+    nvmlDevice_t dev = nullptr;
+    QString why;
+    if (deviceZero(n, &dev, &why) != NVML_SUCCESS) {
+        j["reason"] = toStd(why);
+    } else {
+        addClocks(n, dev, j);
+        j["known"] = !j["sm_clock_mhz"].is_null();
+        if (!j["known"].get<bool>())
+            j["reason"] = "nvmlDeviceGetClockInfo failed";
+    }
+    n.shutdown();
+    return j;
+}
+
 // Runs on a worker thread. NVML keeps a few seconds of per-process samples; the first call asks
 // how many there are since sinceUs, the second fetches them.
-Json probeProcessUtilization(qint64 sinceUs)
+Json probeProcessUtilization(qint64 sinceUs, qint64 periodFromUs)
 {
     Json j{{"known", false}, {"since_us", sinceUs}, {"source", "nvml"}};
     Nvml &n = nvml();
@@ -197,14 +238,18 @@ Json probeProcessUtilization(qint64 sinceUs)
         j["reason"] = toStd(why);
         return j;
     }
+    addClocks(n, dev, j); // the run's end, for the per-run checks: one NVML session, not two
     const auto since = static_cast<unsigned long long>(sinceUs);
+    // Earlier samples only tell the sample period (below); they count for nothing else.
+    const auto asked =
+        static_cast<unsigned long long>(periodFromUs > 0 ? std::min(periodFromUs, sinceUs) : sinceUs);
     unsigned int count = 0;
-    r = n.processUtilization(dev, nullptr, &count, since);
+    r = n.processUtilization(dev, nullptr, &count, asked);
     std::vector<nvmlProcessUtilizationSample_t> samples;
     if (r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE) {
         samples.resize(count + 16); // processes may start between the two calls
         count = static_cast<unsigned int>(samples.size());
-        r = n.processUtilization(dev, samples.data(), &count, since);
+        r = n.processUtilization(dev, samples.data(), &count, asked);
         samples.resize(r == NVML_SUCCESS ? std::min<size_t>(count, samples.size()) : 0);
     }
     n.shutdown();
@@ -213,8 +258,10 @@ Json probeProcessUtilization(qint64 sinceUs)
         j["reason"] = toStd(QStringLiteral("nvmlDeviceGetProcessUtilization failed: %1").arg(n.error(r)));
         return j;
     }
+    std::map<unsigned int, std::vector<unsigned long long>> stamps; // every sample, for the period
     std::map<unsigned int, Json> byPid;
     for (const nvmlProcessUtilizationSample_t &s : samples) {
+        stamps[s.pid].push_back(s.timeStamp);
         if (s.timeStamp < since)
             continue;
         Json &p = byPid[s.pid];
@@ -223,7 +270,21 @@ Json probeProcessUtilization(qint64 sinceUs)
         p["sm_percent_max"] = std::max(p["sm_percent_max"].get<unsigned int>(), s.smUtil);
         p["mem_percent_max"] = std::max(p["mem_percent_max"].get<unsigned int>(), s.memUtil);
         p["samples"] = p["samples"].get<int>() + 1;
+        p["last_us"] = std::max(p.value("last_us", 0ULL), static_cast<unsigned long long>(s.timeStamp));
     }
+    // NVML's sample period is 1/6 s to 1 s by product. The median gap between two samples of one
+    // process: robust to a late sample, and where a process skipped periods (it ran nothing then)
+    // it errs long, which only makes the per-run check look at less of a run (issue 41).
+    std::vector<unsigned long long> gaps;
+    for (auto &[pid, times] : stamps) {
+        std::sort(times.begin(), times.end());
+        for (size_t k = 1; k < times.size(); ++k)
+            if (times[k] > times[k - 1])
+                gaps.push_back(times[k] - times[k - 1]);
+    }
+    std::sort(gaps.begin(), gaps.end());
+    const unsigned long long period = gaps.empty() ? 0 : gaps[gaps.size() / 2];
+    j["sample_period_us"] = period > 0 ? Json(period) : Json();
     Json processes = Json::array();
     for (auto &[pid, p] : byPid)
         processes.push_back(std::move(p));
@@ -414,7 +475,25 @@ Json GpuProbe::fromNvidiaSmi(const QByteArray &csv, const QStringList &fields, c
 QCoro::Task<Json> GpuProbe::processUtilization(qint64 sinceUs, Job *job)
 {
     const JobGuard guard(job);
-    QFuture<Json> probing = QtConcurrent::run(probeProcessUtilization, sinceUs);
+    QFuture<Json> probing = QtConcurrent::run(probeProcessUtilization, sinceUs, qint64(0));
+    co_await probing;
+    co_return probing.result();
+}
+
+Json GpuProbe::clocksNow()
+{
+    return probeClocks();
+}
+
+Json GpuProbe::processUtilizationNow(qint64 sinceUs, qint64 periodFromUs)
+{
+    return probeProcessUtilization(sinceUs, periodFromUs);
+}
+
+QCoro::Task<Json> GpuProbe::clocks(Job *job)
+{
+    const JobGuard guard(job);
+    QFuture<Json> probing = QtConcurrent::run(probeClocks);
     co_await probing;
     co_return probing.result();
 }

@@ -31,6 +31,11 @@ public:
     QString scratchDir() const override;
     // "landlock ABI N" when every run so far was confined; else the first run's "none: REASON".
     QString confinement() override;
+    // Nothing: each run's process tree ends with the run (its supervisor waits for the last one).
+    FreezableTree freezableTree() const override
+    {
+        return {0, QStringLiteral("no process between runs: each run's whole tree ends with it"), true};
+    }
 
 protected:
     // Picks the result line out of one run's whole stdout, or sets *error naming script and run.

@@ -55,6 +55,14 @@ struct JudgeOutcome
     double wallSeconds = 0;
 };
 
+// Issue 41: the process tree verify stops while the other side runs (TreeFreeze).
+struct FreezableTree
+{
+    long long root = 0; // the worker's supervisor; 0: nothing to stop, whyNot says why
+    QString whyNot;
+    bool between = false; // whyNot means nothing runs between runs (fresh), not a missing guard
+};
+
 class ScriptRunner
 {
 public:
@@ -90,6 +98,11 @@ public:
     virtual QString confinement()
     {
         return QStringLiteral("none: each run starts a new process, and those are not confined yet");
+    }
+    // What stands between runs and can be stopped while the other side of a verify runs.
+    virtual FreezableTree freezableTree() const
+    {
+        return {0, QStringLiteral("this runner keeps no process between runs"), true};
     }
     // A kept worker serves later calls that may name the script differently or want another timeout.
     void setTimeout(std::chrono::milliseconds timeout) { m_options.timeout = timeout; }

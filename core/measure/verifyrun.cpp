@@ -11,6 +11,7 @@
 #include "measure/measuresession.h"
 #include "measure/measuresetup.h"
 #include "measure/pairchecks.h"
+#include "measure/runisolation.h"
 #include "measure/sessionpeers.h"
 #include "measure/statistics.h"
 #include "measure/workerscriptrunner.h"
@@ -327,6 +328,7 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
     // on both sides are, and that pair's times are dropped (Json null: one timer throughout).
     Json eventsForBothFrom;
     QString lastTimers[2];
+    RunIsolation isolation(*b.prepared.runner, *c.prepared.runner);
     while (true) {
         // The measured phase starts with the first pair whose times count (a pair dropped for its
         // timers does not).
@@ -361,9 +363,20 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
                     lockWait += lockedAt - readyAt;
                 }
             }
+            // Issue 41: the other side stands still while this one runs; the card is read around it.
+            QFuture<void> standing =
+                isolation.standStill(side == &c, side == &c || candidateReady, locked && !remote);
+            co_await standing;
+            if (!job || job->isCancelled())
+                co_return ToolResult::cancelledResult();
             const RunOutcome outcome = co_await side->prepared.runner->run(pair);
             if (!job || outcome.cancelled || job->isCancelled())
                 co_return ToolResult::cancelledResult();
+            QFuture<void> reading = isolation.readRun();
+            co_await reading;
+            if (!job || job->isCancelled())
+                co_return ToolResult::cancelledResult();
+            isolation.finishRun();
             ++runsDone;
             job->setProgress(runsDone, total,
                              QStringLiteral("%1 run %2%3: %4 ms")
@@ -570,6 +583,10 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
             ++pair;
             continue;
         }
+        if (!isolation.judgePair(pair, pair >= o.warmup).isEmpty()) {
+            ++pair; // dropped (run_conditions names it); another pair takes its place
+            continue;
+        }
         if (pair >= o.warmup) {
             // The GPU's account of the timed replays where it was witnessed (protocol 5): what the
             // worker printed was only held against it.
@@ -701,6 +718,7 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
                                                            ? QString()
                                                            : QStringLiteral("; to free that memory: %1")
                                                                  .arg(GpuSharing::howToFree(idleOnCard))));
+    isolation.amendVerdict(verdict, reason, warnings);
     // Issue 25: a time below what this card can physically do is no verdict (either side).
     const FloorCeilings ceilings = MeasureSetup::floorCeilings(gpu, b.first.json, calibrations);
     const PhysicalFloor::Report floor =
@@ -780,6 +798,8 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
                                 {"bytes", r["contract"].value("bytes", Json())}};
     r["physical_floor"] = floor.json;
     r["confinement"] = Json{{"baseline", toStd(confinedBaseline)}, {"candidate", toStd(confinedCandidate)}};
+    r["frozen"] = isolation.frozenJson();
+    r["run_conditions"] = isolation.conditionsJson();
     r["witness"] = witness.is_null() ? Json::object() : witness;
     r["witness_ratios"] = witnessRatios;
     r["versions"] = b.haveFirst ? MeasureSetup::versionsJson(b.first) : Json::object();

@@ -3,6 +3,7 @@
 #include "measure/verifyrun.h"
 
 #include "measure/physicalfloor.h"
+#include "measure/runisolation.h"
 
 namespace hotkernel {
 
@@ -76,6 +77,8 @@ QString VerifyRun::text(const Json &r)
     if (const Json &confinement = r.value("confinement", Json()); confinement.is_object())
         t += QStringLiteral("confined: candidate %1; baseline %2\n")
                  .arg(stringField(confinement, "candidate"), stringField(confinement, "baseline"));
+    if (const QString still = RunIsolation::summary(r); !still.isEmpty())
+        t += QStringLiteral("frozen:   %1\n").arg(still);
     for (const Json &m : r["mismatches"])
         t += QStringLiteral("mismatch: %1\n").arg(toQt(m.get<std::string>()));
     for (const Json &f : r["failed_runs"])

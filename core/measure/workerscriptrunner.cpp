@@ -78,6 +78,16 @@ QString WorkerScriptRunner::confinement()
     return m_sandbox->confinement();
 }
 
+FreezableTree WorkerScriptRunner::freezableTree() const
+{
+    // Here only ssh or srun runs below the supervisor; the worker's tree is on the host.
+    if (m_options.remote)
+        return {0, QStringLiteral("the worker runs on a remote host, whose supervisor does not freeze yet")};
+    if (!isAlive() || m_process->processId() <= 0)
+        return {0, QStringLiteral("the worker is not running")};
+    return {m_process->processId(), {}};
+}
+
 bool WorkerScriptRunner::isAlive() const
 {
     return (m_state == State::Starting || m_state == State::Ready) && m_process &&

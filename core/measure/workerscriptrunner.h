@@ -48,6 +48,7 @@ public:
     QString commandLine() const override;
     QString scratchDir() const override;
     QString confinement() override;
+    FreezableTree freezableTree() const override;
 
     // Started, answered ready (or still may) and not killed.
     bool isAlive() const;

@@ -18,7 +18,7 @@ long long ProcessAncestry::peerPid(qintptr socketDescriptor)
     return credentials.pid;
 }
 
-std::optional<long long> ProcessAncestry::statField(long long pid, int k)
+std::optional<QList<QByteArray>> ProcessAncestry::statFields(long long pid)
 {
     const BoundedFile::Read stat = BoundedFile::read(QStringLiteral("/proc/%1/stat").arg(pid), 64 * 1024);
     if (!stat.ok())
@@ -26,9 +26,16 @@ std::optional<long long> ProcessAncestry::statField(long long pid, int k)
     // The command name in parentheses may itself hold ") ": the fields follow the last ')'.
     const qsizetype close = stat.bytes.lastIndexOf(')');
     if (close < 0)
-        return 0;
-    const QList<QByteArray> fields = stat.bytes.mid(close + 1).simplified().split(' ');
-    return fields.size() > k ? fields.at(k).toLongLong() : 0;
+        return QList<QByteArray>();
+    return stat.bytes.mid(close + 1).simplified().split(' ');
+}
+
+std::optional<long long> ProcessAncestry::statField(long long pid, int k)
+{
+    const std::optional<QList<QByteArray>> fields = statFields(pid);
+    if (!fields)
+        return std::nullopt;
+    return fields->size() > k ? fields->at(k).toLongLong() : 0;
 }
 
 QList<long long> ProcessAncestry::lineOf(long long pid)

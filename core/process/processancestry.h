@@ -4,6 +4,7 @@
 // calibrate or record for it). Reads /proc; any thread.
 #pragma once
 
+#include <QByteArray>
 #include <QList>
 #include <QString>
 
@@ -17,6 +18,9 @@ public:
     // Field k of /proc/PID/stat counted after the command name (0: the state, 1: the parent, 2:
     // the process group); nullopt when the process is gone, 0 when the field cannot be read.
     static std::optional<long long> statField(long long pid, int k);
+    // Every field of /proc/PID/stat after the command name, as statField counts them; nullopt when
+    // the process is gone, an empty list when the file cannot be parsed.
+    static std::optional<QList<QByteArray>> statFields(long long pid);
     // The pid of the process connected to a Unix socket descriptor (SO_PEERCRED), or -1.
     static long long peerPid(qintptr socketDescriptor);
     // pid, its parent, its parent's parent, ... up to pid 1, read from /proc/PID/stat; empty when

@@ -5,7 +5,9 @@
 #include "measure/measuresetup.h"
 #include "measure/workerpool.h"
 #include "measuretesthelpers.h"
+#include "process/processancestry.h"
 #include "process/processgroup.h"
+#include "process/treefreeze.h"
 #include "session/session.h"
 #include "testlimits.h"
 #include "tools/builtintools.h"
@@ -99,6 +101,28 @@ private Q_SLOTS:
         // fake_slow was the candidate before: as a baseline it is another role, another worker.
         QCOMPARE(r.structured["workers_reused"]["baseline"].get<bool>(), false);
         QCOMPARE(r.structured["workers_reused"]["candidate"].get<bool>(), false);
+        // Issue 41: each side's worker stood still during every run of the other (5 pairs), but the
+        // candidate during the baseline's warm-up run, which overlaps its start.
+        const Json &frozen = r.structured["frozen"];
+        QCOMPARE(frozen["baseline"]["other_side_runs"].get<int>(), 5);
+        QCOMPARE(frozen["baseline"]["frozen_runs"].get<int>(), 5);
+        QCOMPARE(frozen["candidate"]["other_side_runs"].get<int>(), 5);
+        QCOMPARE(frozen["candidate"]["frozen_runs"].get<int>(), 4);
+        QCOMPARE(frozen["candidate"]["not_frozen"].size(), size_t(1));
+        for (const char *side : {"baseline", "candidate"}) {
+            QVERIFY(frozen[side]["processes_max"].get<int>() >= 1); // the worker, below its supervisor
+            QCOMPARE(frozen[side]["unconfirmed"].get<int>(), 0);
+        }
+        // A CPU target: the card is not read, and the result says why.
+        QCOMPARE(r.structured["run_conditions"]["card_read"].get<bool>(), false);
+        QVERIFY(r.structured["run_conditions"]["why_not"].is_string());
+        QCOMPARE(r.structured["run_conditions"]["dropped_pairs"].get<int>(), 0);
+        QVERIFY2(
+            r.text.contains(QStringLiteral("frozen:   baseline stopped in 5 of 5 runs of the other side; "
+                                           "candidate stopped in 4 of 5")),
+            qPrintable(r.text));
+        for (const Json &w : r.structured["warnings"])
+            QVERIFY2(!toQt(w.get<std::string>()).contains(QStringLiteral("not stopped")), w.dump().c_str());
     }
 
     void sameScriptIsInconclusiveAndReused()
@@ -261,6 +285,16 @@ private Q_SLOTS:
         QVERIFY2(r.text.contains(QStringLiteral("fake_crash.py run 2: the worker crashed")),
                  qPrintable(r.text));
         QCOMPARE(m_session->workers().size(), 1); // the dead candidate left the pool, the baseline stays
+        // Issue 41: the baseline, stopped during the candidate's crashing run, runs again.
+        const QList<long long> kept = m_session->workers().processGroups();
+        QCOMPARE(kept.size(), 1);
+        const QList<long long> tree = QList<long long>{kept.first()} + TreeFreeze::below(kept.first());
+        QVERIFY(tree.size() >= 2); // the supervisor and the worker
+        for (long long pid : tree) {
+            const std::optional<QList<QByteArray>> stat = ProcessAncestry::statFields(pid);
+            QVERIFY2(stat && !stat->isEmpty() && stat->first() != "T",
+                     qPrintable(QStringLiteral("process %1 of the kept baseline is still stopped").arg(pid)));
+        }
     }
 
     void freshMode()
@@ -269,6 +303,11 @@ private Q_SLOTS:
         QVERIFY2(!r.isError, qPrintable(r.text));
         QCOMPARE(r.structured["mode"].get<std::string>(), std::string("fresh"));
         QCOMPARE(r.structured["n"].get<int>(), 2);
+        // No process stands between fresh runs: nothing to stop, and no warning for it.
+        QCOMPARE(r.structured["frozen"]["candidate"]["frozen_runs"].get<int>(), 0);
+        QCOMPARE(r.structured["frozen"]["candidate"]["not_frozen"].size(), size_t(1));
+        for (const Json &w : r.structured["warnings"])
+            QVERIFY2(!toQt(w.get<std::string>()).contains(QStringLiteral("not stopped")), w.dump().c_str());
     }
 
     // Issue 23: the baseline's warm-up run goes while the candidate is still starting; a measured
