@@ -177,7 +177,8 @@ QString PairChecks::bracketed(const RunOutcome &o, const QString &side, int pair
             .arg(side)
             .arg(pair);
     // The GPU's account where it witnessed the timed replays, else what the run reported.
-    std::optional<double> totalMs = cudaRun(o) ? WitnessTrace::timedTotalMs(o.witness, o.line.json) : std::nullopt;
+    std::optional<double> totalMs =
+        cudaRun(o) ? WitnessTrace::timedTotalMs(o.witness, o.line.json) : std::nullopt;
     const bool gpu = totalMs.has_value();
     if (!totalMs) {
         const long long iters = iterationsOf(o.line.json);

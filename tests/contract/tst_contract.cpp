@@ -152,7 +152,7 @@ private Q_SLOTS:
                                 "python"};
         for (const char *field : fields)
             QVERIFY2(line.contains(QLatin1String(field)), field);
-        QCOMPARE(line.value(QLatin1String("protocol")).toInt(), 4);
+        QCOMPARE(line.value(QLatin1String("protocol")).toInt(), 5);
         QVERIFY2(line.value(QLatin1String("ok")).toBool(),
                  qPrintable(line.value(QLatin1String("mismatch")).toString()));
         QCOMPARE(line.value(QLatin1String("timer")).toString(), QStringLiteral("wall"));
@@ -162,7 +162,13 @@ private Q_SLOTS:
         QCOMPARE(line.value(QLatin1String("shape")).toArray(), (QJsonArray{256, 512}));
         QCOMPARE(line.value(QLatin1String("dtype")).toString(), QStringLiteral("fp32"));
         QCOMPARE(line.value(QLatin1String("iters")).toInt(), 10);
-        QCOMPARE(line.value(QLatin1String("samples_ms")).toArray().size(), 5);
+        // Protocol 5: at least 5 timed blocks, and more until they last 60 ms on a CPU.
+        const QJsonArray samples = line.value(QLatin1String("samples_ms")).toArray();
+        double totalMs = 0;
+        for (const QJsonValue &sample : samples)
+            totalMs += sample.toDouble() * 10;
+        QVERIFY(samples.size() >= 5 && samples.size() <= 100);
+        QVERIFY2(totalMs >= 60 || samples.size() == 100, qPrintable(QString::number(totalMs)));
         QVERIFY(line.value(QLatin1String("ms")).toDouble() > 0);
         QVERIFY(line.value(QLatin1String("rotate_k")).toInt() >= 2);
         // in + out, fp32
@@ -187,6 +193,31 @@ private Q_SLOTS:
             QCOMPARE(line.value(QLatin1String("target_sha256")),
                      lines[0].value(QLatin1String("target_sha256")));
         }
+    }
+
+    // Protocol 5: asked for the bracket, the worker says armed, runs its timed replays only on the
+    // core's go for that run, and says done before its result line; a go for another run (or none)
+    // makes the run invalid instead of timing it unbracketed.
+    void bracketWaitsForTheCoresGo()
+    {
+        const Ran r =
+            runIn(m_targetDir, python(), {QStringLiteral("gelu_baseline.py"), QStringLiteral("--worker")},
+                  "{\"op\": \"run\", \"run\": 0, \"bracket\": true}\n{\"op\": \"go\", \"run\": 0}\n"
+                  "{\"op\": \"run\", \"run\": 1, \"bracket\": true}\n{\"op\": \"go\", \"run\": 7}\n"
+                  "{\"op\": \"quit\"}\n");
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QList<QJsonObject> lines = jsonLines(r.out);
+        QCOMPARE(lines.size(), 6);
+        QCOMPARE(lines[1].value(QLatin1String("event")).toString(), QStringLiteral("armed"));
+        QCOMPARE(lines[1].value(QLatin1String("run")).toInt(), 0);
+        QCOMPARE(lines[2].value(QLatin1String("event")).toString(), QStringLiteral("done"));
+        QVERIFY(lines[3].value(QLatin1String("ok")).toBool());
+        QCOMPARE(lines[4].value(QLatin1String("event")).toString(), QStringLiteral("armed"));
+        QCOMPARE(lines[4].value(QLatin1String("run")).toInt(), 1);
+        QVERIFY(!lines[5].value(QLatin1String("ok")).toBool(true));
+        const QString invalid = lines[5].value(QLatin1String("invalid")).toString();
+        QVERIFY2(invalid.contains(QLatin1String("go for the timed replays of run 1 did not arrive")),
+                 qPrintable(invalid));
     }
 
     // The judged replay refills the same storage from the judge seed, so the cache fails in its

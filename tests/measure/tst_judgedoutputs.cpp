@@ -11,7 +11,7 @@
 using namespace hotkernel;
 
 namespace {
-const QString kDigest = QStringLiteral("408245230f094fb3f5329b27e2362b7f537253fe014f5fcab1314d001ef4b776");
+const QString kDigest = QStringLiteral("b4dbe481fa64ef0d5aa3c347c4868e128096c1472fa84992287c67bedbd1039a");
 constexpr quint64 kSeed = 12345;
 } // namespace
 
@@ -114,8 +114,8 @@ private Q_SLOTS:
         format.replace("hotkernel-judged-outputs", "hotkernel-judged-outputz");
         QTest::newRow("format") << format << 1 << kSeed << kDigest << QStringLiteral("format");
         QByteArray protocol = f;
-        protocol.replace("\"protocol\":4", "\"protocol\":3");
-        QTest::newRow("protocol") << protocol << 1 << kSeed << kDigest << QStringLiteral("protocol 3, not 4");
+        protocol.replace("\"protocol\":5", "\"protocol\":3");
+        QTest::newRow("protocol") << protocol << 1 << kSeed << kDigest << QStringLiteral("protocol 3, not 5");
         QTest::newRow("header only") << f.left(header) << 1 << kSeed << kDigest
                                      << QStringLiteral("0 bytes of outputs");
         QByteArray pigeon = f;
