@@ -49,12 +49,12 @@ EXPECTED = [
     ("cache_poison.py", "faster/slower/inconclusive"),
     ("calibrate_run.py", "invalid", "overstated_baseline.py"),
     # Issue 41, class 1: the reported times scaled by 0.8, no function the integrity snapshot covers
-    # replaced. Protocol 4: invalid already by the witness's lower bound (0.85 of the busy time);
-    # protocol 5: the witness gives the time and the bracket bounds it.
-    ("scaled_encoder.py", "invalid"),
+    # replaced. Protocol 5: the time is the witness's, so what the process prints changes nothing
+    # (fn is the baseline's: inconclusive); a line whose ms is not its samples' median is invalid.
+    ("scaled_encoder.py", "inconclusive"),
     ("scaled_median.py", "invalid"),
-    ("scaled_profile.py", "invalid"),
-    ("scaled_relay.py", "invalid"),
+    ("scaled_profile.py", "inconclusive"),
+    ("scaled_relay.py", "inconclusive"),
     # Issue 41, class 2: the witness itself forged (times scaled by 0.8 to match, except silence).
     # Relayed with its records' intervals compressed, numbers kept; written whole by a stand-in for
     # the tracer's window function: both agree with the report, so only protocol 5's bracket is

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The core's own clock around a run's timed replays (protocol 5, issue 41; docs/contract.md,
-// "The bracket"). The contract prints {"event": "armed", "run": I} once its block is captured and
-// waits; the core answers {"op": "go", "run": I} on stdin and starts this clock; the contract
-// prints {"event": "done", "run": I} when its timed replays are over. What the worker reports (or
+// The core's own clock around a run's bracketed replays (protocol 5, issue 41; docs/contract.md,
+// "The bracket and the GPU's time"): the judged replay, replayed back to back, on a GPU; the timed
+// replays on a CPU. The contract prints {"event": "armed", "run": I} and waits; the core answers
+// {"op": "go", "run": I} on stdin and starts this clock; the contract prints
+// {"event": "done", "run": I} when those replays are over. What the worker reports (or
 // its witness shows) for those replays must be a measured fraction of go to done
 // (PairChecks::bracketed): a worker can make its own numbers small, not this clock. Lives on the
 // thread that reads the worker's stdout; one per run.
@@ -19,7 +20,7 @@ namespace hotkernel {
 class BracketClock
 {
 public:
-    // The bounds on a run's timed replays against the bracket (PairChecks::bracketed), in one place;
+    // The bounds on a run's bracketed replays against the bracket (PairChecks::bracketed), in one place;
     // measured on honest runs (docs/contract.md, "The bracket").
     // - A bracket shorter than this is not held against the total from below: the worker's wake-up
     //   after the go and the core's reading of "done" wobble by milliseconds, by tens of them on a
@@ -27,9 +28,12 @@ public:
     //   CPU, so only a block that is that fast for real comes in below.
     static constexpr double kMinComparedGpuSeconds = 0.010;
     static constexpr double kMinComparedCpuSeconds = 0.040;
-    // - The GPU: the timed windows' spans added up, at least this fraction of the bracket. The
-    //   bracket also holds the inputs' refills between replays and the windows' flushes.
-    static constexpr double kMinWitnessedOverBracket = 0.5;
+    // - The GPU: the bracketed (judged) replays' witnessed span, at least this fraction of the
+    //   bracket, which holds nothing but those back-to-back replays and the go and done lines.
+    static constexpr double kMinWitnessedOverBracket = 0.85;
+    // - The GPU: the timed replays' time per call (the median of their windows), at least this
+    //   fraction of the bracketed replays' per call: the bracket bounds only the latter.
+    static constexpr double kMinTimedOverBracketed = 0.9;
     // - No witness (a CPU run): the reported samples added up, at least this fraction. Loose: on
     //   the development machine under a build's load honest runs came to 0.85-0.99, and a test
     //   machine running tests in parallel wakes a worker tens of milliseconds late; a CPU verdict

@@ -4,11 +4,21 @@
 #include "base/json.h"
 #include "measure/bracketclock.h"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
+#include <vector>
 
 namespace hotkernel {
 
 namespace {
+
+double medianOf(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
 long long iterationsOf(const Json &line)
 {
@@ -36,6 +46,19 @@ QString PairChecks::untrusted(const RunLine &lb, const RunLine &lc, int pair, qu
                 .arg(l == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"))
                 .arg(pair)
                 .arg(why);
+    }
+    // The contract's ms is the median of its samples; a line whose ms is not is no contract's.
+    for (const RunLine *l : {&lb, &lc}) {
+        if (!l->ok || l->samplesMs.empty())
+            continue;
+        const double median = medianOf(l->samplesMs);
+        if (std::abs(l->ms - median) > 1e-9 * std::max(1.0, std::abs(median)))
+            return QStringLiteral("the %1's run %2 reports %3 ms per call, but the median of its own samples "
+                                  "is %4 ms: its result line was changed after the contract computed it")
+                .arg(l == &lb ? QStringLiteral("baseline") : QStringLiteral("candidate"))
+                .arg(pair)
+                .arg(l->ms, 0, 'g', 6)
+                .arg(median, 0, 'g', 6);
     }
     // Only a line that claims its outputs passed must show the judged inputs: a failed candidate run
     // (fn raised, a mismatch) is incorrect for its own reason, which this must not hide.
@@ -92,10 +115,16 @@ void PairChecks::addWitnessRatios(Json &ratios, const RunOutcome &o)
     const Json w = witnessJson(o);
     if (!w.is_object() || !w["reported_ms_per_call"].is_number())
         return;
-    // Protocol 5: the timed windows' spans added up over the core's bracket around them.
-    if (const std::optional<double> total = WitnessTrace::timedTotalMs(o.witness, o.line.json);
-        total && o.bracketSeconds > 0)
-        ratios["witnessed_over_bracket"].push_back(*total / (o.bracketSeconds * 1e3));
+    // Protocol 5: the bracketed (judged) window's span over the core's bracket around it, and the
+    // timed windows' time per call over the bracketed one's (BracketClock's two GPU bounds).
+    const std::optional<double> timed = WitnessTrace::timedMsPerCall(o.witness, o.line.json);
+    const long long replays = o.line.json.value("witness_replays", 0LL);
+    const long long iters = iterationsOf(o.line.json);
+    if (timed && o.bracketSeconds > 0 && replays > 0 && iters > 0) {
+        const double spanMs = double(o.witness.back().spanNs) / 1e6;
+        ratios["witnessed_over_bracket"].push_back(spanMs / (o.bracketSeconds * 1e3));
+        ratios["timed_over_bracketed"].push_back(*timed / (spanMs / double(replays * iters)));
+    }
     const double reported = w["reported_ms_per_call"].get<double>();
     for (const auto &[key, denominator] : {std::pair{"reported_over_busy", "busy_ms_per_call"},
                                            std::pair{"reported_over_span", "span_ms_per_call"}}) {
@@ -163,55 +192,72 @@ QString PairChecks::differentTimers(const RunLine &lb, const RunLine &lc)
 QString PairChecks::bracketed(const RunOutcome &o, const QString &side, int pair)
 {
     if (!o.bracketFault.isEmpty())
-        return QStringLiteral("the %1's run %2 broke the bracket around its timed replays: %3")
+        return QStringLiteral("the %1's run %2 broke the bracket around its replays: %3")
             .arg(side)
             .arg(pair)
             .arg(o.bracketFault);
     if (!o.line.ok)
         return {}; // a failed run is judged by its failure, not by its time
     if (o.bracketSeconds < 0)
-        return QStringLiteral(
-                   "the %1's run %2 never said its timed replays were armed and done, so the core's "
-                   "clock could not bound them: the contract does (protocol 5), so something "
-                   "in the process kept those lines from hotkernel")
+        return QStringLiteral("the %1's run %2 never said its bracketed replays were armed and done, so the "
+                              "core's clock could not bound them: the contract does (protocol 5), so "
+                              "something in the process kept those lines from hotkernel")
             .arg(side)
             .arg(pair);
-    // The GPU's account where it witnessed the timed replays, else what the run reported.
-    std::optional<double> totalMs =
-        cudaRun(o) ? WitnessTrace::timedTotalMs(o.witness, o.line.json) : std::nullopt;
-    const bool gpu = totalMs.has_value();
-    if (!totalMs) {
-        const long long iters = iterationsOf(o.line.json);
+    const long long iters = iterationsOf(o.line.json);
+    const double bracketMs = o.bracketSeconds * 1e3;
+    // A GPU run whose replays were witnessed: the bracket was around the judged replay's window
+    // (the last one), replayed back to back; otherwise (a CPU run) around the reported samples.
+    const std::optional<double> timedMs =
+        cudaRun(o) ? WitnessTrace::timedMsPerCall(o.witness, o.line.json) : std::nullopt;
+    const bool gpu = timedMs.has_value();
+    double totalMs = 0;
+    if (gpu) {
+        totalMs = double(o.witness.back().spanNs) / 1e6;
+    } else {
         if (iters <= 0 || o.line.samplesMs.empty())
             return {};
-        totalMs = 0;
         for (double s : o.line.samplesMs)
-            *totalMs += s * double(iters);
+            totalMs += s * double(iters);
     }
-    const double bracketMs = o.bracketSeconds * 1e3;
-    const QString what = gpu ? QStringLiteral("the GPU's witness of its timed replays adds up to")
+    const QString what = gpu ? QStringLiteral("the GPU's witness of its bracketed replays spans")
                              : QStringLiteral("its timed replays report");
-    if (*totalMs > bracketMs * BracketClock::kMaxTotalOverBracket + 1.0)
+    if (totalMs > bracketMs * BracketClock::kMaxTotalOverBracket + 1.0)
         return QStringLiteral(
                    "%1 %2 ms, but the core's clock saw %3 ms from its go to their end: the %4's run %5 "
                    "reports more than it took")
             .arg(what)
-            .arg(*totalMs, 0, 'f', 3)
+            .arg(totalMs, 0, 'f', 3)
             .arg(bracketMs, 0, 'f', 3)
             .arg(side)
             .arg(pair);
     const double least = gpu ? BracketClock::kMinWitnessedOverBracket : BracketClock::kMinReportedOverBracket;
     const double compared = gpu ? BracketClock::kMinComparedGpuSeconds : BracketClock::kMinComparedCpuSeconds;
-    if (o.bracketSeconds >= compared && *totalMs < bracketMs * least)
+    if (o.bracketSeconds >= compared && totalMs < bracketMs * least)
         return QStringLiteral("%1 %2 ms, but the core's clock saw %3 ms from its go to their end (at least "
                               "%4 of it is the replays' on an honest run): the %5's run %6 is not the time "
                               "its replays took")
             .arg(what)
-            .arg(*totalMs, 0, 'f', 3)
+            .arg(totalMs, 0, 'f', 3)
             .arg(bracketMs, 0, 'f', 3)
             .arg(least)
             .arg(side)
             .arg(pair);
+    // The timed windows give the time; the bracketed window, bounded by the core's clock, must
+    // not show the block much slower than they do (a witness edited for the timed replays only).
+    const long long replays = o.line.json.value("witness_replays", 0LL);
+    if (gpu && replays > 0 && iters > 0) {
+        const double bracketedMs = totalMs / double(replays * iters);
+        if (*timedMs < bracketedMs * BracketClock::kMinTimedOverBracketed)
+            return QStringLiteral(
+                       "its timed replays' witness shows %1 ms per call, but its bracketed replays, "
+                       "which the core's clock bounds, took %2 ms per call: the %3's run %4 "
+                       "is not the time its replays took")
+                .arg(*timedMs, 0, 'g', 4)
+                .arg(bracketedMs, 0, 'g', 4)
+                .arg(side)
+                .arg(pair);
+    }
     return {};
 }
 

@@ -27,9 +27,11 @@ QString untrusted(const RunLine &lb, const RunLine &lc, int pair, quint64 judgeS
 QString witnessed(const RunOutcome &ob, const RunOutcome &oc, int pair, QString *unavailable,
                   WitnessTrace::Time time = WitnessTrace::Time::Compared);
 
-// Protocol 5 (issue 41): why a run's timed replays are not what the core's own clock saw around
-// them (BracketClock), or empty. The total is the witnessed spans on a witnessed GPU run, the
-// reported samples otherwise. A run whose contract never said armed and done was not bracketed.
+// Protocol 5 (issue 41): why a run's bracketed replays are not what the core's own clock saw
+// around them (BracketClock), or empty. On a GPU run with witnessed timed replays: the judged
+// replay's window (replayed back to back inside the bracket) against the bracket, and the timed
+// windows' time per call against that window's; otherwise the reported samples against the
+// bracket. A run whose contract never said armed and done was not bracketed.
 QString bracketed(const RunOutcome &o, const QString &side, int pair);
 
 // The run's time per call that verify compares: the GPU's (WitnessTrace::timedMsPerCall) when the

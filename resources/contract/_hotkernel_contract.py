@@ -26,9 +26,9 @@ import traceback
 
 PROTOCOL = 5
 REPLAYS = 5
-# Protocol 5 (issue 41): on the GPU, timed replays are added until they last about this long, so
-# that the core's own clock around them (the bracket: armed, go, done) bounds what they took; at
-# most MAX_REPLAYS. The bracket's ratio is measured in docs/contract.md.
+# Protocol 5 (issue 41): on the GPU the judged replay is the bracketed one (the core's own clock
+# around it: armed, go, done); its block is replayed back to back until it lasts about this long,
+# at most MAX_REPLAYS times, so that the clock can bound what the witness says it took.
 BRACKET_S = 0.020
 MAX_REPLAYS = 40
 # A CPU run has no witness: the bracket is all that bounds its samples, and the core's clock there
@@ -732,6 +732,7 @@ class _Bench:
             # A tuple, never a list: nothing another thread holds can change a sample in place.
             samples = ()
             outs = None
+            # A CPU run has no witness: its timed replays are the bracketed ones.
             with _Bracket(run, bracket):
                 # Replays are added until they last CPU_BRACKET_S. No refills between
                 # them: the device-side "inputs unchanged" skip they stop is a GPU attack, and
@@ -812,31 +813,33 @@ class _Bench:
             t.cuda.synchronize()
             block_s = time.perf_counter() - warm_start
             timer = "events"
-        replays = max(REPLAYS, min(MAX_REPLAYS, int(math.ceil(BRACKET_S / max(block_s, 1e-6)))))
+        # How many back-to-back replays the bracketed judged replay makes (_witness).
+        self.bracket_replays = max(1, min(MAX_REPLAYS, int(math.ceil(BRACKET_S / max(block_s, 1e-6)))))
         window = _witness_window(t, self.device)[0]
         refs = self.refs
         samples = ()
         windows = 0
-        with _Bracket(run, bracket):
-            for r in range(replays):
-                if r:
-                    # Protocol 5 (issue 41): the inputs change between timed replays, outside the
-                    # timed region, so "nothing changed since the last call" is never true: drawn
-                    # from a seed nobody knows in advance, the last replay from the run's own (its
-                    # outputs are checked against the references).
-                    self.fill(run, None if r == replays - 1 else _fresh_judge_seed(), refs=False)
-                if window is not None and not window(1):
-                    window = None
-                start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
-                start.record()
-                run_block()
-                end.record()
-                end.synchronize()
-                if window is not None:
-                    window(0)
-                    windows += 1
-                samples += (start.elapsed_time(end) / iters,)
-            t.cuda.synchronize()
+        for r in range(REPLAYS):
+            if r:
+                # Protocol 5 (issue 41): the inputs change between timed replays, outside the timed
+                # region, so "nothing changed since the last replay" is never true: drawn from a
+                # seed nobody knows in advance, the last replay from the run's own (its outputs are
+                # checked against the references).
+                self.fill(run, None if r == REPLAYS - 1 else _fresh_judge_seed(), refs=False)
+            # Each timed replay in a witness window of its own: the GPU's time of the replay is
+            # the one verify compares (the events below are only held against it).
+            if window is not None and not window(1):
+                window = None
+            start, end = t.cuda.Event(enable_timing=True), t.cuda.Event(enable_timing=True)
+            start.record()
+            run_block()
+            end.record()
+            end.synchronize()
+            if window is not None:
+                window(0)
+                windows += 1
+            samples += (start.elapsed_time(end) / iters,)
+        t.cuda.synchronize()
         self.refs = refs
         if graph is None:
             # A plain block's judged replay calls fn afresh (judged_replay), not this closure.
@@ -1067,7 +1070,8 @@ class _Bench:
                 if run_block is None:
                     def run_block():
                         self.judged_calls(kept)
-                line["witness_replays"], line["witness_note"] = _witness(t, self.device, run_block)
+                line["witness_replays"], line["witness_note"] = _witness(
+                    t, self.device, run_block, run, bracket, getattr(self, "bracket_replays", 1))
                 if not kept:
                     kept = self.graph_outputs(outs)
                 steps.lap("judged_replay")
@@ -1504,9 +1508,9 @@ def _l2_violation(torch, device):
     return None
 
 
-# Witnessed replays per run: the judged replay, which is already `iters` calls of the block. Tracing
-# adds about 1.4 us per kernel, outside the timed region. One replay serving both the judge and the
-# witness also makes the judged graph the witnessed one by construction.
+# Witnessed replays per run without a bracket: the judged replay, which is already `iters` calls of
+# the block. One replay serving both the judge and the witness also makes the judged graph the
+# witnessed one by construction.
 WITNESS_REPLAYS = 1
 
 
@@ -1525,33 +1529,40 @@ def _witness_window(torch, device):
         return None, "the GPU tracer is not loaded in this process (CUDA_INJECTION64_PATH=%s)" % (path or "unset")
 
 
-def _witness(torch, device, run_block):
+def _witness(torch, device, run_block, run=0, bracket=False, bracket_replays=1):
     """(replays, note): runs the judged replay, inside a window of hotkernel's tracer when the core
     injected it in witness mode; replays is 0 when it was not witnessed, and note says why when
-    the core had asked for a witness."""
+    the core had asked for a witness. On the GPU with bracket (protocol 5) the block is replayed
+    bracket_replays times back to back inside the window and the core's bracket, nothing else:
+    the witnessed span must then be most of the core's clock. Replaying the judged block again
+    changes no output (its inputs stay the judged ones)."""
     window, note = _witness_window(torch, device)
     if window is not None:
         torch.cuda.synchronize()
         if not window(1):
             window = None
             note = "the GPU tracer refused to open a witness window (CUPTI unavailable; see stderr)"
+    bracketed = bracket and device == "cuda"
+    replays = bracket_replays if bracketed else WITNESS_REPLAYS
     try:
-        for _ in range(WITNESS_REPLAYS):
-            run_block()
-        if device == "cuda":
-            torch.cuda.synchronize()
+        with _Bracket(run, bracketed):
+            for _ in range(replays):
+                run_block()
+            if device == "cuda":
+                torch.cuda.synchronize()
     finally:
         if window is not None:
             window(0)
-    return (WITNESS_REPLAYS if window is not None else 0), note
+    return (replays if window is not None else 0), note
 
 
 class _Bracket:
-    """The core's clock around the timed replays (protocol 5, issue 41): {"event": "armed"} on the
-    protocol stream, then nothing runs until {"op": "go"} arrives on stdin; {"event": "done"} when
-    the replays are over (also when fn raised in them: the core then reads the result line). The
-    core times go to done itself, and a reported or witnessed total far below that bracket is not
-    the replays' time. Inactive (a plain run of the script) when the core did not ask."""
+    """The core's clock around replays (protocol 5, issue 41): the judged replay on a GPU, the timed
+    ones on a CPU. {"event": "armed"} on the protocol stream, then nothing runs until {"op": "go"}
+    arrives on stdin; {"event": "done"} when the replays are over (also when fn raised in them: the
+    core then reads the result line). The core times go to done itself, and a witnessed or reported
+    total far below that bracket is not the replays' time. Inactive (a plain run of the script) when
+    the core did not ask."""
 
     def __init__(self, run, active):
         self.run, self.active = run, active

@@ -39,11 +39,14 @@ EXPECTED = {
     "target_write.py": {"faster", "slower", "inconclusive"},
     "record_call.py": {"faster", "slower", "inconclusive"},
     "honest_caches.py": {"faster", "slower", "inconclusive"},
-    # Issue 41, class 1: the reported times scaled by 0.8 with no function the integrity snapshot
-    # covers replaced (the JSON encoder class json.dumps builds, a global statistics.median reads,
-    # a profile hook rebinding the samples, the protocol descriptor relayed by a child). Protocol 4
-    # takes them at their word (faster on CPU, 1.24-1.38x at n=7); protocol 5's bracket (the core's
-    # own clock around the timed replays) makes them invalid. Asserted from protocol 5 on.
+    # Issue 41, class 1: the reported times scaled with no function the integrity snapshot covers
+    # replaced (the JSON encoder class json.dumps builds, a global statistics.median reads, a
+    # profile hook rebinding the samples, the protocol descriptor relayed by a child). Protocol 4
+    # took them at their word (faster on CPU at 0.8, 1.24-1.38x at n=7). Protocol 5: a CPU run
+    # has no witness and its bracket holds the samples to half the core's clock at least (a loaded
+    # test machine wakes workers late), so here they claim 0.3 (HOTKERNEL_FIXTURE_SCALE) and the
+    # bracket makes them invalid; scaled_median's ms is no longer the median of its samples. On
+    # the GPU (0.8) the witness gives the time. Asserted from protocol 5 on.
     "scaled_encoder.py": {"invalid"},
     "scaled_median.py": {"invalid"},
     "scaled_profile.py": {"invalid"},
@@ -129,7 +132,7 @@ def main():
         # A cache the user named outside every worker's scratch (the examples' nvcc builds; the GPU
         # scripts set it): the scratch must name its own, or honest_caches.py cannot write there.
         outside = os.path.join(tmp, "user-cubin-cache")
-        env = dict(os.environ, HOTKERNEL_LOCK_DIR=tmp, HOTKERNEL_CUBIN_CACHE=outside)
+        env = dict(os.environ, HOTKERNEL_LOCK_DIR=tmp, HOTKERNEL_CUBIN_CACHE=outside, HOTKERNEL_FIXTURE_SCALE="0.3")
         runs = [("gelu_baseline.py", c, e, []) for c, e in sorted(EXPECTED.items())]
         runs += [("gelu_baseline.py", c, e, ["--fresh"]) for c, e in sorted(EXPECTED_FRESH.items())]
         runs += [(b, c, e, []) for b, c, e in EXPECTED_PAIRS]

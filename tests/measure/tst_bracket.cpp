@@ -114,7 +114,7 @@ private Q_SLOTS:
     void anUnbracketedRunIsRefused()
     {
         const QString why = PairChecks::bracketed(cpuRun({0.4}, -1e3), QStringLiteral("candidate"), 4);
-        QVERIFY2(why.contains(QStringLiteral("never said its timed replays were armed and done")),
+        QVERIFY2(why.contains(QStringLiteral("never said its bracketed replays were armed and done")),
                  qPrintable(why));
         // A run that failed its own check is judged by that failure, not by its time.
         RunOutcome failed = cpuRun({0.4}, -1e3);
