@@ -106,6 +106,41 @@ private Q_SLOTS:
                  (QStringList{QStringLiteral("_hotkernel_contract.py"), QStringLiteral("gelu_baseline.py"),
                               QStringLiteral("gelu_candidate.py")}));
     }
+
+    // Issue 41's migration: re-vendoring the contract for a new protocol (--force) rewrites the
+    // baseline and the contract and keeps the candidate, which is the user's work.
+    void forceKeepsTheCandidate()
+    {
+        QTemporaryDir root;
+        QTemporaryDir tools;
+        const QString python = fakePython(tools, "echo ok");
+        Job first(1, QStringLiteral("new_target"), Json::object(), QStringLiteral("test"));
+        auto made = capture(TargetScaffold::write(geluRequest(), WorkDir(root.path()), python, &first));
+        QTRY_VERIFY_WITH_TIMEOUT(made->done, 120000);
+        QVERIFY2(made->error.isEmpty(), qPrintable(made->error));
+        const auto overwrite = [&root](const char *name, const QByteArray &bytes) {
+            QFile f(root.filePath(QLatin1String(name)));
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(bytes);
+        };
+        overwrite("gelu_candidate.py", "# my faster gelu\n");
+        overwrite("_hotkernel_contract.py", "PROTOCOL = 4\n");
+
+        TargetRequest r = geluRequest();
+        r.force = true;
+        Job again(2, QStringLiteral("new_target"), Json::object(), QStringLiteral("test"));
+        auto redone = capture(TargetScaffold::write(r, WorkDir(root.path()), python, &again));
+        QTRY_VERIFY_WITH_TIMEOUT(redone->done, 120000);
+        QVERIFY2(redone->error.isEmpty(), qPrintable(redone->error));
+        QVERIFY(redone->value && redone->value->keptCandidate);
+        QVERIFY(redone->value->files.contains(root.filePath(QStringLiteral("gelu_candidate.py"))));
+        QFile candidate(root.filePath(QStringLiteral("gelu_candidate.py")));
+        QVERIFY(candidate.open(QIODevice::ReadOnly));
+        QCOMPARE(candidate.readAll(), QByteArray("# my faster gelu\n"));
+        QFile contract(root.filePath(QStringLiteral("_hotkernel_contract.py")));
+        QVERIFY(contract.open(QIODevice::ReadOnly));
+        QVERIFY(contract.readAll().contains("PROTOCOL = 5"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTargetScaffoldWrite)
