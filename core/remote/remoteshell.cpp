@@ -50,14 +50,14 @@ QString RemoteShell::localPath(const QString &remotePath) const
 
 QString RemoteShell::remoteCommand(const QString &program, const QStringList &arguments,
                                    const QString &workingDirectory, const QProcessEnvironment &environment,
-                                   bool keepOnEndOfInput, bool streamTrace) const
+                                   bool keepOnEndOfInput, const QStringList &supervisorOptions) const
 {
     const QString dir = workingDirectory.isEmpty() ? m_remoteWorkdir : remotePath(workingDirectory);
     QStringList words{QStringLiteral("exec"), shellQuote(remotePython()), shellQuote(supervisorPath())};
     if (keepOnEndOfInput)
         words << QStringLiteral("--keep-on-eof");
-    if (streamTrace)
-        words << QStringLiteral("--stream-trace");
+    for (const QString &option : supervisorOptions)
+        words << shellQuote(option);
     words << QStringLiteral("--");
     const QStringList keys = environment.keys();
     if (!keys.isEmpty()) {
@@ -76,20 +76,21 @@ QString RemoteShell::remoteCommand(const QString &program, const QStringList &ar
     return QStringLiteral("cd ") + shellQuote(dir) + QStringLiteral(" && ") + words.join(QLatin1Char(' '));
 }
 
-void RemoteShell::wrap(ProcessSpec &spec, bool keepOnEndOfInput) const
+void RemoteShell::wrap(ProcessSpec &spec, bool keepOnEndOfInput, const QStringList &supervisorOptions) const
 {
     const QString command = remoteCommand(spec.program, spec.arguments, spec.workingDirectory,
-                                          spec.extraEnvironment, keepOnEndOfInput);
+                                          spec.extraEnvironment, keepOnEndOfInput, supervisorOptions);
     spec.program = program();
     spec.arguments = commandArguments(command);
     spec.extraEnvironment = QProcessEnvironment();
     spec.workingDirectory = m_localRoot;
 }
 
-void RemoteShell::wrap(QProcess &process, const QProcessEnvironment &environment, bool streamTrace) const
+void RemoteShell::wrap(QProcess &process, const QProcessEnvironment &environment,
+                       const QStringList &supervisorOptions) const
 {
     const QString command = remoteCommand(process.program(), process.arguments(), process.workingDirectory(),
-                                          environment, false, streamTrace);
+                                          environment, false, supervisorOptions);
     process.setProgram(program());
     process.setArguments(commandArguments(command));
     process.setWorkingDirectory(m_localRoot);

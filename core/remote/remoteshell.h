@@ -53,16 +53,18 @@ public:
     // remote counterpart of workingDirectory, with environment added. keepOnEndOfInput: the program
     // does not read stdin (a fresh run), so the end of our stdin does not end it; a lost
     // connection still does.
-    // streamTrace: the supervisor's --stream-trace (the GPU witness there; WitnessTrace::streamed).
+    // supervisorOptions: more of the supervisor's options, such as --stream-trace (the GPU witness
+    // there; WitnessTrace::streamed) or --confine-scratch (issue 41; RemoteSandbox).
     QString remoteCommand(const QString &program, const QStringList &arguments,
                           const QString &workingDirectory, const QProcessEnvironment &environment,
-                          bool keepOnEndOfInput, bool streamTrace = false) const;
+                          bool keepOnEndOfInput, const QStringList &supervisorOptions = {}) const;
     // Rewrites spec (program, arguments, environment) to run on the host; the local working
     // directory becomes the session's directory.
-    void wrap(ProcessSpec &spec, bool keepOnEndOfInput) const;
+    void wrap(ProcessSpec &spec, bool keepOnEndOfInput, const QStringList &supervisorOptions = {}) const;
     // The same for a worker's QProcess, after setProgram/setArguments/setWorkingDirectory and
     // before Supervisor::wrap: environment is what the worker needs beyond the host's own.
-    void wrap(QProcess &process, const QProcessEnvironment &environment, bool streamTrace = false) const;
+    void wrap(QProcess &process, const QProcessEnvironment &environment,
+              const QStringList &supervisorOptions = {}) const;
 
 protected:
     // configuredPython: the host URL's ?python=, empty for python3 on the remote PATH.
