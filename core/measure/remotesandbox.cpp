@@ -3,10 +3,8 @@
 
 #include "base/json.h"
 #include "measure/workerscratch.h"
-#include "process/processspec.h"
 #include "remote/remoteshell.h"
 
-#include <QProcess>
 #include <QUuid>
 
 namespace hotkernel {
@@ -32,20 +30,10 @@ RemoteSandbox::RemoteSandbox(std::shared_ptr<const RemoteShell> shell, bool keep
 
 RemoteSandbox::~RemoteSandbox()
 {
-    if (!m_keepScratch || m_shell->remoteWorkdir().isEmpty())
-        return;
-    // Without waiting (as RemoteHost::removeLater): the host may be slow or gone, and a leftover
-    // folder costs only space until the next connection sweeps it.
-    auto *process = new QProcess;
-    process->setProgram(m_shell->program());
-    process->setArguments(m_shell->commandArguments(QStringLiteral("rm -rf -- ") + shellQuote(m_scratch)));
-    QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
-    QObject::connect(process, &QProcess::errorOccurred, process, [process](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart)
-            process->deleteLater();
-    });
-    process->start();
-    process->closeWriteChannel();
+    // Without waiting: the host may be slow or gone, and a leftover folder costs only space until
+    // the next connection sweeps it.
+    if (m_keepScratch && !m_shell->remoteWorkdir().isEmpty())
+        m_shell->removeLater(m_scratch);
 }
 
 QStringList RemoteSandbox::supervisorOptions() const

@@ -473,22 +473,8 @@ QCoro::Task<void> RemoteHost::remove(QString remotePath, Job *job)
 
 void RemoteHost::removeLater(const QString &remotePath)
 {
-    if (!isConnected() || remotePath.isEmpty())
-        return;
-    // Fire and forget: a leftover directory below .hotkernel costs nothing but space.
-    // No parent: it may outlive this object (a session that ends right after its verify); its
-    // supervisor's lifeline still ends it with hotkernel, and the next probe sweeps what is left.
-    auto *process = new QProcess;
-    process->setProgram(m_shell->program());
-    process->setArguments(m_shell->commandArguments(QStringLiteral("rm -rf -- ") + shellQuote(remotePath)));
-    process->setStandardInputFile(QProcess::nullDevice());
-    Supervisor::wrap(*process);
-    QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
-    QObject::connect(process, &QProcess::errorOccurred, process, [process](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart)
-            process->deleteLater();
-    });
-    process->start();
+    if (isConnected())
+        m_shell->removeLater(remotePath);
 }
 
 void RemoteHost::disconnect()

@@ -2,6 +2,7 @@
 #include "remote/remoteshell.h"
 
 #include "process/processspec.h"
+#include "process/supervisor.h"
 
 #include <QDir>
 #include <QProcess>
@@ -43,6 +44,8 @@ QString RemoteShell::localPath(const QString &remotePath) const
         return {};
     if (clean == m_remoteWorkdir)
         return m_localRoot;
+    if (clean.startsWith(m_remoteWorkdir + QStringLiteral("/.hotkernel/")))
+        return {};
     if (clean.startsWith(m_remoteWorkdir + QLatin1Char('/')))
         return m_localRoot + clean.mid(m_remoteWorkdir.size());
     return {};
@@ -94,6 +97,26 @@ void RemoteShell::wrap(QProcess &process, const QProcessEnvironment &environment
     process.setProgram(program());
     process.setArguments(commandArguments(command));
     process.setWorkingDirectory(m_localRoot);
+}
+
+void RemoteShell::removeLater(const QString &remotePath) const
+{
+    if (remotePath.isEmpty())
+        return;
+    // Fire and forget: a leftover directory below .hotkernel costs nothing but space.
+    // No parent: it may outlive its caller (a session that ends right after its verify); its
+    // supervisor's lifeline still ends it with hotkernel, and the next probe sweeps what is left.
+    auto *process = new QProcess;
+    process->setProgram(program());
+    process->setArguments(commandArguments(QStringLiteral("rm -rf -- ") + shellQuote(remotePath)));
+    process->setStandardInputFile(QProcess::nullDevice());
+    Supervisor::wrap(*process);
+    QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
+    QObject::connect(process, &QProcess::errorOccurred, process, [process](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            process->deleteLater();
+    });
+    process->start();
 }
 
 } // namespace hotkernel

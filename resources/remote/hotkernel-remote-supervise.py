@@ -65,22 +65,38 @@ GRACE_S = 2.0  # after the end of stdin, for PROGRAM to exit by itself
 KILL_AFTER_S = 1.5  # between SIGTERM and SIGKILL
 
 
-def kill_group(pgid):
+def kill_group(pgid, child=None):
+    """Ends the group. child: PROGRAM when it is not reaped yet; it is reaped here, since a zombie
+    still counts as a member of its group. Returns its wait status when it was, else None."""
+    reaped = []
+
+    def reap():
+        if child is None or reaped:
+            return
+        try:
+            done, status = os.waitpid(child, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done:
+            reaped.append(status)
+
     try:
         os.killpg(pgid, signal.SIGTERM)
     except OSError:
-        return
+        return None
     deadline = time.monotonic() + KILL_AFTER_S
     while time.monotonic() < deadline:
+        reap()
         try:
             os.killpg(pgid, 0)
         except OSError:
-            return
+            return reaped[0] if reaped else None
         time.sleep(0.05)
     try:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
+    return reaped[0] if reaped else None
 
 
 def exit_like(status):
@@ -400,7 +416,7 @@ def supervise(keep_on_eof, command, trace=None, scratch=None, token=None):
             # The trace file first: a SIGKILL may follow the SIGTERM that ended the loop.
             if trace:
                 trace.remove()
-            kill_group(pid)
+            status = kill_group(pid, pid)
             break
         try:
             events = poller.poll(200)
@@ -433,7 +449,8 @@ def supervise(keep_on_eof, command, trace=None, scratch=None, token=None):
                 os.close(child_in_w)
                 if not keep_on_eof:
                     eof_at = time.monotonic()
-    done, status = os.waitpid(pid, 0)
+    if status is None:
+        done, status = os.waitpid(pid, 0)
     if trace:
         trace.remove()
     if scratch:
