@@ -260,6 +260,7 @@ class Landlock:
             allowed += [("/dev", rights), ("/proc", rights & (ACCESS_FS_WRITE_FILE | ACCESS_FS_TRUNCATE))]
             for directory, directory_rights in allowed:
                 try:
+                    # not a named file: O_PATH reads nothing, it names the directory for the rule
                     fd = os.open(directory, os.O_PATH | os.O_CLOEXEC | os.O_DIRECTORY)
                 except OSError as e:
                     return "none: cannot open the writable directory %s: %s" % (directory, e.strerror)
