@@ -72,11 +72,13 @@ w = d.get("witness") or {}
 seen = "; ".join("%s %s kernels, %.4f ms busy/call" % (side, w[side].get("kernels"), w[side].get("busy_ms_per_call") or 0)
                  for side in ("baseline", "candidate") if isinstance(w.get(side), dict) and w[side])
 unwitnessed = [x for x in d.get("warnings", []) if "witness" in x]
-print("| %s | %s | %s | %.2f | %s | %s |" % (sys.argv[1], d.get("verdict"), d.get("speedup") and "%.3fx" % d["speedup"],
-      d.get("wall_s") or 0, (d.get("host") or {}).get("hostname", "local"), seen or "; ".join(unwitnessed)[:160] or "-"))' "$1"
+print("| %s | %s | %s | %.2f | %s | %s | %s |" % (sys.argv[1], d.get("verdict"), d.get("speedup") and "%.3fx" % d["speedup"],
+      d.get("wall_s") or 0, (d.get("host") or {}).get("hostname", "local"), seen or "; ".join(unwitnessed)[:160] or "-",
+      (d.get("confinement") or {}).get("candidate", "-")[:80]))' "$1"
 }
-echo "| path | verdict | speedup | wall s | host | GPU witness (last pair) |"
-echo "|---|---|---|---|---|---|"
+# The candidate's confinement (issue 41): "landlock ABI N" on both paths, the remote supervisor's there.
+echo "| path | verdict | speedup | wall s | host | GPU witness (last pair) | candidate confined |"
+echo "|---|---|---|---|---|---|---|"
 for _ in $(seq "$repeat"); do
     hotkernel verify "${target}_baseline.py" "${target}_candidate.py" --n "$n" --json 2>>"$keys/progress.log" |
         summary direct

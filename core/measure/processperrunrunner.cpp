@@ -5,6 +5,7 @@
 
 #include "base/job.h"
 #include "base/usererror.h"
+#include "measure/remotesandbox.h"
 #include "measure/workerscratch.h"
 #include "process/processrunner.h"
 #include "process/writeconfinement.h"
@@ -23,17 +24,24 @@ ProcessPerRunRunner::ProcessPerRunRunner(ScriptRunnerOptions options, OutputPars
         m_options.displayName = QFileInfo(m_options.script).fileName();
     if (!m_options.remote)
         m_scratch = std::make_shared<WorkerScratch>();
+    else // the runs share one scratch there, removed with this runner
+        m_remoteSandbox = std::make_unique<RemoteSandbox>(m_options.remote, true);
 }
+
+ProcessPerRunRunner::~ProcessPerRunRunner() = default;
 
 QString ProcessPerRunRunner::scratchDir() const
 {
     return m_scratch ? m_scratch->path() : QString();
 }
 
+QString ProcessPerRunRunner::remoteScratchDir() const
+{
+    return m_remoteSandbox ? m_remoteSandbox->scratch() : QString();
+}
+
 QString ProcessPerRunRunner::confinement()
 {
-    if (m_options.remote)
-        return QStringLiteral("none: processes on a remote host are not confined yet (issue 41)");
     if (m_scratch && !m_scratch->isValid())
         return QStringLiteral("none: ") + m_scratch->error();
     return m_confinement->isEmpty() ? QStringLiteral("none: no run has started") : *m_confinement;
@@ -45,6 +53,10 @@ ProcessPerRunRunner::Sandbox ProcessPerRunRunner::sandbox(const WitnessTrace *wi
     if (m_scratch && m_scratch->isValid()) {
         box.environment = m_scratch->environment();
         box.confineWrites = {m_scratch->path()};
+    }
+    if (m_remoteSandbox) {
+        box.supervisorOptions = m_remoteSandbox->supervisorOptions();
+        box.token = m_remoteSandbox->token();
     }
     if (witness) {
         const QProcessEnvironment traced = witness->pipeWriteEnd() >= 0
@@ -86,14 +98,17 @@ ProcessPerRunRunner::execute(ScriptRunnerOptions options, QStringList arguments,
     spec.confineWrites = sandbox.confineWrites;
     spec.inheritedDescriptors = sandbox.inherited;
     spec.answerLine = answers;
-    if (options.remote) // a fresh run reads no stdin: only a lost connection ends it early
-        options.remote->wrap(spec, true);
+    if (options.remote) { // a fresh run reads no stdin: only a lost connection ends it early
+        options.remote->wrap(spec, true, sandbox.supervisorOptions);
+        spec.standardInput.prepend(sandbox.token + '\n'); // the supervisor's, never the script's
+    }
     const QString name = options.displayName;
-    const ProcessResult r = co_await ProcessRunner::run(spec, job);
+    ProcessResult r = co_await ProcessRunner::run(spec, job);
 
     Finished f;
     f.wallSeconds = r.wallSeconds;
-    f.confinement = r.confinement;
+    f.confinement =
+        options.remote ? RemoteSandbox::takeReport(&r.standardOutput, sandbox.token) : r.confinement;
     const QString tail = r.stderrTail(12);
     f.stderrText = tail.isEmpty() ? QString() : QStringLiteral("\nLast lines of its stderr:\n") + tail;
     switch (r.status) {

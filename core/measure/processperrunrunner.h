@@ -15,6 +15,7 @@
 
 namespace hotkernel {
 
+class RemoteSandbox;
 class WorkerScratch;
 
 class ProcessPerRunRunner : public ScriptRunner
@@ -27,8 +28,11 @@ public:
     QCoro::Task<JudgeOutcome> judge(int runIndex, QString file) override;
     void stop() override {}
     void setJob(QPointer<Job> job) override { m_job = job; }
-    // Issue 41: every run's process is confined to one scratch of this runner (local runs only).
+    ~ProcessPerRunRunner() override;
+    // Issue 41: every run's process is confined to one scratch of this runner (here, or on the
+    // remote host: remoteScratchDir()).
     QString scratchDir() const override;
+    QString remoteScratchDir() const override;
     // "landlock ABI N" when every run so far was confined; else the first run's "none: REASON".
     QString confinement() override;
     // Nothing: each run's process tree ends with the run (its supervisor waits for the last one).
@@ -75,6 +79,10 @@ private:
         QProcessEnvironment environment;
         QStringList confineWrites;
         QList<int> inherited;
+        // On a remote host: the supervisor's options for the runner's scratch there, and the token
+        // its report is marked with (RemoteSandbox).
+        QStringList supervisorOptions;
+        QByteArray token;
     };
     // Runs `python SCRIPT arguments` to its end, with `environment` added to hotkernel's; throws
     // UserError on anything but exit code 0.
@@ -86,7 +94,8 @@ private:
 
     // Shared so a run that outlives its runner (see run()) still reads its own file.
     std::shared_ptr<WitnessTrace> m_witness;
-    std::shared_ptr<WorkerScratch> m_scratch; // null on a remote host
+    std::shared_ptr<WorkerScratch> m_scratch;       // null on a remote host
+    std::unique_ptr<RemoteSandbox> m_remoteSandbox; // null here
     // Shared for the same reason: written after a run's co_await.
     std::shared_ptr<QString> m_confinement = std::make_shared<QString>();
     OutputParser m_parser;

@@ -94,6 +94,9 @@ public:
     // Issue 41: the only directory the script's process may write (its scratch, which holds its
     // caches and TMPDIR); empty when it may write anywhere. Verify puts the judge folder inside it.
     virtual QString scratchDir() const { return {}; }
+    // On a remote host: the scratch's path there (RemoteSandbox), where verify puts the candidate's
+    // judge folder; empty here.
+    virtual QString remoteScratchDir() const { return {}; }
     // What confines the script's writes: "landlock ABI N", or "none: REASON". Call once ready.
     virtual QString confinement()
     {

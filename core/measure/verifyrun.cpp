@@ -170,17 +170,7 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
     co_await MeasureSetup::prepareRemoteWitness(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
-    // On a remote host the candidate writes its judged outputs there, the baseline judges them
-    // there, and a copy comes here for the checks made before that (docs/remote.md).
     const QPointer<RemoteHost> remote(session.remote());
-    QString remoteJudgeDir;
-    const QString judgePurpose = QStringLiteral("judge");
-    if (remote) {
-        remoteJudgeDir = co_await remote->makePrivateDir(job, judgePurpose);
-        if (!job || remoteJudgeDir.isEmpty() || job->isCancelled())
-            co_return ToolResult::cancelledResult();
-    }
-    RemoteHost::FolderRemoval removeRemoteJudgeDir{remote, remoteJudgeDir};
     PythonInfo python = co_await MeasureSetup::startingInterpreter(session, job);
     if (!job || job->isCancelled())
         co_return ToolResult::cancelledResult();
@@ -206,6 +196,17 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
     c.prepared = MeasureSetup::prepare(session, QStringLiteral("candidate"), c.file, python, o.fresh,
                                        o.timeout, job, keys[1]);
     MeasureSetup::WorkerRelease release(session, {&b.prepared, &c.prepared});
+    // On a remote host the candidate writes its judged outputs there, in its scratch (the one place
+    // it may write: issue 41), the baseline judges them there, and a copy comes here for the checks
+    // made before that (docs/remote.md).
+    QString remoteJudgeDir;
+    if (remote) {
+        remoteJudgeDir = co_await remote->makePrivateDir(job, QStringLiteral("judge"),
+                                                         c.prepared.runner->remoteScratchDir());
+        if (!job || remoteJudgeDir.isEmpty() || job->isCancelled())
+            co_return ToolResult::cancelledResult();
+    }
+    RemoteHost::FolderRemoval removeRemoteJudgeDir{remote, remoteJudgeDir};
     const std::unique_ptr<QTemporaryDir> judgeDir = makeJudgeDir(c.prepared.runner->scratchDir());
     c.prepared.runner->setJudgeDir(remote ? remoteJudgeDir : judgeDir->path());
     b.prepared.runner->setJudgeDir({});

@@ -84,4 +84,12 @@ QStringList WorkerScratch::variables()
     return names;
 }
 
+QStringList WorkerScratch::variableFolders()
+{
+    QStringList pairs;
+    for (const auto &[variable, folder] : kFolders)
+        pairs << QString::fromLatin1(variable) + QLatin1Char('=') + QString::fromLatin1(folder);
+    return pairs;
+}
+
 } // namespace hotkernel

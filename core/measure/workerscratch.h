@@ -31,6 +31,9 @@ public:
     QProcessEnvironment environment() const;
     // The variables environment() sets (docs/contract.md lists them).
     static QStringList variables();
+    // "VARIABLE=FOLDER" for each of them, FOLDER inside path(): what the remote supervisor makes in
+    // a worker's scratch on a host (RemoteSandbox), so that both name the same folders.
+    static QStringList variableFolders();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;

@@ -6,6 +6,7 @@
 #include "base/usererror.h"
 #include "measure/judgeseedrequest.h"
 #include "measure/measuresetup.h"
+#include "measure/remotesandbox.h"
 #include "measure/workersandbox.h"
 #include "process/processgroup.h"
 #include "process/processspec.h"
@@ -16,7 +17,6 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
-#include <QUuid>
 
 namespace hotkernel {
 
@@ -69,10 +69,15 @@ QString WorkerScriptRunner::scratchDir() const
     return m_sandbox ? m_sandbox->scratch() : QString();
 }
 
+QString WorkerScriptRunner::remoteScratchDir() const
+{
+    return m_remoteSandbox ? m_remoteSandbox->scratch() : QString();
+}
+
 QString WorkerScriptRunner::confinement()
 {
-    if (m_options.remote)
-        return QStringLiteral("none: workers on a remote host are not confined yet (issue 41)");
+    if (m_remoteSandbox)
+        return m_remoteSandbox->confinement();
     if (!m_sandbox)
         return QStringLiteral("none: the worker was not started");
     return m_sandbox->confinement();
@@ -117,18 +122,20 @@ void WorkerScriptRunner::start()
     m_process->setProgram(m_options.python);
     m_process->setArguments(QStringList{m_options.script, QStringLiteral("--worker")});
     m_process->setWorkingDirectory(m_options.workingDirectory);
-    QByteArray traceToken;
     if (m_options.remote) {
-        // ssh runs it there, under the remote supervisor (docs/remote.md); with the host's tracer,
-        // the supervisor streams the witness back, marked with a token only it and hotkernel know.
+        // ssh runs it there, under the remote supervisor (docs/remote.md), which confines it to a
+        // scratch of its own there (issue 41); with the host's tracer, the supervisor streams the
+        // witness back. Both marked with a token only it and hotkernel know.
+        m_remoteSandbox = std::make_unique<RemoteSandbox>(m_options.remote, false);
+        QStringList supervisorOptions = m_remoteSandbox->supervisorOptions();
         QProcessEnvironment environment;
         if (!m_options.witnessTracer.isEmpty()) {
             m_witness = WitnessTrace::streamed();
-            traceToken = QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
-            m_witness->expectToken(traceToken);
+            m_witness->expectToken(m_remoteSandbox->token());
             environment = WitnessTrace::remoteEnvironment(m_options.witnessTracer);
+            supervisorOptions << QStringLiteral("--stream-trace");
         }
-        m_options.remote->wrap(*m_process, environment, !traceToken.isEmpty());
+        m_options.remote->wrap(*m_process, environment, supervisorOptions);
         Supervisor::wrap(*m_process);
     } else {
         m_sandbox = std::make_unique<WorkerSandbox>(*m_process, m_options.witnessTracer, &m_witness);
@@ -138,8 +145,8 @@ void WorkerScriptRunner::start()
     m_process->start();
     if (m_sandbox)
         m_sandbox->started();
-    if (!traceToken.isEmpty()) // the supervisor's first line, never the worker's
-        m_process->write(traceToken + '\n');
+    if (m_remoteSandbox) // the supervisor's first line, never the worker's
+        m_process->write(m_remoteSandbox->tokenLine());
     if (m_process->processId() > 0)
         m_group = m_process->processId();
 }
@@ -216,6 +223,8 @@ void WorkerScriptRunner::readStandardOutput()
         m_stdoutBuffer.remove(0, newline + 1);
         if (m_witness && m_witness->takeStreamLine(line))
             continue; // the remote supervisor's witness bytes, ahead of the line they vouch for
+        if (m_remoteSandbox && m_remoteSandbox->takeLine(line))
+            continue; // its confinement report, before the worker ran
         if (!line.trimmed().isEmpty()) {
             m_lines.push_back(std::move(line));
             any = true;

@@ -26,6 +26,8 @@ class QProcess;
 
 namespace hotkernel {
 
+class RemoteSandbox;
+
 class WorkerScriptRunner : public QObject, public ScriptRunner
 {
     Q_OBJECT
@@ -47,6 +49,7 @@ public:
     void setJob(QPointer<Job> job) override;
     QString commandLine() const override;
     QString scratchDir() const override;
+    QString remoteScratchDir() const override;
     QString confinement() override;
     FreezableTree freezableTree() const override;
 
@@ -116,8 +119,9 @@ private:
     std::map<QString, QByteArray> m_sources;
     QString m_sourcesBroken; // a "sources" field that is not a map of path to hash: never reused
     QTimer m_timer;
-    std::unique_ptr<WitnessTrace> m_witness;  // set when started with a tracer (issue 19)
-    std::unique_ptr<WorkerSandbox> m_sandbox; // a local worker's scratch and confinement (issue 41)
+    std::unique_ptr<WitnessTrace> m_witness;        // set when started with a tracer (issue 19)
+    std::unique_ptr<WorkerSandbox> m_sandbox;       // a local worker's scratch and confinement (issue 41)
+    std::unique_ptr<RemoteSandbox> m_remoteSandbox; // a remote worker's
     // What waiting requests await (nextLine()); wakeUp() finishes them all. Not a signal of this
     // object: a deleted object's queued signals are dropped, and a waiting request would never
     // resume. A promise destroyed unfinished (with the runner) finishes as cancelled, so the

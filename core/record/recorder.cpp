@@ -137,11 +137,10 @@ RecordOutcome Recorder::record(const RecordRequest &request)
         throw UserError(
             QStringLiteral("this verify's candidate ran unconfined (%1): it could write where the verdict "
                            "reads (calibrations, the baseline's sources, results/), so its result cannot be "
-                           "recorded. Verify on a local machine whose kernel has Landlock (Linux 5.13 or "
-                           "newer with landlock among its LSMs: cat /sys/kernel/security/lsm) and with "
-                           "hotkernel-supervise installed beside hotkernel (a remote host's verify is not "
-                           "confined yet), "
-                           "then record that result.")
+                           "recorded. Verify where the kernel has Landlock (Linux 5.13 or newer with "
+                           "landlock among its LSMs: cat /sys/kernel/security/lsm): on this machine with "
+                           "hotkernel-supervise installed beside hotkernel, or on a remote host (SSH or "
+                           "Slurm) whose nodes' kernels have it, then record that result.")
                 .arg(stringField(confinement, "candidate")));
     }
     if (const QString problem = ResultLog::verifyResultProblem(request.verify); !problem.isEmpty()) {

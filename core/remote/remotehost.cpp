@@ -265,8 +265,10 @@ QCoro::Task<bool> RemoteHost::probe(Job *job)
             "echo \"hostname=$(uname -n)\"\n"
             "if [ -e %2 ]; then echo shared=yes; fi\n"
             "mkdir -p .hotkernel && chmod 700 .hotkernel\n"
-            // What an ended session could not remove: judge directories, new's staging folders.
-            "find .hotkernel -maxdepth 1 \\( -name 'judge-*' -o -name 'profile-*' -o -name 'witness-*' \\) "
+            // What an ended session could not remove: judge directories, workers' scratches (issue
+            // 41), new's staging folders.
+            "find .hotkernel -maxdepth 1 \\( -name 'judge-*' -o -name 'profile-*' -o -name 'witness-*' "
+            "-o -name 'worker-*' \\) "
             "-mmin +720 "
             "-exec rm -rf {} + 2>/dev/null || true\n"
             "find . -maxdepth 4 -type d -name '.hotkernel-new-*' -mmin +60 -prune -exec rm -rf {} + "
@@ -430,20 +432,21 @@ QCoro::Task<bool> RemoteHost::syncByTar(QStringList relativeFiles, Job *job)
     co_return true;
 }
 
-QCoro::Task<QString> RemoteHost::makePrivateDir(Job *job, QString purpose)
+QCoro::Task<QString> RemoteHost::makePrivateDir(Job *job, QString purpose, QString parent)
 {
     const std::shared_ptr<RemoteShell> shell = m_shell;
-    const ProcessResult r = co_await run(QStringLiteral("umask 077 && mktemp -d %1/.hotkernel/%2-XXXXXX")
-                                             .arg(shellQuote(shell->remoteWorkdir()), purpose),
-                                         {}, job);
+    if (parent.isEmpty())
+        parent = shell->remoteWorkdir() + QStringLiteral("/.hotkernel");
+    const ProcessResult r = co_await run(
+        QStringLiteral("umask 077 && mkdir -p %1 && mktemp -d %1/%2-XXXXXX").arg(shellQuote(parent), purpose),
+        {}, job);
     if (r.status == ProcessResult::Status::Cancelled)
         co_return QString();
     const QString dir = QString::fromUtf8(r.standardOutput).trimmed();
     if (!r.succeeded() || dir.isEmpty())
-        throw UserError(
-            QStringLiteral("host %1: cannot create a private directory (%2-...) in %3/.hotkernel (%4); "
-                           "free some space there.")
-                .arg(shell->display(), purpose, shell->remoteWorkdir(), r.stderrTail(4)));
+        throw UserError(QStringLiteral("host %1: cannot create a private directory (%2-...) in %3 (%4); "
+                                       "free some space there.")
+                            .arg(shell->display(), purpose, parent, r.stderrTail(4)));
     co_return dir;
 }
 
@@ -470,22 +473,8 @@ QCoro::Task<void> RemoteHost::remove(QString remotePath, Job *job)
 
 void RemoteHost::removeLater(const QString &remotePath)
 {
-    if (!isConnected() || remotePath.isEmpty())
-        return;
-    // Fire and forget: a leftover directory below .hotkernel costs nothing but space.
-    // No parent: it may outlive this object (a session that ends right after its verify); its
-    // supervisor's lifeline still ends it with hotkernel, and the next probe sweeps what is left.
-    auto *process = new QProcess;
-    process->setProgram(m_shell->program());
-    process->setArguments(m_shell->commandArguments(QStringLiteral("rm -rf -- ") + shellQuote(remotePath)));
-    process->setStandardInputFile(QProcess::nullDevice());
-    Supervisor::wrap(*process);
-    QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
-    QObject::connect(process, &QProcess::errorOccurred, process, [process](QProcess::ProcessError e) {
-        if (e == QProcess::FailedToStart)
-            process->deleteLater();
-    });
-    process->start();
+    if (isConnected())
+        m_shell->removeLater(remotePath);
 }
 
 void RemoteHost::disconnect()

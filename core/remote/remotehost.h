@@ -62,8 +62,9 @@ public:
     QCoro::Task<bool> sync(QStringList relativeFiles, Job *job);
     // A fresh 0700 directory on the host (below <workdir>/.hotkernel), for verify's judged outputs
     // (purpose "judge") or a profile's reports ("profile"); the next connection sweeps those a
-    // session could not remove.
-    QCoro::Task<QString> makePrivateDir(Job *job, QString purpose);
+    // session could not remove. parent: another folder to make it in, made 0700 when missing (the
+    // candidate's scratch there, which its supervisor may not have made yet: issue 41).
+    QCoro::Task<QString> makePrivateDir(Job *job, QString purpose, QString parent = {});
     // Copies one remote file here (0600); false when it does not exist there.
     QCoro::Task<bool> fetch(QString remoteFile, QString localFile, Job *job);
     // Removes a remote path (rm -rf); an ssh failure throws UserError.

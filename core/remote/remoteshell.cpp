@@ -2,6 +2,7 @@
 #include "remote/remoteshell.h"
 
 #include "process/processspec.h"
+#include "process/supervisor.h"
 
 #include <QDir>
 #include <QProcess>
@@ -43,6 +44,8 @@ QString RemoteShell::localPath(const QString &remotePath) const
         return {};
     if (clean == m_remoteWorkdir)
         return m_localRoot;
+    if (clean.startsWith(m_remoteWorkdir + QStringLiteral("/.hotkernel/")))
+        return {};
     if (clean.startsWith(m_remoteWorkdir + QLatin1Char('/')))
         return m_localRoot + clean.mid(m_remoteWorkdir.size());
     return {};
@@ -50,14 +53,14 @@ QString RemoteShell::localPath(const QString &remotePath) const
 
 QString RemoteShell::remoteCommand(const QString &program, const QStringList &arguments,
                                    const QString &workingDirectory, const QProcessEnvironment &environment,
-                                   bool keepOnEndOfInput, bool streamTrace) const
+                                   bool keepOnEndOfInput, const QStringList &supervisorOptions) const
 {
     const QString dir = workingDirectory.isEmpty() ? m_remoteWorkdir : remotePath(workingDirectory);
     QStringList words{QStringLiteral("exec"), shellQuote(remotePython()), shellQuote(supervisorPath())};
     if (keepOnEndOfInput)
         words << QStringLiteral("--keep-on-eof");
-    if (streamTrace)
-        words << QStringLiteral("--stream-trace");
+    for (const QString &option : supervisorOptions)
+        words << shellQuote(option);
     words << QStringLiteral("--");
     const QStringList keys = environment.keys();
     if (!keys.isEmpty()) {
@@ -76,23 +79,44 @@ QString RemoteShell::remoteCommand(const QString &program, const QStringList &ar
     return QStringLiteral("cd ") + shellQuote(dir) + QStringLiteral(" && ") + words.join(QLatin1Char(' '));
 }
 
-void RemoteShell::wrap(ProcessSpec &spec, bool keepOnEndOfInput) const
+void RemoteShell::wrap(ProcessSpec &spec, bool keepOnEndOfInput, const QStringList &supervisorOptions) const
 {
     const QString command = remoteCommand(spec.program, spec.arguments, spec.workingDirectory,
-                                          spec.extraEnvironment, keepOnEndOfInput);
+                                          spec.extraEnvironment, keepOnEndOfInput, supervisorOptions);
     spec.program = program();
     spec.arguments = commandArguments(command);
     spec.extraEnvironment = QProcessEnvironment();
     spec.workingDirectory = m_localRoot;
 }
 
-void RemoteShell::wrap(QProcess &process, const QProcessEnvironment &environment, bool streamTrace) const
+void RemoteShell::wrap(QProcess &process, const QProcessEnvironment &environment,
+                       const QStringList &supervisorOptions) const
 {
     const QString command = remoteCommand(process.program(), process.arguments(), process.workingDirectory(),
-                                          environment, false, streamTrace);
+                                          environment, false, supervisorOptions);
     process.setProgram(program());
     process.setArguments(commandArguments(command));
     process.setWorkingDirectory(m_localRoot);
+}
+
+void RemoteShell::removeLater(const QString &remotePath) const
+{
+    if (remotePath.isEmpty())
+        return;
+    // Fire and forget: a leftover directory below .hotkernel costs nothing but space.
+    // No parent: it may outlive its caller (a session that ends right after its verify); its
+    // supervisor's lifeline still ends it with hotkernel, and the next probe sweeps what is left.
+    auto *process = new QProcess;
+    process->setProgram(program());
+    process->setArguments(commandArguments(QStringLiteral("rm -rf -- ") + shellQuote(remotePath)));
+    process->setStandardInputFile(QProcess::nullDevice());
+    Supervisor::wrap(*process);
+    QObject::connect(process, &QProcess::finished, process, &QObject::deleteLater);
+    QObject::connect(process, &QProcess::errorOccurred, process, [process](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            process->deleteLater();
+    });
+    process->start();
 }
 
 } // namespace hotkernel

@@ -4,7 +4,8 @@
 // remote working directory that mirrors the session's, and the wrapping that makes a local
 // ProcessSpec or worker QProcess run there under the remote supervisor we ship (resources/remote/).
 // Everything above it (workers, probes, copies, the judge's files) is the same for both kinds.
-// A value; pure except for reading the environment. Any thread.
+// A value; pure except for reading the environment and removeLater(). Any thread (removeLater():
+// one with an event loop).
 #pragma once
 
 #include <QByteArray>
@@ -46,23 +47,30 @@ public:
     // A local path under the session's directory as the host sees it (the same relative path under
     // the remote working directory); other paths unchanged.
     QString remotePath(const QString &localPath) const;
-    // The inverse; empty for a path outside the remote working directory.
+    // The inverse; empty for a path outside the remote working directory, and for one in its
+    // .hotkernel/ (hotkernel's own folder there: the supervisor, the workers' scratches with their
+    // compiler caches, the judge's folders), which mirrors nothing here.
     QString localPath(const QString &remotePath) const;
 
     // The shell command that runs program + arguments on the host under the supervisor, in the
     // remote counterpart of workingDirectory, with environment added. keepOnEndOfInput: the program
     // does not read stdin (a fresh run), so the end of our stdin does not end it; a lost
     // connection still does.
-    // streamTrace: the supervisor's --stream-trace (the GPU witness there; WitnessTrace::streamed).
+    // supervisorOptions: more of the supervisor's options, such as --stream-trace (the GPU witness
+    // there; WitnessTrace::streamed) or --confine-scratch (issue 41; RemoteSandbox).
     QString remoteCommand(const QString &program, const QStringList &arguments,
                           const QString &workingDirectory, const QProcessEnvironment &environment,
-                          bool keepOnEndOfInput, bool streamTrace = false) const;
+                          bool keepOnEndOfInput, const QStringList &supervisorOptions = {}) const;
     // Rewrites spec (program, arguments, environment) to run on the host; the local working
     // directory becomes the session's directory.
-    void wrap(ProcessSpec &spec, bool keepOnEndOfInput) const;
+    void wrap(ProcessSpec &spec, bool keepOnEndOfInput, const QStringList &supervisorOptions = {}) const;
     // The same for a worker's QProcess, after setProgram/setArguments/setWorkingDirectory and
     // before Supervisor::wrap: environment is what the worker needs beyond the host's own.
-    void wrap(QProcess &process, const QProcessEnvironment &environment, bool streamTrace = false) const;
+    void wrap(QProcess &process, const QProcessEnvironment &environment,
+              const QStringList &supervisorOptions = {}) const;
+    // Removes a path on the host (rm -rf) without waiting: a private folder a job left, or a
+    // runner's scratch there.
+    void removeLater(const QString &remotePath) const;
 
 protected:
     // configuredPython: the host URL's ?python=, empty for python3 on the remote PATH.

@@ -24,6 +24,18 @@ tracer closes a witness window before the contract prints
 the run's line, so the window always arrives before the line it vouches for. The file is removed
 at the end.
 
+--confine-scratch=DIR [--scratch-folder=VARIABLE=NAME]... [--keep-scratch]: the worker's
+private scratch and its write confinement (issue 41), as hotkernel-supervise does on hotkernel's
+own machine. DIR (absolute; made 0700, or an existing private directory of this user) gets a folder
+NAME for each VARIABLE, which PROGRAM's environment names (TMPDIR, the compiler caches). PROGRAM and
+everything it starts may then write only beneath DIR and /dev, and write existing files beneath
+/proc: a Landlock ruleset (the best ABI this kernel has) made in the child between fork and exec.
+Reading and executing stay as they were. What that achieved goes to stdout before PROGRAM runs, as
+one line {"hotkernel_confinement": "landlock ABI N" or "none: REASON", "token": TOKEN}, TOKEN being
+the first line of stdin as for --stream-trace (then the trace file lies in DIR, the one place the
+tracer may write). PROGRAM runs either way; hotkernel decides what an unconfined run is worth. DIR
+is removed at the end unless --keep-scratch (a process per run: the next run uses it again).
+
     python3 hotkernel-remote-supervise.py --hold-gpu-lock
 
 takes this user's GPU lock on this host for the device hotkernel times on (the first entry of
@@ -35,11 +47,14 @@ Pure Python 3 standard library; no third-party module.
 """
 
 import base64
+import ctypes
 import errno
 import fcntl
 import json
 import os
+import platform
 import select
+import shutil
 import signal
 import stat
 import sys
@@ -50,22 +65,38 @@ GRACE_S = 2.0  # after the end of stdin, for PROGRAM to exit by itself
 KILL_AFTER_S = 1.5  # between SIGTERM and SIGKILL
 
 
-def kill_group(pgid):
+def kill_group(pgid, child=None):
+    """Ends the group. child: PROGRAM when it is not reaped yet; it is reaped here, since a zombie
+    still counts as a member of its group. Returns its wait status when it was, else None."""
+    reaped = []
+
+    def reap():
+        if child is None or reaped:
+            return
+        try:
+            done, status = os.waitpid(child, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done:
+            reaped.append(status)
+
     try:
         os.killpg(pgid, signal.SIGTERM)
     except OSError:
-        return
+        return None
     deadline = time.monotonic() + KILL_AFTER_S
     while time.monotonic() < deadline:
+        reap()
         try:
             os.killpg(pgid, 0)
         except OSError:
-            return
+            return reaped[0] if reaped else None
         time.sleep(0.05)
     try:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
+    return reaped[0] if reaped else None
 
 
 def exit_like(status):
@@ -83,10 +114,9 @@ TRACE_CHUNK = 16 * 1024 * 1024  # read per line forwarded; the rest goes with th
 class TraceStream:
     """PROGRAM's stdout, with the tracer's new bytes sent ahead of each line (--stream-trace)."""
 
-    def __init__(self):
-        self.token = read_first_line(0)
-        fd, self.path = tempfile.mkstemp(prefix="witness-", suffix=".jsonl",
-                                         dir=os.path.dirname(os.path.abspath(__file__)))
+    def __init__(self, token, directory):
+        self.token = token
+        fd, self.path = tempfile.mkstemp(prefix="witness-", suffix=".jsonl", dir=directory)
         os.close(fd)
         self.offset = 0
         self.pending = b""
@@ -144,6 +174,153 @@ class TraceStream:
             pass
 
 
+# Landlock (linux/landlock.h). Every architecture but alpha numbers system calls added since Linux
+# 5.1 alike, so these hold on x86_64 and aarch64.
+SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+PR_SET_NO_NEW_PRIVS = 38
+ACCESS_FS_WRITE_FILE = 1 << 1
+ACCESS_FS_TRUNCATE = 1 << 14
+
+
+def write_rights(abi):
+    """Every right that changes the file system, by the ABI that introduced it (supervise.cpp's
+    writeRights): write a file, remove a directory or file, make a character device, directory,
+    regular file, socket, fifo, block device or symbolic link; from ABI 2 renames and links across
+    directories (refer), from ABI 3 truncate. Not ABI 5's ioctl on devices: CUDA drives the GPU
+    through ioctls on /dev/nvidia*."""
+    rights = ACCESS_FS_WRITE_FILE
+    for bit in range(4, 13):
+        rights |= 1 << bit
+    if abi >= 2:
+        rights |= 1 << 13
+    if abi >= 3:
+        rights |= ACCESS_FS_TRUNCATE
+    return rights
+
+
+class PathBeneath(ctypes.Structure):
+    _pack_ = 1  # struct landlock_path_beneath_attr is packed
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class Landlock:
+    """The C library's syscall() and prctl(), loaded before the fork; confine() runs in the child."""
+
+    def __init__(self):
+        self.libc = None
+        self.error = None
+        if platform.machine().startswith("alpha"):
+            self.error = "none: Landlock's system calls have other numbers on alpha"
+            return
+        try:
+            self.libc = ctypes.CDLL(None, use_errno=True)
+            self.libc.syscall.restype = ctypes.c_long
+            self.libc.prctl.restype = ctypes.c_int
+        except (OSError, AttributeError) as e:
+            self.error = "none: cannot call the C library from Python (%s)" % e
+
+    def syscall(self, number, *arguments):
+        # Every argument as a full register: a C int passed to the variadic syscall() would leave
+        # the upper half of a 64-bit one undefined.
+        ctypes.set_errno(0)
+        result = self.libc.syscall(ctypes.c_long(number), *arguments)
+        return result, ctypes.get_errno()
+
+    def abi(self):
+        """The kernel's Landlock ABI, or (0, errno)."""
+        abi, error = self.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.c_void_p(None), ctypes.c_size_t(0),
+                                  ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
+        return (abi, 0) if abi >= 1 else (0, error)
+
+    def confine(self, dirs):
+        """Confines this process's later writes (and its descendants') to dirs, /dev and existing
+        files beneath /proc. Returns what it achieved: "landlock ABI N" or "none: REASON"."""
+        if self.error:
+            return self.error
+        abi, error = self.abi()
+        if abi < 1:
+            return "none: this kernel has no Landlock (%s%s)" % (
+                os.strerror(error),
+                "; it is built in but not enabled: add landlock to the lsm= boot parameter"
+                if error == errno.EOPNOTSUPP else "; Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK is needed")
+        rights = write_rights(abi)
+        handled = ctypes.c_uint64(rights)  # the ruleset attribute as ABI 1 knew it: handled_access_fs
+        ruleset, error = self.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(handled),
+                                      ctypes.c_size_t(ctypes.sizeof(handled)), ctypes.c_uint32(0))
+        if ruleset < 0:
+            return "none: landlock_create_ruleset: " + os.strerror(error)
+        try:
+            # /proc: writing existing files only (CUDA names its threads through
+            # /proc/<pid>/task/<tid>/comm); supervise.cpp says why the rule is on /proc itself.
+            allowed = [(d, rights) for d in dirs]
+            allowed += [("/dev", rights), ("/proc", rights & (ACCESS_FS_WRITE_FILE | ACCESS_FS_TRUNCATE))]
+            for directory, directory_rights in allowed:
+                try:
+                    # not a named file: O_PATH reads nothing, it names the directory for the rule
+                    fd = os.open(directory, os.O_PATH | os.O_CLOEXEC | os.O_DIRECTORY)
+                except OSError as e:
+                    return "none: cannot open the writable directory %s: %s" % (directory, e.strerror)
+                rule = PathBeneath(directory_rights, fd)
+                added, error = self.syscall(SYS_LANDLOCK_ADD_RULE, ctypes.c_long(ruleset),
+                                            ctypes.c_long(LANDLOCK_RULE_PATH_BENEATH), ctypes.byref(rule),
+                                            ctypes.c_uint32(0))
+                os.close(fd)
+                if added != 0:
+                    return "none: landlock_add_rule for %s: %s" % (directory, os.strerror(error))
+            ctypes.set_errno(0)
+            if self.libc.prctl(ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
+                               ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+                return "none: PR_SET_NO_NEW_PRIVS: " + os.strerror(ctypes.get_errno())
+            restricted, error = self.syscall(SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_long(ruleset), ctypes.c_uint32(0))
+            if restricted != 0:
+                return "none: landlock_restrict_self: " + os.strerror(error)
+            return "landlock ABI %d" % abi
+        finally:
+            os.close(ruleset)
+
+
+class Scratch:
+    """The worker's private directory (--confine-scratch), its folders and what names them."""
+
+    def __init__(self, path, folders, keep):
+        self.path = path
+        self.keep = keep
+        self.error = None
+        self.environment = {}
+        try:
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                # The run before this one made it (--keep-scratch), or hotkernel did, for the
+                # judge's folder inside it: fine when it is this user's and nobody else's.
+                st = os.lstat(path)
+                if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+                    self.error = "%s is not a private directory of this user" % path
+                    return
+            for variable, name in folders:
+                folder = os.path.join(path, name)
+                try:
+                    os.mkdir(folder, 0o700)
+                except FileExistsError:
+                    pass
+                self.environment[variable] = folder
+        except OSError as e:
+            self.error = "cannot make the scratch directory %s (%s)" % (path, e.strerror)
+            self.environment = {}
+
+    def remove(self):
+        if not self.keep and self.error is None:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def report_line(token, text):
+    return (json.dumps({"hotkernel_confinement": text, "token": token}) + "\n").encode()
+
+
 def read_first_line(fd):
     """One line of fd, read byte by byte so that nothing after it is taken from PROGRAM."""
     line = b""
@@ -163,10 +340,27 @@ def write_all(fd, data):
             return  # the reader is gone; the poll loop notices
 
 
-def supervise(keep_on_eof, command, trace=None):
+def confine_child(scratch, token, landlock):
+    """In the child, before exec: the confinement and its report, on the session's stdout before
+    PROGRAM can print anything (the token is gone with this process image at the exec)."""
+    if scratch.error:
+        text = "none: " + scratch.error
+    else:
+        try:
+            text = landlock.confine([scratch.path])
+        except Exception as e:  # never a reason not to report, nor to not run PROGRAM
+            text = "none: the remote supervisor could not confine: %s" % e
+    write_all(1, report_line(token, text))
+
+
+def supervise(keep_on_eof, command, trace=None, scratch=None, token=None):
     child_in_r, child_in_w = os.pipe()
     if trace:
         os.environ["HOTKERNEL_TRACE_FILE"] = trace.path
+    landlock = None
+    if scratch:
+        os.environ.update(scratch.environment)
+        landlock = Landlock()  # the library is loaded here, not in the child
     pid = os.fork()
     if pid == 0:
         try:
@@ -174,6 +368,8 @@ def supervise(keep_on_eof, command, trace=None):
             os.dup2(child_in_r, 0)
             os.close(child_in_r)
             os.close(child_in_w)
+            if scratch:
+                confine_child(scratch, token, landlock)
             if trace:
                 os.dup2(trace.write_fd, 1)
                 os.close(trace.write_fd)
@@ -213,13 +409,15 @@ def supervise(keep_on_eof, command, trace=None):
             if trace:
                 trace.drain()
                 trace.remove()
+            if scratch:
+                scratch.remove()
             exit_like(status)
         stopping = ending or (eof_at is not None and time.monotonic() - eof_at > GRACE_S)
         if stopping:
             # The trace file first: a SIGKILL may follow the SIGTERM that ended the loop.
             if trace:
                 trace.remove()
-            kill_group(pid)
+            status = kill_group(pid, pid)
             break
         try:
             events = poller.poll(200)
@@ -252,9 +450,12 @@ def supervise(keep_on_eof, command, trace=None):
                 os.close(child_in_w)
                 if not keep_on_eof:
                     eof_at = time.monotonic()
-    done, status = os.waitpid(pid, 0)
+    if status is None:
+        done, status = os.waitpid(pid, 0)
     if trace:
         trace.remove()
+    if scratch:
+        scratch.remove()
     exit_like(status)
 
 
@@ -314,26 +515,54 @@ def hold_gpu_lock(device):
     sys.exit(0)
 
 
+USAGE = ("usage: hotkernel-remote-supervise.py [--keep-on-eof] [--stream-trace] [--confine-scratch=DIR "
+         "[--scratch-folder=VARIABLE=NAME]... [--keep-scratch]] -- PROGRAM ARGS...\n")
+
+
 def main(argv):
     keep_on_eof = False
     stream_trace = False
+    scratch_path = None
+    folders = []
+    keep_scratch = False
     i = 0
     while i < len(argv) and argv[i] != "--":
+        option, _, value = argv[i].partition("=")
         if argv[i] == "--keep-on-eof":
             keep_on_eof = True
         elif argv[i] == "--stream-trace":
             stream_trace = True
+        elif option == "--confine-scratch" and value.startswith("/"):
+            scratch_path = os.path.normpath(value)
+        elif option == "--scratch-folder" and "=" in value:
+            variable, _, name = value.partition("=")
+            if not variable or not name or "/" in name or name in (".", ".."):
+                sys.stderr.write("hotkernel-remote-supervise: %s names no folder of the scratch\n" % argv[i])
+                return 2
+            folders.append((variable, name))
+        elif argv[i] == "--keep-scratch":
+            keep_scratch = True
         elif argv[i] == "--hold-gpu-lock":
             hold_gpu_lock(current_device())
         else:
-            sys.stderr.write("hotkernel-remote-supervise: unknown option %s\n" % argv[i])
+            sys.stderr.write("hotkernel-remote-supervise: unknown option %s (directories must be absolute)\n"
+                             % argv[i])
+            sys.stderr.write(USAGE)
             return 2
         i += 1
     command = argv[i + 1:]
     if not command:
-        sys.stderr.write("usage: hotkernel-remote-supervise.py [--keep-on-eof] [--stream-trace] -- PROGRAM ARGS...\n")
+        sys.stderr.write(USAGE)
         return 2
-    supervise(keep_on_eof, command, TraceStream() if stream_trace else None)
+    # One token for the trace stream and the confinement report: the first line hotkernel writes.
+    token = read_first_line(0) if stream_trace or scratch_path else None
+    scratch = Scratch(scratch_path, folders, keep_scratch) if scratch_path else None
+    trace = None
+    if stream_trace:
+        # In the scratch when there is one: the only place a confined tracer may write.
+        directory = os.path.dirname(os.path.abspath(__file__))
+        trace = TraceStream(token, scratch.path if scratch and not scratch.error else directory)
+    supervise(keep_on_eof, command, trace, scratch, token)
     return 0
 
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """An agent's whole loop on a remote host (issue 24): the official MCP Python SDK launches
 `hotkernel mcp` with HOTKERNEL_HOST set, as an agent's .mcp.json would, and calls new_target,
-bench, verify and record (refused: issue 41) for a tiny CPU target.
+bench, verify and record for a tiny CPU target (its workers confined there: issue 41).
 
     python agent_loop.py WORKDIR TARGET
 
@@ -49,14 +49,8 @@ async def main(workdir, target):
             baseline, candidate = "agent/%s_baseline.py" % target, "agent/%s_candidate.py" % target
             await call("bench", {"script": baseline, "n": 2})
             verify = await call("verify", {"baseline": baseline, "candidate": candidate, "n": 3})
-            # Issue 41: a remote host's workers are not confined yet, so record refuses their verify.
-            result = await session.call_tool("record", {"target": target, "verify_result": verify,
-                                                        "note": "an agent over MCP",
-                                                        "who": "agent: the MCP Python SDK test client"},
-                                             read_timeout_seconds=CALL_LIMIT)
-            if not result.is_error:
-                raise SystemExit("record accepted a verify whose workers ran unconfined")
-            out["record_refused"] = " ".join(getattr(c, "text", "") for c in result.content)
+            await call("record", {"target": target, "verify_result": verify, "note": "an agent over MCP",
+                                  "who": "agent: the MCP Python SDK test client"})
     out["progress"] = progress
     print(json.dumps(out))
 

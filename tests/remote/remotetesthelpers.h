@@ -101,12 +101,12 @@ inline ToolResult callTool(Session &session, const QString &tool, const Json &ar
 
 // Checks what `verify --json --record` of the CPU gelu target (n 3) on any remote host shows: a
 // verdict that is neither invalid nor incorrect, every run judged outside the candidate's process,
-// the host url in the result, and (issue 41: workers on a remote host are not confined yet) the
-// candidate's confinement "none: ..." and the record refused with that reason, no log written.
-// *result gets the verify result. A void function, since QVERIFY returns: callers go on only
-// while !QTest::currentTestFailed().
-inline void checkUnconfinedVerifyNotRecorded(const QByteArray &out, const QByteArray &err,
-                                             const QString &project, const QString &url, QJsonObject *result)
+// both sides confined to their scratch by the host's supervisor (issue 41: "landlock ABI N"; the
+// host's kernel must have Landlock), and a log written here whose host is url. *recorded gets the
+// log's "verify" object. A void function, since QVERIFY returns: callers go on only while
+// !QTest::currentTestFailed().
+inline void checkRecordedVerify(const QByteArray &out, const QString &project, const QString &url,
+                                QJsonObject *recorded)
 {
     const QJsonObject r = QJsonDocument::fromJson(out).object();
     const QString verdict = r[QStringLiteral("verdict")].toString();
@@ -115,22 +115,25 @@ inline void checkUnconfinedVerifyNotRecorded(const QByteArray &out, const QByteA
              out.constData());
     QVERIFY2(r[QStringLiteral("outside_judge")].toObject()[QStringLiteral("runs_judged")].toInt() >= 3,
              out.constData());
-    QVERIFY2(r[QStringLiteral("confinement")].toObject()[QStringLiteral("candidate")].toString().startsWith(
-                 QLatin1String("none: workers on a remote host are not confined yet")),
-             out.constData());
-    QVERIFY2(err.contains("ran unconfined"), err.constData());
-    QVERIFY2(!QDir(project).exists(QStringLiteral("results/gelu")), out.constData());
-    const QJsonObject host = r[QStringLiteral("host")].toObject();
+    const QJsonObject confinement = r[QStringLiteral("confinement")].toObject();
+    for (const char *side : {"baseline", "candidate"})
+        QVERIFY2(confinement[QLatin1String(side)].toString().startsWith(QLatin1String("landlock ABI ")),
+                 out.constData());
+    const QString log = r[QStringLiteral("record")].toObject()[QStringLiteral("log")].toString();
+    QVERIFY2(!log.isEmpty(), out.constData());
+    *recorded = QJsonDocument::fromJson(readFile(QDir(project).filePath(log)))
+                    .object()[QStringLiteral("verify")]
+                    .toObject();
+    const QJsonObject host = (*recorded)[QStringLiteral("host")].toObject();
     QCOMPARE(host[QStringLiteral("url")].toString(), url);
     QVERIFY(!host[QStringLiteral("hostname")].toString().isEmpty());
-    *result = r;
 }
 
 // Runs tests/remote/agent_loop.py in project: the official MCP Python SDK (in testPython, the test
 // venv) launches `hotkernel mcp` with HOTKERNEL_HOST=url in environment and calls new_target, bench,
 // verify and record for a CPU gelu target named target. Checks that each call ran on url's host,
-// that the server's progress named the host, and that record refused the unconfined verify. A void
-// function, since QVERIFY returns.
+// that the server's progress named the host, and that the log record wrote here names it and the
+// candidate's confinement (issue 41). A void function, since QVERIFY returns.
 inline void checkAgentLoop(const QString &project, QProcessEnvironment environment, const QString &url,
                            const QString &testPython, const QString &target)
 {
@@ -167,15 +170,18 @@ inline void checkAgentLoop(const QString &project, QProcessEnvironment environme
         progressNamesHost = progressNamesHost || message.toString().contains(url);
     QVERIFY2(progressNamesHost,
              QJsonDocument(out[QStringLiteral("progress")].toArray()).toJson().constData());
-    // Issue 41: the remote workers ran unconfined, so record refused the verify and said why.
-    const QString refused = out[QStringLiteral("record_refused")].toString();
-    QVERIFY2(refused.contains(QLatin1String("ran unconfined")), qPrintable(refused));
-    QVERIFY(!QDir(project).exists(QStringLiteral("results/") + QStringLiteral("agent")));
-    QCOMPARE(out[QStringLiteral("verify")]
-                 .toObject()[QStringLiteral("host")]
-                 .toObject()[QStringLiteral("url")]
-                 .toString(),
-             url);
+    // Issue 41: the host's supervisor confined the workers, so record took the verify.
+    const QString log = out[QStringLiteral("record")].toObject()[QStringLiteral("log")].toString();
+    QVERIFY2(!log.isEmpty(), err.constData());
+    const QJsonObject recorded = QJsonDocument::fromJson(readFile(QDir(project).filePath(log)))
+                                     .object()[QStringLiteral("verify")]
+                                     .toObject();
+    QCOMPARE(recorded[QStringLiteral("host")].toObject()[QStringLiteral("url")].toString(), url);
+    QCOMPARE(recorded[QStringLiteral("verdict")].toString(), verdict);
+    QVERIFY2(
+        recorded[QStringLiteral("confinement")].toObject()[QStringLiteral("candidate")].toString().startsWith(
+            QLatin1String("landlock ABI ")),
+        QJsonDocument(recorded).toJson().constData());
 }
 
 } // namespace hotkernel::test

@@ -184,6 +184,9 @@ private Q_SLOTS:
         QCOMPARE(ssh.localPath(QStringLiteral("/scratch/proj/t/x.py")),
                  QStringLiteral("/home/ann/proj/t/x.py"));
         QCOMPARE(ssh.localPath(QStringLiteral("/usr/lib/python3/x.py")), QString());
+        // A worker's scratch there (issue 41: its Triton cache, its bytecode) mirrors nothing here.
+        QCOMPARE(ssh.localPath(QStringLiteral("/scratch/proj/.hotkernel/worker-1a2b/triton/k.py")),
+                 QString());
 
         ProcessSpec spec;
         spec.program = QStringLiteral("python3");

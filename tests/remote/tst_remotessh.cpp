@@ -24,7 +24,7 @@
 #include <csignal>
 #include <unistd.h>
 
-using hotkernel::test::checkUnconfinedVerifyNotRecorded;
+using hotkernel::test::checkRecordedVerify;
 using hotkernel::test::processesWith;
 using hotkernel::test::readFile;
 
@@ -319,10 +319,10 @@ private Q_SLOTS:
                        QStringLiteral("3"), QStringLiteral("--record"), QStringLiteral("--note"),
                        QStringLiteral("over ssh"), QStringLiteral("--who"), QStringLiteral("tst_remotessh")},
                       &out, &err),
-            1); // the verify ran; the record was refused (issue 41)
-        // The baseline judged the candidate's outputs on the host; record refused (issue 41).
+            0);
+        // The baseline judged the candidate's outputs on the host; both sides ran confined there.
         QJsonObject recorded;
-        checkUnconfinedVerifyNotRecorded(out, err, project(), m_url, &recorded);
+        checkRecordedVerify(out, project(), m_url, &recorded);
         if (QTest::currentTestFailed())
             return;
         const QJsonObject host = recorded[QStringLiteral("host")].toObject();
@@ -332,10 +332,48 @@ private Q_SLOTS:
         QVERIFY2(!gpu[QStringLiteral("available")].toBool(true) &&
                      gpu[QStringLiteral("reason")].toString().contains(m_url),
                  QJsonDocument(gpu).toJson().constData());
-        // The judge's directory on the host went with the verify.
+        // The judge's directory on the host went with the verify, and the workers' scratches (the
+        // judge's lay in the candidate's) with their supervisors.
         QCOMPARE(QDir(m_remoteDir + QStringLiteral("/.hotkernel"))
                      .entryList({QStringLiteral("judge-*")}, QDir::Dirs),
                  QStringList());
+        QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
+                                  qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(QDir(m_remoteDir + QStringLiteral("/.hotkernel"))
+                                      .entryList({QStringLiteral("worker-*")}, QDir::Dirs),
+                                  QStringList(), 10000);
+    }
+
+    void aCandidateCannotWriteOutsideItsScratch()
+    {
+        // Issue 41 on the host: a candidate that plants a file beside the scripts and a .pyc of the
+        // baseline there (tests/data/adversarial/target_write.py) is refused by the Landlock ruleset
+        // of the host's supervisor; the verify says the candidate ran confined, and nothing
+        // appears in the host's copy of the target's folder.
+        const QString candidate = QStringLiteral("targets/gelu_write.py");
+        QFile::remove(project() + QLatin1Char('/') + candidate);
+        QVERIFY(QFile::copy(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/adversarial/target_write.py"),
+                            project() + QLatin1Char('/') + candidate));
+        QByteArray out, err;
+        QCOMPARE(hotkernel({QStringLiteral("--json"), QStringLiteral("--host"), m_url,
+                            QStringLiteral("verify"), QStringLiteral("targets/gelu_baseline.py"), candidate,
+                            QStringLiteral("--n"), QStringLiteral("3")},
+                           &out, &err),
+                 0);
+        const QJsonObject r = QJsonDocument::fromJson(out).object();
+        QVERIFY2(
+            r[QStringLiteral("confinement")].toObject()[QStringLiteral("candidate")].toString().startsWith(
+                QLatin1String("landlock ABI ")),
+            out.constData());
+        const QString verdict = r[QStringLiteral("verdict")].toString();
+        QVERIFY2(verdict == QLatin1String("faster") || verdict == QLatin1String("slower") ||
+                     verdict == QLatin1String("inconclusive"),
+                 out.constData());
+        for (const char *name : {"planted_by_candidate.txt", "gelu_baseline.pyc"}) {
+            QVERIFY2(!QFileInfo::exists(m_remoteDir + QStringLiteral("/targets/") + QLatin1String(name)),
+                     name);
+            QVERIFY2(!QFileInfo::exists(project() + QStringLiteral("/targets/") + QLatin1String(name)), name);
+        }
         QTRY_VERIFY2_WITH_TIMEOUT(processesWith(m_remoteDir).isEmpty(),
                                   qPrintable(processesWith(m_remoteDir).join(QLatin1Char('\n'))), 10000);
     }

@@ -9,6 +9,7 @@
 #include "measure/workerscriptrunner.h"
 #include "remote/remoteshell.h"
 #include "testlimits.h"
+#include "thismachineshell.h"
 
 #include <QDir>
 #include <QFile>
@@ -17,29 +18,6 @@
 
 using namespace hotkernel;
 using namespace hotkernel::test;
-
-namespace {
-
-// A "remote" host that is this machine: commands run through sh.
-class ThisMachineShell : public RemoteShell
-{
-public:
-    ThisMachineShell(const QString &root, const QString &python) : RemoteShell(root, python)
-    {
-        setRemoteWorkdir(root);
-        setRemotePython(python);
-    }
-    QString display() const override { return QStringLiteral("sh://this-machine"); }
-    QString program() const override { return QStringLiteral("/bin/sh"); }
-    QStringList commandArguments(const QString &shellCommand) const override
-    {
-        return {QStringLiteral("-c"), shellCommand};
-    }
-    bool isTransportFailure(int, const QByteArray &) const override { return false; }
-    QString describeFailure(const QByteArray &text) const override { return QString::fromUtf8(text); }
-};
-
-} // namespace
 
 class TestTraceStream : public QObject
 {
@@ -116,9 +94,11 @@ private Q_SLOTS:
             QCOMPARE(w.announced, 2);
             QCOMPARE(w.busyNs, 2 * (1000 + o.line.run));
         }
-        // The supervisor removed its trace file when the worker ended.
+        // The supervisor removed its trace file when the worker ended, with the worker's scratch
+        // it lay in (issue 41: the one place the confined tracer may write).
         QTRY_VERIFY_WITH_TIMEOUT(QDir(m_root.filePath(QStringLiteral(".hotkernel")))
-                                     .entryList({QStringLiteral("witness-*")}, QDir::Files)
+                                     .entryList({QStringLiteral("witness-*"), QStringLiteral("worker-*")},
+                                                QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot)
                                      .isEmpty(),
                                  kEventLimitMs);
     }
@@ -139,6 +119,11 @@ private Q_SLOTS:
         line["witness_replays"] = 1;
         const QString why = WitnessTrace::violation(o.witness, line);
         QVERIFY2(why.contains(QStringLiteral("forged")), qPrintable(why));
+        // Its supervisor has removed the worker's scratch before the test's folder goes.
+        QTRY_VERIFY_WITH_TIMEOUT(QDir(m_root.filePath(QStringLiteral(".hotkernel")))
+                                     .entryList({QStringLiteral("worker-*")}, QDir::Dirs)
+                                     .isEmpty(),
+                                 kEventLimitMs);
     }
 };
 
