@@ -30,10 +30,13 @@ public:
     static constexpr double kMinComparedCpuSeconds = 0.040;
     // - The GPU: the bracketed (judged) replays' witnessed span, at least this fraction of the
     //   bracket, which holds nothing but those back-to-back replays and the go and done lines.
-    static constexpr double kMinWitnessedOverBracket = 0.85;
+    //   Honest verifies of the five examples on an H100 (2026-12-07, 70 measured runs): 0.865 at
+    //   the lowest, 0.924 the median; the witness-forging fixtures came to 0.74 and 0.80.
+    static constexpr double kMinWitnessedOverBracket = 0.83;
     // - The GPU: the timed replays' time per call (the median of their windows), at least this
-    //   fraction of the bracketed replays' per call: the bracket bounds only the latter.
-    static constexpr double kMinTimedOverBracketed = 0.9;
+    //   fraction of the bracketed replays' per call: the bracket bounds only the latter. The same
+    //   honest runs: 0.971 at the lowest, 1.001 the median.
+    static constexpr double kMinTimedOverBracketed = 0.92;
     // - No witness (a CPU run): the reported samples added up, at least this fraction. Loose: on
     //   the development machine under a build's load honest runs came to 0.85-0.99, and a test
     //   machine running tests in parallel wakes a worker tens of milliseconds late; a CPU verdict

@@ -4,9 +4,10 @@
 #   cp ../../../../resources/contract/_hotkernel_contract.py . && \
 #   /usr/bin/python3 pair_baseline.py --run 1 --judge-seed 12345 --judge-dir . && rm _hotkernel_contract.py
 # and run-1-cuda-ipc.judged the same way on the GPU machine (H100, torch 2.11) with device="cuda",
-# by the contract of ade7f02: a header only, each output named by its CUDA IPC handle. (Since then a
-# process that is not a worker exits before any judge could open its memory, so that command writes
-# the file transport; a worker, `pair_baseline.py --worker` with a run request, writes this one.)
+# by the protocol-5 contract (2026-12-07): a header only, each output named by its CUDA IPC
+# handle. A process that is not a worker exits before any judge could open its memory, so that
+# command writes the file transport; a worker, `pair_baseline.py --worker` with a run request,
+# writes this one.
 from _hotkernel_contract import Input, Target, main
 
 import torch
