@@ -478,7 +478,9 @@ QCoro::Task<ToolResult> VerifyRun::run(MeasureSession &session, Json arguments, 
             QString why = PairChecks::bracketed(outcomes[0], QStringLiteral("baseline"), pair);
             if (why.isEmpty())
                 why = PairChecks::bracketed(outcomes[1], QStringLiteral("candidate"), pair);
-            if (!why.isEmpty() && bracketRetries < kBracketRetries) {
+            // Events out of order are the process's doing, never a busy machine's: no second try.
+            const bool broken = !outcomes[0].bracketFault.isEmpty() || !outcomes[1].bracketFault.isEmpty();
+            if (!why.isEmpty() && !broken && bracketRetries < kBracketRetries) {
                 ++bracketRetries;
                 warnings.append(QStringLiteral("run %1 was measured again: %2").arg(pair).arg(why));
                 ++pair;
