@@ -722,10 +722,11 @@ class _Bench:
         """(per-call ms samples, timer, timer_note, outs, run_block, timed windows): outs maps set
         index to the timed block's last output of that set; run_block runs the block again
         (untimed). timer "events" skips the CUDA graph: verify asks both sides for it when one of
-        them cannot be captured, so that their times come from the same timer. With bracket, the
-        timed replays wait for the core's go and say when they are done (_Bracket). On the GPU each
-        timed replay runs in its own witness window when the core asked for a witness, and the
-        inputs are drawn afresh between timed replays (protocol 5)."""
+        them cannot be captured, so that their times come from the same timer. With bracket, a CPU
+        block's timed replays wait for the core's go and say when they are done (_Bracket; on the
+        GPU the judged replay is the bracketed one, _witness). On the GPU each timed replay runs in
+        its own witness window when the core asked for a witness, and the inputs are drawn afresh
+        between timed replays (protocol 5)."""
         t = self.torch
         iters, k = self.definition["iters"], self.k
         if self.device == "cpu":
@@ -1018,7 +1019,7 @@ class _Bench:
     def run(self, run, judge_seed=None, judge_dir=None, timer=None, bracket=False):
         """The result line of run index `run`; the judged replay draws its inputs from judge_seed
         (random when not given). With judge_dir, the judged replay's outputs are written there for
-        a judge outside this process (_write_judged). timer and bracket: see time_block."""
+        a judge outside this process (_write_judged). timer: see time_block; bracket: see _Bracket."""
         t = self.torch
         if judge_seed is None:
             judge_seed = _fresh_judge_seed()
@@ -1577,7 +1578,7 @@ class _Bracket:
         except ValueError:
             answer = None
         if not isinstance(answer, dict) or answer.get("op") != "go" or answer.get("run") != self.run:
-            raise _Invalid("the core's go for the timed replays of run %d did not arrive (got %r on stdin): "
+            raise _Invalid("the core's go for the bracketed replays of run %d did not arrive (got %r on stdin): "
                            "something in the process read or replaced the worker's stdin" % (self.run, raw[:80]))
         return self
 
@@ -1907,8 +1908,8 @@ def _parse_args(argv):
     p.add_argument("--timer", choices=("events",), default=None,
                    help="time a plain block with CUDA events instead of a CUDA graph replay")
     p.add_argument("--bracket", action="store_true",
-                   help="wait for {\"op\": \"go\"} on stdin before the timed replays and say when they are done "
-                        "(the core's clock around them, protocol 5)")
+                   help="wait for {\"op\": \"go\"} on stdin before the bracketed replays (the judged replay on a "
+                        "GPU, the timed ones on a CPU) and say when they are done (the core's clock, protocol 5)")
     p.add_argument("--worker", action="store_true", help="long-lived worker: requests on stdin, one line each")
     p.add_argument("--check-import", action="store_true",
                    help="import everything the target names and print its identity, without running it")

@@ -216,7 +216,7 @@ private Q_SLOTS:
         QCOMPARE(lines[4].value(QLatin1String("run")).toInt(), 1);
         QVERIFY(!lines[5].value(QLatin1String("ok")).toBool(true));
         const QString invalid = lines[5].value(QLatin1String("invalid")).toString();
-        QVERIFY2(invalid.contains(QLatin1String("go for the timed replays of run 1 did not arrive")),
+        QVERIFY2(invalid.contains(QLatin1String("go for the bracketed replays of run 1 did not arrive")),
                  qPrintable(invalid));
     }
 
