@@ -254,7 +254,8 @@ Comparison compare(const std::vector<double> &baselineMs, const std::vector<doub
         if (!interval) {
             r.reason = b.n < 2 || c.n < 2
                            ? QStringLiteral("at least 2 runs per side are needed to estimate the spread")
-                           : QStringLiteral("the candidate's timings are too noisy to bound the speedup");
+                           : QStringLiteral("the timings are too noisy to bound the speedup (a side's "
+                                            "spread is as large as its mean time)");
             return r;
         }
         separates = interval->low > 1 || interval->high < 1;
