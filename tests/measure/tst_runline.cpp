@@ -121,9 +121,10 @@ private Q_SLOTS:
         // A worker of an older vendored contract is refused before its first run, with the way out.
         QVERIFY(!RunLineParser::parseReady(R"({"event": "ready", "protocol": 3, "target": "x"})",
                                            QStringLiteral("b.py"), &error));
-        QVERIFY2(error.contains(QStringLiteral("protocol 3")) &&
-                     error.contains(QStringLiteral("--force` in the same folder (it keeps NAME_candidate.py")),
-                 qPrintable(error));
+        QVERIFY2(
+            error.contains(QStringLiteral("protocol 3")) &&
+                error.contains(QStringLiteral("--force` in the same folder (it keeps NAME_candidate.py")),
+            qPrintable(error));
     }
 
     void identity()

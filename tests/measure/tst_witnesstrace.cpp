@@ -548,7 +548,8 @@ private Q_SLOTS:
         // reported one is held against it only from below.
         QVERIFY2(*ms <= reported && *ms > reported * 0.6,
                  qPrintable(QStringLiteral("%1 witnessed, %2 reported").arg(*ms).arg(reported)));
-        QVERIFY(*WitnessTrace::timedTotalMs(windows, l) > *ms * l["iters"].get<double>() * double(timed) * 0.99);
+        QVERIFY(*WitnessTrace::timedTotalMs(windows, l) >
+                *ms * l["iters"].get<double>() * double(timed) * 0.99);
     }
 
     // A sample the worker shrank after its replay is refused by that replay's own window.
@@ -559,7 +560,8 @@ private Q_SLOTS:
         Json l = line(QStringLiteral("rmsnorm-triton-graph-v5.line.json"));
         l["samples_ms"][2] = l["samples_ms"][2].get<double>() * 0.5;
         const QString why = WitnessTrace::violation(WitnessTrace::parse(text), l);
-        QVERIFY2(why.contains(QLatin1String("timed replay 2")) && why.contains(QLatin1String("not the block's")),
+        QVERIFY2(why.contains(QLatin1String("timed replay 2")) &&
+                     why.contains(QLatin1String("not the block's")),
                  qPrintable(why));
     }
 
