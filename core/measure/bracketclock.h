@@ -44,6 +44,10 @@ public:
     //   machine running tests in parallel wakes a worker tens of milliseconds late; a CPU verdict
     //   rests on the process's own samples within a factor of 2 (docs/contract.md).
     static constexpr double kMinReportedOverBracket = 0.5;
+    // - A CPU run's timed replays, as the contract makes them: until they last this long, or this
+    //   many of them (CPU_BRACKET_S and CPU_MAX_REPLAYS in resources/contract/_hotkernel_contract.py).
+    static constexpr double kCpuReplaysMs = 60.0;
+    static constexpr int kCpuMaxReplays = 100;
     // - Both: the replays happen inside the bracket, so their total cannot exceed it (a baseline
     //   reporting more than it took helps a candidate too); this fraction plus a millisecond for
     //   the clocks' granularity.

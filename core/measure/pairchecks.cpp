@@ -207,10 +207,13 @@ QString PairChecks::bracketed(const RunOutcome &o, const QString &side, int pair
     const long long iters = iterationsOf(o.line.json);
     const double bracketMs = o.bracketSeconds * 1e3;
     // A GPU run whose replays were witnessed: the bracket was around the judged replay's window
-    // (the last one), replayed back to back; otherwise (a CPU run) around the reported samples.
+    // (the last one), replayed back to back; a CPU run: around the reported samples. A GPU run
+    // without a witness (no tracer) has nothing the bracket could be held against.
     const std::optional<double> timedMs =
         cudaRun(o) ? WitnessTrace::timedMsPerCall(o.witness, o.line.json) : std::nullopt;
     const bool gpu = timedMs.has_value();
+    if (!gpu && stringField(o.line.json, "device") == QLatin1String("cuda"))
+        return {};
     double totalMs = 0;
     if (gpu) {
         totalMs = double(o.witness.back().spanNs) / 1e6;
@@ -219,6 +222,20 @@ QString PairChecks::bracketed(const RunOutcome &o, const QString &side, int pair
             return {};
         for (double s : o.line.samplesMs)
             totalMs += s * double(iters);
+        // The contract times a CPU block until its replays last kCpuReplaysMs or it has made
+        // kCpuMaxReplays of them: samples that add up to less were not the ones it timed.
+        if (totalMs < BracketClock::kCpuReplaysMs * (1 - 1e-9) &&
+            o.line.samplesMs.size() < size_t(BracketClock::kCpuMaxReplays))
+            return QStringLiteral(
+                       "its timed replays report %1 ms in %2 blocks, but the contract times a CPU "
+                       "block until its replays last %3 ms or it has made %4 of them: the %5's run "
+                       "%6 reports samples other than the ones it timed")
+                .arg(totalMs, 0, 'f', 3)
+                .arg(o.line.samplesMs.size())
+                .arg(BracketClock::kCpuReplaysMs)
+                .arg(BracketClock::kCpuMaxReplays)
+                .arg(side)
+                .arg(pair);
     }
     const QString what = gpu ? QStringLiteral("the GPU's witness of its bracketed replays spans")
                              : QStringLiteral("its timed replays report");

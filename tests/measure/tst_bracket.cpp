@@ -87,9 +87,9 @@ private Q_SLOTS:
 
     void scaledTimesAreRefused()
     {
-        // The same replays reported at a third of their time: 20 ms in a 70 ms bracket.
+        // 100 blocks (the contract's most) reported at 20 ms in a 70 ms bracket.
         const QString why =
-            PairChecks::bracketed(cpuRun({0.4, 0.4, 0.4, 0.4, 0.4}, 70), QStringLiteral("candidate"), 2);
+            PairChecks::bracketed(cpuRun(std::vector<double>(100, 0.02), 70), QStringLiteral("candidate"), 2);
         QVERIFY2(why.contains(QStringLiteral("not the time its replays took")) &&
                      why.contains(QStringLiteral("candidate's run 2")),
                  qPrintable(why));
@@ -106,9 +106,30 @@ private Q_SLOTS:
     void aShortBracketIsNotHeldFromBelow()
     {
         // 30 ms on a CPU: a late wake-up could be most of it, so a low total says nothing.
-        QCOMPARE(PairChecks::bracketed(cpuRun({0.01, 0.01}, 30), QStringLiteral("candidate"), 1), QString());
+        QCOMPARE(PairChecks::bracketed(cpuRun(std::vector<double>(100, 0.005), 30),
+                                       QStringLiteral("candidate"), 1),
+                 QString());
         // ...but a total above it still is refused.
         QVERIFY(!PairChecks::bracketed(cpuRun({2.0, 2.0}, 30), QStringLiteral("candidate"), 1).isEmpty());
+    }
+
+    // The contract times a CPU block until its replays last 60 ms or it has made 100 of them: fewer
+    // samples adding up to less were not the ones it timed, whatever the bracket.
+    void cpuSamplesShortOfTheContractsAreRefused()
+    {
+        const QString why =
+            PairChecks::bracketed(cpuRun({0.4, 0.4, 0.4, 0.4, 0.4}, 25), QStringLiteral("candidate"), 3);
+        QVERIFY2(why.contains(QStringLiteral("reports samples other than the ones it timed")),
+                 qPrintable(why));
+    }
+
+    // A GPU run without a witness (no tracer) has nothing its bracket (around the judged replay)
+    // could be held against: the reported timed samples are another stretch of time.
+    void aGpuRunWithoutWitnessIsNotHeldToTheBracket()
+    {
+        RunOutcome o = cpuRun({0.035, 0.035, 0.035, 0.035, 0.035}, 21);
+        o.line.json["device"] = "cuda";
+        QCOMPARE(PairChecks::bracketed(o, QStringLiteral("candidate"), 1), QString());
     }
 
     void anUnbracketedRunIsRefused()

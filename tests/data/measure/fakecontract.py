@@ -20,6 +20,8 @@ import sys
 import time
 
 BASE_MS = 0.035
+# A block this short is timed 100 times by the contract on a CPU (its CPU_MAX_REPLAYS).
+CPU_REPLAYS = 100
 
 
 def _write_pid():
@@ -46,7 +48,7 @@ def result(behaviour, run, timer=None):
         scale /= 1.10
     ms = BASE_MS * scale * (1 + 0.003 * rng.gauss(0, 1))
     line = {
-        "protocol": 5, "ok": True, "ms": ms, "timer": "wall", "samples_ms": [ms, ms, ms], "run": run,
+        "protocol": 5, "ok": True, "ms": ms, "timer": "wall", "samples_ms": [ms] * CPU_REPLAYS, "run": run,
         "target": "fake", "shape": [4, 8], "dtype": "fp32", "seed": 0, "iters": 10, "rotate": ["x"],
         "rotate_k": 2, "flops": 64, "bytes": 256, "max_err": 0.0, "device": "cpu", "device_name": "fake cpu",
         "l2_bytes": 1024, "target_sha256": "a" * 64,
@@ -112,7 +114,7 @@ def _bracket(run, line):
     emit({"event": "armed", "run": run})
     go = json.loads(sys.stdin.readline())
     assert go == {"op": "go", "run": run}, go
-    time.sleep(sum(line["samples_ms"]) * line["iters"] / 1e3)
+    time.sleep(sum(line["samples_ms"]) * line["iters"] / 1e3)  # what the samples claim took
     emit({"event": "done", "run": run})
 
 
