@@ -184,32 +184,43 @@ void addClocks(Nvml &n, nvmlDevice_t dev, Json &j)
                                    : Json();
 }
 
+// The per-run probes' NVML session on device 0: false, with j["reason"] set and NVML shut down
+// again, when the library lacks `function` (named `name`), fails to start or has no device 0.
+// On true the caller shuts NVML down.
+template <typename F> bool openDeviceZero(Nvml &n, F function, const char *name, Json &j, nvmlDevice_t *dev)
+{
+    if (!n.loadError.isEmpty() || !function) {
+        j["reason"] =
+            toStd(n.loadError.isEmpty() ? QStringLiteral("this NVML lacks %1").arg(QLatin1String(name))
+                                        : QStringLiteral("NVML could not be loaded (%1)").arg(n.loadError));
+        return false;
+    }
+    const nvmlReturn_t r = n.init();
+    if (r != NVML_SUCCESS) {
+        j["reason"] = toStd(QStringLiteral("NVML failed to initialise: %1").arg(n.error(r)));
+        return false;
+    }
+    QString why;
+    if (deviceZero(n, dev, &why) != NVML_SUCCESS) {
+        n.shutdown();
+        j["reason"] = toStd(why);
+        return false;
+    }
+    return true;
+}
+
 // Runs on a worker thread.
 Json probeClocks()
 {
     Json j{{"known", false}, {"source", "nvml"}};
     Nvml &n = nvml();
-    if (!n.loadError.isEmpty() || !n.clock) {
-        j["reason"] =
-            toStd(n.loadError.isEmpty() ? QStringLiteral("this NVML lacks nvmlDeviceGetClockInfo")
-                                        : QStringLiteral("NVML could not be loaded (%1)").arg(n.loadError));
-        return j;
-    }
-    const nvmlReturn_t r = n.init();
-    if (r != NVML_SUCCESS) {
-        j["reason"] = toStd(QStringLiteral("NVML failed to initialise: %1").arg(n.error(r)));
-        return j;
-    }
     nvmlDevice_t dev = nullptr;
-    QString why;
-    if (deviceZero(n, &dev, &why) != NVML_SUCCESS) {
-        j["reason"] = toStd(why);
-    } else {
-        addClocks(n, dev, j);
-        j["known"] = !j["sm_clock_mhz"].is_null();
-        if (!j["known"].get<bool>())
-            j["reason"] = "nvmlDeviceGetClockInfo failed";
-    }
+    if (!openDeviceZero(n, n.clock, "nvmlDeviceGetClockInfo", j, &dev))
+        return j;
+    addClocks(n, dev, j);
+    j["known"] = !j["sm_clock_mhz"].is_null();
+    if (!j["known"].get<bool>())
+        j["reason"] = "nvmlDeviceGetClockInfo failed";
     n.shutdown();
     return j;
 }
@@ -220,24 +231,10 @@ Json probeProcessUtilization(qint64 sinceUs, qint64 periodFromUs)
 {
     Json j{{"known", false}, {"since_us", sinceUs}, {"source", "nvml"}};
     Nvml &n = nvml();
-    if (!n.loadError.isEmpty() || !n.processUtilization) {
-        j["reason"] =
-            toStd(n.loadError.isEmpty() ? QStringLiteral("this NVML lacks nvmlDeviceGetProcessUtilization")
-                                        : QStringLiteral("NVML could not be loaded (%1)").arg(n.loadError));
-        return j;
-    }
-    nvmlReturn_t r = n.init();
-    if (r != NVML_SUCCESS) {
-        j["reason"] = toStd(QStringLiteral("NVML failed to initialise: %1").arg(n.error(r)));
-        return j;
-    }
     nvmlDevice_t dev = nullptr;
-    QString why;
-    if (deviceZero(n, &dev, &why) != NVML_SUCCESS) {
-        n.shutdown();
-        j["reason"] = toStd(why);
+    if (!openDeviceZero(n, n.processUtilization, "nvmlDeviceGetProcessUtilization", j, &dev))
         return j;
-    }
+    nvmlReturn_t r = NVML_SUCCESS;
     addClocks(n, dev, j); // the run's end, for the per-run checks: one NVML session, not two
     const auto since = static_cast<unsigned long long>(sinceUs);
     // Earlier samples only tell the sample period (below); they count for nothing else.
