@@ -145,6 +145,10 @@ def main():
                     help="seconds between a verdict and the next verify of the same session: the agent reading the "
                          "verdict and editing (the spares refill meanwhile)")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--dump", help="copy every verify's full result (profiles/results/verify-*.json: per-run steps, "
+                    "warnings, isolation) into this folder, to see where a verify's time goes")
+    ap.add_argument("--agent-only", action="store_true",
+                    help="only the agent's rows (no CLI-in-a-session or cold rows): a before/after cost probe")
     ap.add_argument("--device", help="the targets' device (default: new's); cpu to try the script without a GPU")
     ap.add_argument("--rows", type=int, default=4096, help="rows of the rmsnorm input (8192 columns)")
     args = ap.parse_args()
@@ -204,38 +208,52 @@ def main():
             slow[out.get("verdict")] = slow.get(out.get("verdict"), 0) + 1
         server.close()
 
-        # The CLI joined to a session server.
-        serve = subprocess.Popen([hotkernel, "serve"], cwd=workdir, env=env, stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(args.open_wait)
-        if serve.poll() is not None:
-            notes.append("hotkernel serve exited %s: %s" % (serve.returncode, serve.stderr.read().decode()[-300:]))
-        else:
-            for label, warps in [("first verify", 16), ("after an edit (num_warps 8)", 8),
-                                 ("after editing it back", 16)]:
-                if label != "first verify":
-                    time.sleep(args.edit_wait)
-                write_candidate(template, candidate, warps)
-                out, wall = cli(hotkernel, workdir, env, "verify", "rmsnorm_baseline.py", "rmsnorm_candidate.py",
-                                "-n", "7")
-                row(rows, "CLI in a session", label, out, wall)
-            serve.terminate()
-            serve.wait(30)
+        # The CLI joined to a session server (not with --agent-only).
+        if not args.agent_only:
+            serve = subprocess.Popen([hotkernel, "serve"], cwd=workdir, env=env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            time.sleep(args.open_wait)
+            if serve.poll() is not None:
+                notes.append("hotkernel serve exited %s: %s" % (serve.returncode, serve.stderr.read().decode()[-300:]))
+            else:
+                for label, warps in [("first verify", 16), ("after an edit (num_warps 8)", 8),
+                                     ("after editing it back", 16)]:
+                    if label != "first verify":
+                        time.sleep(args.edit_wait)
+                    write_candidate(template, candidate, warps)
+                    out, wall = cli(hotkernel, workdir, env, "verify", "rmsnorm_baseline.py", "rmsnorm_candidate.py",
+                                    "-n", "7")
+                    row(rows, "CLI in a session", label, out, wall)
+                serve.terminate()
+                serve.wait(30)
 
         cold = []
         write_candidate(template, candidate, 16)
-        for i in range(3):
+        for i in range(0 if args.agent_only else 3):
             out, wall = cli(hotkernel, workdir, alone, "verify", "rmsnorm_baseline.py", "rmsnorm_candidate.py",
                             "-n", "7")
             row(rows, "cold (--no-session)", "verify %d" % (i + 1), out, wall)
             if isinstance(out.get("speedup"), (int, float)):
                 cold.append(out["speedup"])
     finally:
+        if args.dump:
+            dump_results(workdir, args.dump)
         if args.keep:
             print("scratch folder kept: %s" % workdir, file=sys.stderr)
         else:
             shutil.rmtree(workdir, ignore_errors=True)
+    report(hotkernel, args, rows, cold, aa, slow, notes, t0)
 
+
+def dump_results(workdir, into):
+    os.makedirs(into, exist_ok=True)
+    for root, _, files in os.walk(os.path.join(workdir, "profiles", "results")):
+        for name in files:
+            if name.startswith("verify-") and name.endswith(".json"):
+                shutil.copy(os.path.join(root, name), os.path.join(into, name))
+
+
+def report(hotkernel, args, rows, cold, aa, slow, notes, t0):
     print("hotkernel edit-to-verdict (%s, %s)" % (hotkernel, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())))
     print()
     print("| where | verify | wall s | n | verdict | speedup | workers from spares | workers reused |")
