@@ -59,12 +59,19 @@ bool findInnermostList(const Json &value, const Json::json_pointer &where, Candi
     return nested;
 }
 
+// Members never left out: which machine a result is about (a remote host's url and name) decides
+// how an agent reads every number beside it, and it is a few hundred bytes.
+bool alwaysKept(const std::string &key)
+{
+    return key == "host";
+}
+
 // The largest top-level member whose value is an object of more than SmallMember bytes (a
 // verify's contract, its physical floor): never a result's lists, which were halved already.
 void findLargestMember(const Json &value, Candidate &largest)
 {
     for (const auto &[key, item] : value.items()) {
-        const qsizetype bytes = item.is_object() ? ContextBudget::compactSize(item) : 0;
+        const qsizetype bytes = item.is_object() && !alwaysKept(key) ? ContextBudget::compactSize(item) : 0;
         if (bytes > SmallMember && bytes > largest.bytes)
             largest = Candidate{Json::json_pointer() / key, bytes};
     }

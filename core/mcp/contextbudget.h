@@ -25,8 +25,9 @@ public:
         Json structured;
         QStringList shortened; // "kernels: 3 of 10 kept", per list cut
     };
-    // Cuts the longest lists (and then the longest strings) of structured until its compact JSON
-    // takes at most budget bytes, or nothing is left to cut.
+    // Cuts the longest strings, then halves the longest lists, then leaves out the largest
+    // top-level objects (never `host`) of structured until its compact JSON takes at most budget
+    // bytes, or nothing is left to cut.
     static Fitted fit(const Json &structured, qsizetype budget);
 };
 
