@@ -35,6 +35,13 @@ MAX_REPLAYS = 40
 # wobbles by milliseconds (process wake-ups), so its replays last longer.
 CPU_BRACKET_S = 0.060
 CPU_MAX_REPLAYS = 100
+# Issue 41, class 8 on a CPU: no timed call sees inputs an earlier one saw. A CPU block gets one
+# rotated set per call (while they fit in CPU_DISTINCT_SET_BYTES), every set a replay used is
+# changed in place between replays (_InputChanges), and about CPU_SPOT_CALLS timed calls, drawn
+# after their replay ran, are checked against references for the inputs they saw: a call that
+# skipped its work on changed inputs is wrong there, not merely stale.
+CPU_DISTINCT_SET_BYTES = 1 << 30
+CPU_SPOT_CALLS = 6
 # Words of each judged input sampled into its fingerprint (_Bench._inputs_digest).
 _DIGEST_SAMPLE = 1 << 16
 
@@ -623,6 +630,11 @@ class _Bench:
                 per_call = self.definition["min_bytes"] or rotated
                 wanted = max(2, int(math.ceil(2 * self.l2_bytes / per_call)) + 1)
                 self.k = 1 if not rotate else min(wanted, MAX_ROTATED_SETS)
+                if self.device == "cpu" and rotate:
+                    # One set per call of a block where memory allows (class 8: a call on a set an
+                    # earlier call of the block used would find its inputs unchanged).
+                    fits = max(1, CPU_DISTINCT_SET_BYTES // rotated)
+                    self.k = max(self.k, min(self.definition["iters"], MAX_ROTATED_SETS, fits))
                 self.rotate_note = None if not rotate or wanted <= MAX_ROTATED_SETS else (
                     "rotation capped at %d copies of %d bytes (%d would exceed 2x the %d-byte cache): inputs this "
                     "small may be timed cache-warm" % (MAX_ROTATED_SETS, per_call, wanted, self.l2_bytes))
@@ -732,14 +744,20 @@ class _Bench:
         if self.device == "cpu":
             # A tuple, never a list: nothing another thread holds can change a sample in place.
             samples = ()
-            outs = None
+            changes = _InputChanges(self)
+            kept = []
             # A CPU run has no witness: its timed replays are the bracketed ones.
             with _Bracket(run, bracket):
-                # Replays are added until they last CPU_BRACKET_S. No refills between
-                # them: the device-side "inputs unchanged" skip they stop is a GPU attack, and
-                # drawing inputs past the last-level cache costs more than the block on a CPU.
+                # Replays are added until they last CPU_BRACKET_S. Between them every set the block
+                # uses is changed in place (one pass over it: drawing inputs past the last-level
+                # cache would cost more than the block); the last replay runs on the run's own
+                # inputs again, so its outputs are checked against the references.
                 total = 0.0
-                while len(samples) < REPLAYS or (total < CPU_BRACKET_S and len(samples) < CPU_MAX_REPLAYS):
+                keep = 1.0
+                while (len(samples) < REPLAYS - 1 or
+                       (total < CPU_BRACKET_S and len(samples) < CPU_MAX_REPLAYS - 1)):
+                    if samples:
+                        changes.change()
                     outs = {}
                     start = time.perf_counter()
                     for i in range(iters):
@@ -747,6 +765,24 @@ class _Bench:
                     took = time.perf_counter() - start
                     total += took
                     samples += (took * 1e3 / iters,)
+                    if len(samples) == 1:
+                        # Sized so that about CPU_SPOT_CALLS calls are kept over the changed
+                        # replays: those still holding their own output (one, for a static buffer).
+                        expected = min(max(REPLAYS, math.ceil(CPU_BRACKET_S / max(took, 1e-9))), CPU_MAX_REPLAYS)
+                        eligible = max(1, len(_unaliased(outs, iters, k)))
+                        keep = min(1.0, CPU_SPOT_CALLS / float(max(1, (expected - 2) * eligible)))
+                    elif changes.active:
+                        # Drawn after the replay ran: nothing the block did could know which.
+                        kept += changes.keep(_unaliased(outs, iters, k), keep)
+                changes.restore()
+                outs = {}
+                start = time.perf_counter()
+                for i in range(iters):
+                    outs[i % k] = self.call(self.sets[i % k])
+                samples += ((time.perf_counter() - start) * 1e3 / iters,)
+            self.spot_mismatch = changes.check(kept)
+            self.inputs_changed = changes.changed
+            self.spot_checked = len(kept)
             return samples, "wall", None, _unaliased(outs, iters, k), None, 0
         side = t.cuda.Stream()
         side.wait_stream(t.cuda.current_stream())
@@ -1049,6 +1085,10 @@ class _Bench:
                     where = ", CUDA graph replay" if timer == "graph" else ", timed block"
                     ok, err, mismatch = self.check_each(sorted(outs.items()), where)
                     worst = max(worst, err)
+                if ok and getattr(self, "spot_mismatch", None):
+                    ok, mismatch = False, self.spot_mismatch
+                line["inputs_changed"] = getattr(self, "inputs_changed", 0)
+                line["spot_checked"] = getattr(self, "spot_checked", 0)
                 steps.lap("timed_check")
                 # The judged replay: the same graph (or block) once more, untimed, on inputs
                 # refilled in place from a seed nobody knew before this run, into poisoned outputs.
@@ -1515,6 +1555,108 @@ def _l2_violation(torch, device):
 WITNESS_REPLAYS = 1
 
 
+class _InputChanges:
+    """The CPU block's rotated inputs changed in place between timed replays (issue 41, class 8),
+    exactly and reversibly: a floating tensor's top mantissa bits XORed with a mask (sign and
+    exponent stay, so every value stays finite, of its sign and within its binade, yet moves by
+    far more than any tolerance for almost every mask: an output computed for other inputs fails
+    its check), an integer one shifted modulo its bound. Each replay's change is one no earlier
+    replay of the run had, drawn when it is made. Inactive (nothing changes) for a target with
+    derive (its call inputs may hold values a bit flip would break, such as infinities) or without
+    rotated inputs; the guard table says so."""
+
+    # (mantissa bits, top mantissa bits flipped) per dtype.
+    _MANTISSA = {"bf16": (7, 7), "fp16": (10, 10), "fp32": (23, 16), "tf32": (23, 16), "fp64": (52, 20)}
+
+    def __init__(self, bench):
+        self.bench = bench
+        self.torch = bench.torch
+        d = bench.definition
+        self.used = [bench.sets[j] for j in range(min(bench.k, d["iters"]))]
+        specs = {spec["name"]: spec for spec in d["inputs"]}
+        self.names = [n for n in d["rotate"] if n in specs] if bench.derive is None else []
+        self.specs = specs
+        self.random = __import__("random").SystemRandom()
+        self.state = 0  # the current change: 0 is the run's own inputs
+        self.seen = {0}
+        self.changed = 0
+        self.active = bool(self.names) and all(self._room(n) > 1 for n in self.names)
+
+    def _room(self, name):
+        spec = self.specs[name]
+        if spec["dtype"] in INT_DTYPES:
+            return int(spec["high"])
+        return 1 << self._MANTISSA.get(spec["dtype"], (0, 0))[1]
+
+    def _apply(self, state):
+        """Moves every used set from the current change to state."""
+        t = self.torch
+        for name in self.names:
+            spec = self.specs[name]
+            room = self._room(name)
+            for s in self.used:
+                x = s[name].data
+                if spec["dtype"] in INT_DTYPES:
+                    wide = x.to(t.int64)
+                    wide.add_((state - self.state) % room).remainder_(room)
+                    x.copy_(wide)
+                else:
+                    view = {2: t.int16, 4: t.int32, 8: t.int64}[x.element_size()]
+                    mantissa, flipped = self._MANTISSA[spec["dtype"]]
+                    x.view(view).bitwise_xor_((self.state ^ state) << (mantissa - flipped))
+        self.state = state
+
+    def change(self):
+        if not self.active:
+            return
+        room = min(self._room(n) for n in self.names)
+        if len(self.seen) >= room:
+            self.seen = {0, self.state}  # every change used: a long run of a tiny bound starts over
+        state = 0
+        while state in self.seen:
+            state = self.random.randrange(1, room)
+        self.seen.add(state)
+        self._apply(state)
+        self.changed += 1
+
+    def restore(self):
+        if self.state:
+            self._apply(0)
+
+    def keep(self, outs, probability):
+        """(state, set, copies of its outputs) for the calls of the replay that just ran (outs: set
+        to the output its call returned, those a later call overwrote left out), each with the
+        given probability."""
+        kept = []
+        for j, out in outs.items():
+            if self.random.random() < probability:
+                copies = _as_list(out)
+                kept.append((self.state, j, [o.detach().clone() for o in copies] if copies is not None else out))
+        return kept
+
+    def check(self, kept):
+        """The first mismatch of a kept call against a reference for the inputs it saw, or None.
+        Leaves the run's own inputs in place."""
+        bench = self.bench
+        try:
+            for state, j, out in sorted(kept, key=lambda e: (e[0], e[1])):
+                self._apply(state)
+                # Through the same check as every other output, against the reference for the
+                # inputs this call saw.
+                saved = bench.refs[j]
+                bench.refs[j] = bench._reference(bench.sets[j])
+                try:
+                    good, _, why = bench.check(out, j, ", a timed replay on changed inputs")
+                finally:
+                    bench.refs[j] = saved
+                if not good:
+                    return ("%s: a timed call returned other than its inputs give, so it did not compute them "
+                            "(work skipped on inputs it had seen before they changed?)" % why)
+            return None
+        finally:
+            self.restore()
+
+
 def _witness_window(torch, device):
     """(window, note): hotkernel_tracer_witness of the tracer the CUDA driver injected, when the
     core asked for a witness (else None), and why there is none although the core asked."""
@@ -1803,11 +1945,13 @@ def _guarded():
                  "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header",
                  "_host_bytes", "_locked_buffer", "_judged_transport", "_share_with_judge", "_open_shared", "_Stall",
                  "_user_sources", "_source_sha256", "_copies", "_storage_address", "_storages", "_raw_bytes", "_runnable_threads", "_settle", "_last_call",
-                 "_overwritten", "_unaliased"):
+                 "_overwritten", "_unaliased", "_InputChanges"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
                  "_inputs_digest", "judge", "judged_calls", "graph_outputs", "settled"):
         g.append(("contract _Bench." + name, lambda name=name: getattr(mod._Bench, name)))
+    for name in ("__init__", "_apply", "change", "restore", "keep", "check"):
+        g.append(("contract _InputChanges." + name, lambda name=name: getattr(mod._InputChanges, name)))
     torch = sys.modules.get("torch")
     if torch is not None:
         g += [("torch.Tensor", lambda: torch.Tensor),

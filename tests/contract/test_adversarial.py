@@ -25,7 +25,10 @@ EXPECTED = {
     "forged_line.py": {"invalid"},
     "half_rewrite.py": {"incorrect"},
     "disk_edit.py": {"invalid"},
-    "late_thread.py": {"invalid"},
+    # Invalid when its thread has filled the judged outputs by the time they are compared with the
+    # copies taken as each call returned; on a loaded 2-core machine the thread can still be behind
+    # at the run's first check, and the outputs are simply wrong (incorrect).
+    "late_thread.py": {"invalid", "incorrect"},
     "seed_snoop.py": {"incorrect"},
     # Protocol 4: the checks in the candidate's process pass; the judge outside it catches these.
     "reference_swap.py": {"incorrect"},
@@ -60,6 +63,13 @@ EXPECTED = {
     # and children, reparented to the supervisor (a subreaper). Asserted from protocol 5 on; it
     # passes only if the freeze takes the supervisor's whole subtree (or the cgroup).
     "idle_burner_detached.py": {"slower", "inconclusive"},
+    # Issue 41, class 8 on a CPU: work skipped on inputs a call has seen. value_cache.py (a cache
+    # keyed by a probe of the values) was faster, 14.6x, while a CPU block reused its sets
+    # unchanged; the sets now change between blocks, so it computes like honest.py (its probe
+    # costs a little). stale_cache.py returns its first output on inputs changed the contract's
+    # way: the spot checks of timed calls against their own inputs' references catch it.
+    "value_cache.py": {"slower", "inconclusive"},
+    "stale_cache.py": {"incorrect"},
 }
 # Issue 41: the cases above that only protocol 5 catches (its bracket and its freeze). Under an
 # older contract their verdict is printed, not asserted; they are asserted from PROTOCOL = 5 on.
@@ -104,6 +114,9 @@ EXPECTED_FRESH = {
     "seed_snoop.py": {"incorrect"},
 }
 # What the reason must name for the fixtures only the judge outside the candidate's process catches.
+# The verdict a reason above belongs to, where a case may end in another (late_thread.py's thread
+# still behind at the first check: incorrect, with the check's own words).
+REASON_FOR = {"late_thread.py": "invalid"}
 EXPECTED_REASON = {
     "late_thread.py": "changed after fn returned it",
     "reference_swap.py": "judged by the baseline outside the candidate's process",
@@ -177,7 +190,8 @@ def main():
             if verdict not in expected:
                 failures.append("%s: verdict %s, expected %s (%s)" % (candidate, verdict, expected,
                                                                      result.get("reason")))
-            if candidate in EXPECTED_REASON and EXPECTED_REASON[candidate] not in result.get("reason", ""):
+            if (candidate in EXPECTED_REASON and verdict == REASON_FOR.get(candidate, verdict) and
+                    EXPECTED_REASON[candidate] not in result.get("reason", "")):
                 failures.append("%s: the reason does not name %r: %s" % (candidate, EXPECTED_REASON[candidate],
                                                                        result.get("reason")))
             if extra:

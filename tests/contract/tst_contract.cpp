@@ -233,9 +233,12 @@ private Q_SLOTS:
         QCOMPARE(lines.size(), 2);
         QVERIFY(!lines[1].value(QLatin1String("ok")).toBool());
         QCOMPARE(lines[1].value(QLatin1String("judge_seed")).toInt(), 12345);
+        // On a CPU its stale outputs are caught first where a timed call was checked on inputs
+        // changed between replays (issue 41, class 8); otherwise by the judged replay.
         const QString mismatch = lines[1].value(QLatin1String("mismatch")).toString();
-        QVERIFY2(mismatch.contains(QLatin1String("judged replay")) &&
-                     mismatch.contains(QLatin1String("12345")),
+        QVERIFY2((mismatch.contains(QLatin1String("judged replay")) &&
+                  mismatch.contains(QLatin1String("12345"))) ||
+                     mismatch.contains(QLatin1String("a timed replay on changed inputs")),
                  qPrintable(mismatch));
     }
 
