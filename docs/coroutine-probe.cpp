@@ -155,6 +155,35 @@ Task returnFromNestedBlock(bool b)
     co_await nothing();
 }
 
+// A wrapping awaiter as base/cancelaware.h's CancelAwareTask is: it holds the task it was given and
+// checks after it, as a temporary in the co_await operand; the check may throw, caught around it.
+struct Checked
+{
+    Task task;
+    Counted c;
+    bool stop;
+    bool await_ready() { return task.await_ready(); }
+    void await_suspend(std::coroutine_handle<> h) { task.await_suspend(h); }
+    void await_resume()
+    {
+        (void)*c.p;
+        if (stop)
+            throw stop;
+    }
+};
+Checked checked(Task &&task, bool stop)
+{
+    return Checked{std::move(task), Counted{}, stop};
+}
+Task wrappedAwait(bool stop)
+{
+    try {
+        co_await checked(takesValue(Counted{}), stop);
+    } catch (bool) {
+    }
+    co_await nothing();
+}
+
 struct Case
 {
     const char *name;
@@ -176,6 +205,8 @@ int main(int argc, char **argv)
         {"co_await in a branch taken", [] { return skippedAwait(true); }},
         {"co_return skips a later co_await", [] { return earlyReturnSkipsAwait(true); }},
         {"co_return from a nested block", [] { return returnFromNestedBlock(true); }},
+        {"wrapping awaiter temporary in co_await", [] { return wrappedAwait(false); }},
+        {"wrapping awaiter whose check throws", [] { return wrappedAwait(true); }},
     };
     const int n = int(sizeof cases / sizeof cases[0]);
     const int only = argc > 1 ? std::atoi(argv[1]) : 0;

@@ -2,7 +2,9 @@
 // Owners deleted while a coroutine of theirs awaits: a worker runner deleted mid-wait, a Session
 // deleted (after cancelling) while a tool awaits a child process or a worker. Each coroutine must
 // resume to a defined end without touching freed memory; the asan preset turns a use-after-free
-// here into a failure (docs/hacking.md, "Coroutines").
+// here into a failure (docs/hacking.md, "Coroutines"). And CancelAware, the await that ends a
+// handler's coroutine on cancel, which every await of verify goes through.
+#include "base/cancelaware.h"
 #include "measure/measuresetup.h"
 #include "measure/workerscriptrunner.h"
 #include "measuretesthelpers.h"
@@ -11,10 +13,13 @@
 #include "testlimits.h"
 #include "tools/builtintools.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QPointer>
 #include <QProcess>
+#include <QPromise>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -105,7 +110,124 @@ class TestCoroutineLifetime : public QObject
         QTest::qWait(0); // the Session's own coroutine resumes right after the handler returns
     }
 
+    // A task that resumes when its future gets a value (the test sets it), then gives it back or,
+    // with fail, throws a UserError.
+    static QCoro::Task<int> valueOf(QFuture<int> future, bool fail)
+    {
+        const int value = co_await future;
+        if (fail)
+            throw UserError(QStringLiteral("the awaited helper failed"));
+        co_return value;
+    }
+
+    // How an await through CancelAware ended: "value N", "cancelled" or "error: MESSAGE".
+    static QCoro::Task<QString> awaitUnder(Job *job, QFuture<int> future, bool fail, bool asTask)
+    {
+        CancelAware watch(*job);
+        QString ended;
+        try {
+            int value = 0;
+            if (asTask)
+                value = co_await watch(valueOf(future, fail));
+            else
+                value = co_await watch(future);
+            ended = QStringLiteral("value %1").arg(value);
+        } catch (const JobCancelled &) {
+            ended = QStringLiteral("cancelled");
+        } catch (const UserError &e) {
+            ended = QStringLiteral("error: ") + e.message();
+        }
+        co_return ended;
+    }
+
+    // Starts awaitUnder on a promise's future, lets `meanwhile` act on the job while it waits, then
+    // gives the future a value and returns how the await ended.
+    template <typename Meanwhile> static QString awaitedEnd(bool fail, bool asTask, Meanwhile meanwhile)
+    {
+        QPointer<Job> job = new Job(1, QStringLiteral("test"), Json::object(), QStringLiteral("test"));
+        QPromise<int> promise;
+        promise.start();
+        const QFuture<int> future = promise.future(); // a named argument (docs/hacking.md)
+        Job *watched = job.data();
+        auto r = capture(awaitUnder(watched, future, fail, asTask));
+        QTest::qWait(0);
+        if (r->done)
+            return QStringLiteral("ended before the future had a value");
+        meanwhile(job.data());
+        promise.addResult(7);
+        promise.finish();
+        if (!QTest::qWaitFor([&] { return r->done; }, kEventLimitMs))
+            return QStringLiteral("never resumed");
+        delete job.data();
+        return r->value ? *r->value : QStringLiteral("no value: ") + r->error;
+    }
+
 private Q_SLOTS:
+    // The awaited value when nothing stopped the job, through a task and through a QFuture.
+    void cancelAwareGivesTheValue()
+    {
+        QCOMPARE(awaitedEnd(false, true, [](Job *) {}), QStringLiteral("value 7"));
+        QCOMPARE(awaitedEnd(false, false, [](Job *) {}), QStringLiteral("value 7"));
+    }
+
+    // Cancelled or deleted (with its Session) while the await was suspended: JobCancelled, and the
+    // value is never used.
+    void cancelAwareEndsOnCancel()
+    {
+        QCOMPARE(awaitedEnd(false, true, [](Job *job) { job->cancel(); }), QStringLiteral("cancelled"));
+        QCOMPARE(awaitedEnd(false, false, [](Job *job) { job->cancel(); }), QStringLiteral("cancelled"));
+        QCOMPARE(awaitedEnd(false, true, [](Job *job) { delete job; }), QStringLiteral("cancelled"));
+    }
+
+    // A helper's UserError goes on unchanged (the user must see it), also from a cancelled job, as a
+    // plain co_await would let it.
+    void cancelAwareKeepsTheHelpersError()
+    {
+        QCOMPARE(awaitedEnd(true, true, [](Job *) {}), QStringLiteral("error: the awaited helper failed"));
+        QCOMPARE(awaitedEnd(true, true, [](Job *job) { job->cancel(); }),
+                 QStringLiteral("error: the awaited helper failed"));
+    }
+
+    // require(): a helper's own "it stopped" answer ends the coroutine too.
+    void cancelAwareRequire()
+    {
+        Job job(2, QStringLiteral("test"), Json::object(), QStringLiteral("test"));
+        const CancelAware watch(job);
+        watch.require(true);
+        QVERIFY_THROWS_EXCEPTION(JobCancelled, watch.require(false));
+        job.cancel();
+        QVERIFY_THROWS_EXCEPTION(JobCancelled, watch.check());
+    }
+
+    // Every await in verify's phases goes through CancelAware (the state's `job`), so none can skip
+    // the check after it; a helper whose caller checks says so on its line.
+    void verifyAwaitsAreCancelAware()
+    {
+        const QDir measure(QStringLiteral(HOTKERNEL_SOURCE_DIR "/core/measure"));
+        const QStringList files = measure.entryList({QStringLiteral("verify*.cpp")}, QDir::Files);
+        QVERIFY(files.size() >= 4);
+        const QRegularExpression aware(QStringLiteral("co_await (s|state)\\.job\\("));
+        int awaits = 0;
+        for (const QString &name : files) {
+            QFile f(measure.filePath(name));
+            QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
+            const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+            for (qsizetype i = 0; i < lines.size(); ++i) {
+                if (!lines[i].contains(QStringLiteral("co_await")) ||
+                    lines[i].trimmed().startsWith(QStringLiteral("//")))
+                    continue;
+                ++awaits;
+                QVERIFY2(aware.match(lines[i]).hasMatch() ||
+                             lines[i].contains(QStringLiteral("cancel: checked by the caller")),
+                         qPrintable(QStringLiteral("%1:%2: an await not through CancelAware: %3")
+                                        .arg(name)
+                                        .arg(i + 1)
+                                        .arg(lines[i].trimmed())));
+            }
+        }
+        QVERIFY(awaits > 20);
+    }
+
     void initTestCase()
     {
         QVERIFY(m_tmp.isValid());
@@ -197,6 +319,30 @@ private Q_SLOTS:
         QVERIFY(group > 0);
         // Past the interpreter check: the handler now awaits the worker's ready line.
         QTRY_VERIFY_WITH_TIMEOUT(job->progressMessage().contains(QStringLiteral("worker")), kEventLimitMs);
+        endSession(std::move(session), job, end);
+        QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), kEventLimitMs);
+        qunsetenv("HOTKERNEL_PYTHON");
+    }
+
+    // verify awaits the baseline's ready line in its first phase; the Session is cancelled and
+    // deleted. The phase ends through JobCancelled, the handler as cancelled, the workers with it.
+    void sessionDeletedWhileVerifyAwaitsWorker()
+    {
+        const QString python = QStringLiteral("/usr/bin/python3");
+        if (QProcess::execute(python, {QStringLiteral("-c"), QStringLiteral("import torch")}) != 0)
+            QSKIP("verify looks for a Python with torch first: /usr/bin/python3 has none "
+                  "(packaging/setup-deps.sh installs python3-torch)");
+        qputenv("HOTKERNEL_PYTHON", python.toUtf8());
+        auto end = std::make_shared<HandlerEnd>();
+        auto session = observedSession(QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/measure"),
+                                       QStringLiteral("verify"), end);
+        QPointer<Job> job = session->start(
+            QStringLiteral("observed"), Json{{"baseline", "fake_hangstart.py"}, {"candidate", "fake_ok.py"}},
+            QStringLiteral("test"));
+        const long long group = waitForPid();
+        QVERIFY(group > 0);
+        // Past the interpreter check: the handler now awaits the baseline's ready line.
+        QTRY_VERIFY_WITH_TIMEOUT(job->progressMessage().contains(QStringLiteral("workers")), kEventLimitMs);
         endSession(std::move(session), job, end);
         QTRY_VERIFY_WITH_TIMEOUT(!processGroupAlive(group), kEventLimitMs);
         qunsetenv("HOTKERNEL_PYTHON");
