@@ -4,6 +4,7 @@
 #include "sessionclient.h"
 
 #include "base/usererror.h"
+#include "record/verifyrecord.h"
 #include "session/cliarguments.h"
 #include "session/session.h"
 
@@ -94,9 +95,7 @@ QCoro::Task<void> CliFrontend::joinSession(const ToolSpec &spec)
 {
     // profile and torch-trace run the user's own program, which must see this shell's environment
     // (a flag set for this one run), not the session's: they always run here.
-    const bool runsUserProgram =
-        spec.name == QLatin1String("profile") || spec.name == QLatin1String("torch_trace");
-    if (!m_options.joinSession || runsUserProgram)
+    if (!m_options.joinSession || spec.runsUserProgram)
         co_return;
     SessionClient::Joined joined = co_await SessionClient::join(
         m_session.workDir().root(), m_session.hostDisplay(), m_options.hostArgument, true);
@@ -156,29 +155,30 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
         co_return 0;
     }
 
-    const Json &verify = result->structured;
+    // The verify's JSON is passed on whole, unread: record takes it by value without an id, and
+    // --json prints it.
+    const VerifyRecord *typed = result->as<VerifyRecord>();
     const ToolSpec *recordSpec = nullptr;
     for (const ToolSpec &s : m_session.tools().all()) {
         if (s.resultKind == ToolSpec::ResultKind::Record)
             recordSpec = &s;
     }
-    const Json target = verify.value("target", Json());
     QString problem;
     std::optional<ToolResult> recorded;
     if (!recordSpec) {
         problem = QStringLiteral("this hotkernel has no record tool");
-    } else if (!target.is_string() || target.get<std::string>().empty()) {
+    } else if (!typed || typed->target.isEmpty()) {
         problem = QStringLiteral("the verify names no target (an uncontracted pair, not made by new_target), "
                                  "so there is nothing to record it under: make the pair with new_target");
     } else {
         // Built before the co_await: GCC 12 cannot keep a braced initializer list in a coroutine frame.
         Json recordArguments = Json::object();
-        recordArguments["target"] = target;
+        recordArguments["target"] = toStd(typed->target);
         // By id where the session gave one (issue 44); a swapped-in verify without one by value.
-        if (verify.contains("verify_id"))
-            recordArguments["verify_id"] = verify["verify_id"];
+        if (!typed->verifyId.isEmpty())
+            recordArguments["verify_id"] = toStd(typed->verifyId);
         else
-            recordArguments["verify_result"] = verify;
+            recordArguments["verify_result"] = result->structured;
         recordArguments["note"] = toStd(recordAfter.note);
         recordArguments["who"] = toStd(recordAfter.who);
         recorded = co_await call(*recordSpec, std::move(recordArguments));
@@ -188,7 +188,7 @@ QCoro::Task<int> CliFrontend::run(const ToolSpec &spec, QStringList arguments)
             problem = recorded->cancelled ? QStringLiteral("cancelled") : recorded->text;
     }
     if (m_options.json) {
-        Json both = verify;
+        Json both = result->structured;
         both["record"] = problem.isEmpty() ? recorded->structured : Json(nullptr);
         writeTo(stdout, toQt(both.dump(2)));
     } else {
@@ -212,7 +212,12 @@ QCoro::Task<std::optional<ToolResult>> CliFrontend::call(const ToolSpec &spec, J
                 writeTo(stderr, QStringLiteral("[%1] %2").arg(name, message));
             };
         }
-        co_return co_await m_joined->call(spec.name, std::move(arguments), std::move(progress));
+        std::optional<ToolResult> result =
+            co_await m_joined->call(spec.name, std::move(arguments), std::move(progress));
+        // The session's reply is JSON: its typed value is read here, as the session reads a verify's.
+        if (result)
+            spec.attachValue(*result);
+        co_return result;
     }
     QPointer<Job> job = m_session.start(spec.name, std::move(arguments), QStringLiteral("cli"));
     if (!m_options.quiet) {

@@ -2,6 +2,7 @@
 #include "agentfeedmodel.h"
 
 #include "base/job.h"
+#include "inspect/leadingkernel.h"
 #include "kerneltablemodel.h"
 #include "record/verifyrecord.h"
 #include "session/session.h"
@@ -21,24 +22,19 @@ AgentFeedModel::AgentFeedModel(Session *session, QObject *parent)
     connect(&m_ticker, &QTimer::timeout, this, &AgentFeedModel::tick);
 }
 
-QString AgentFeedModel::outcome(const QString &tool, bool isError, const Json &structured,
-                                const QString &summary)
+QString AgentFeedModel::outcome(bool isError, const std::any &value, const QString &summary)
 {
     constexpr int kWords = 90; // characters: the start of an error says what went wrong
     if (isError) {
         const QString first = summary.section(QLatin1Char('\n'), 0, 0).trimmed();
         return first.size() > kWords ? first.left(kWords - 1) + QStringLiteral("…") : first;
     }
-    if (tool == QLatin1String("verify")) {
-        if (auto r = VerifyRecord::fromJson(structured))
-            return VerifyHistoryModel::outcomeText(*r);
-    }
-    if (structured.is_object() && structured.contains("kernels") && structured["kernels"].is_array() &&
-        !structured["kernels"].empty() && structured["kernels"][0].is_object()) {
-        const Json &top = structured["kernels"][0];
-        const QString name = KernelTableModel::shortName(stringField(top, "name"));
-        if (top.contains("share") && top["share"].is_number())
-            return tr("top: %1 %2%").arg(name).arg(top["share"].get<double>() * 100, 0, 'f', 0);
+    if (const auto *verify = std::any_cast<VerifyRecord>(&value))
+        return VerifyHistoryModel::outcomeText(*verify);
+    if (const auto *top = std::any_cast<LeadingKernel>(&value)) {
+        const QString name = KernelTableModel::shortName(top->name);
+        if (top->share)
+            return tr("top: %1 %2%").arg(name).arg(*top->share * 100, 0, 'f', 0);
         return tr("top: %1").arg(name);
     }
     return summary;
@@ -46,16 +42,11 @@ QString AgentFeedModel::outcome(const QString &tool, bool isError, const Json &s
 
 void AgentFeedModel::setOutcome(Entry &e) const
 {
-    Json structured;
-    if (e.job)
-        structured = e.job->result().structured;
-    else if (e.run.details.is_object() && e.run.details.contains("structuredContent"))
-        structured = e.run.details["structuredContent"];
+    const std::any &value = e.job ? e.job->result().value : e.run.value;
     const bool isError = e.job ? e.job->result().isError : e.run.state == QLatin1String("failed");
-    e.outcome = e.event ? e.run.summary : outcome(e.run.tool, isError, structured, e.run.summary);
-    e.verdict = e.run.tool == QLatin1String("verify") && structured.is_object()
-                    ? stringField(structured, "verdict")
-                    : QString();
+    e.outcome = e.event ? e.run.summary : outcome(isError, value, e.run.summary);
+    const auto *verify = std::any_cast<VerifyRecord>(&value);
+    e.verdict = verify ? verify->verdict : QString();
 }
 
 int AgentFeedModel::latestRunningRow() const

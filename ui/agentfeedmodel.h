@@ -53,7 +53,8 @@ public:
     int latestRunningRow() const;
     // What a finished call came to, in a few words: "slower 0.71x [0.65, 0.78] (99%, n 7)" for a
     // verify, "top: _rmsnorm_kernel 62%" for a report, the first words of an error; else summary.
-    static QString outcome(const QString &tool, bool isError, const Json &structured, const QString &summary);
+    // value: the result's typed value (ToolResult::value, RunSummary::value).
+    static QString outcome(bool isError, const std::any &value, const QString &summary);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -101,12 +101,13 @@ QList<RunSummary> recordedRuns(const QString &dir, const ToolRegistry &tools, QS
         // for a bench, the text the tool makes of that JSON (what a live session's row holds).
         QString text = QStringLiteral("$ %1\n%2\n\n")
                            .arg(stringField(call, "command"), QString::fromUtf8(progress).trimmed());
-        text += tool == QLatin1String("bench") ? BenchRun::text(*structured)
-                                               : QStringLiteral("(the whole result, as --json printed it, is "
-                                                                "in the JSON tab)");
+        const ToolSpec *spec = tools.find(tool);
+        text += spec && spec->resultKind == ToolSpec::ResultKind::Bench
+                    ? BenchRun::text(*structured)
+                    : QStringLiteral("(the whole result, as --json printed it, is in the JSON tab)");
         runs.append(RunSummary::fromRecorded(tool, stringField(call, "client"),
                                              call.value("arguments", Json::object()), *structured, text,
-                                             tools.find(tool)));
+                                             spec));
     }
     return runs;
 }

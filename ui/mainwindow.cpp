@@ -6,6 +6,7 @@
 #include "base/boundedfile.h"
 #include "base/job.h"
 #include "hostselector.h"
+#include "inspect/rooflineresult.h"
 #include "kernelfilterproxy.h"
 #include "kernelrowrequests.h"
 #include "kerneltablemodel.h"
@@ -21,6 +22,7 @@
 #include "sourcetextview.h"
 #include "targetsmodel.h"
 #include "targetsview.h"
+#include "tools/gpuinforesult.h"
 #include "verifyhistorymodel.h"
 #include "verifyhistoryview.h"
 
@@ -582,9 +584,9 @@ QDialog *MainWindow::recordDialog()
         who = tr("hand-written by %1").arg(qEnvironmentVariable("USER", tr("me")));
     const QString note = chosen->speedup ? VerifyHistoryModel::outcomeText(*chosen) : chosen->verdict;
     // By id (issue 44): the session holds the result; a result without one goes by value.
-    const Json verify = m_verifyResults.value(chosen->verifiedAt);
-    Json hidden = verify.contains("verify_id") ? Json{{"verify_id", verify["verify_id"]}}
-                                               : Json{{"verify_result", verify}};
+    Json hidden = !chosen->verifyId.isEmpty()
+                      ? Json{{"verify_id", toStd(chosen->verifyId)}}
+                      : Json{{"verify_result", m_verifyResults.value(chosen->verifiedAt)}};
     return runDialog(QStringLiteral("record"),
                      Json{{"target", toStd(chosen->target)}, {"who", toStd(who)}, {"note", toStd(note)}},
                      hidden);
@@ -831,22 +833,25 @@ void MainWindow::onJobFinished(Job *job)
     const ToolSpec *spec = m_session->tools().find(job->tool());
     if (!spec)
         return;
-    const Json &s = job->result().structured;
+    const ToolResult &result = job->result();
     switch (spec->resultKind) {
     case ToolSpec::ResultKind::Verify:
-        if (auto r = VerifyRecord::fromJson(s)) {
-            m_verifyResults.insert(r->verifiedAt, s);
+        if (const VerifyRecord *r = result.as<VerifyRecord>()) {
+            // Kept whole, unread: record takes it back by value when it has no verify_id, and the
+            // session vouches for it by its digest.
+            m_verifyResults.insert(r->verifiedAt, result.structured);
             // Record is the next step of the loop: offer it where the eye is.
             m_recordButton->setText(tr("Record this verify (%1)...")
                                         .arg(r->speedup ? VerifyHistoryModel::outcomeText(*r) : r->verdict));
             m_recordButton->show();
             m_sessionVerifies.push_back(*r);
-            m_historyModel->addRecord(std::move(*r));
+            m_historyModel->addRecord(*r);
             refreshRoofline();
         }
         break;
     case ToolSpec::ResultKind::GpuInfo:
-        if (const QString name = stringField(s, "name"); !name.isEmpty()) {
+        if (const GpuInfoResult *gpu = result.as<GpuInfoResult>(); gpu && !gpu->name().isEmpty()) {
+            const QString name = gpu->name();
             m_cardLabel->setText(tr("Card: %1").arg(name));
             m_explicitCard = name;
             if (m_workspace.card.isEmpty()) {
@@ -856,20 +861,18 @@ void MainWindow::onJobFinished(Job *job)
         }
         break;
     case ToolSpec::ResultKind::Roofline:
-        if (s.contains("card") && s["card"].is_object()) {
-            m_explicitCard = stringField(s["card"], "name");
+        if (const RooflineResult *roofline = result.as<RooflineResult>()) {
+            m_explicitCard = roofline->query.card.name;
             if (!m_explicitCard.isEmpty() && m_workspace.card != m_explicitCard)
                 m_workspace.card = m_explicitCard;
-        }
-        if (s.contains("intensity_flops_per_byte") && s["intensity_flops_per_byte"].is_number() &&
-            s.contains("achieved") && s["achieved"].is_object()) {
+            // The label is the caller's argument (the result does not repeat it).
             const QString label =
                 stringField(job->arguments(), "label", stringField(job->arguments(), "kernel"));
-            const double intensity = s["intensity_flops_per_byte"].get<double>();
-            const double tflops = s["achieved"].value("tflops", 0.0);
-            if (!label.isEmpty())
+            const std::optional<double> intensity = roofline->intensity();
+            const std::optional<double> flops = roofline->achievedFlopsPerSecond();
+            if (!label.isEmpty() && intensity && flops)
                 m_extraPoints.push_back(
-                    RooflinePoint{label, QStringLiteral("kernel"), intensity, tflops * 1e12, label});
+                    RooflinePoint{label, QStringLiteral("kernel"), *intensity, *flops, label});
         }
         refreshRoofline();
         break;
@@ -1005,7 +1008,7 @@ QStringList MainWindow::writeScreenshots(const QString &dir, const QString &suff
     }
     // The details a double-click opens on the latest bench row: its whole result, then its JSON.
     for (int row = m_feedModel->rowCount() - 1; row >= 0; --row) {
-        if (m_feedModel->runAt(row).tool != QLatin1String("bench"))
+        if (m_feedModel->runAt(row).kind != ToolSpec::ResultKind::Bench)
             continue;
         if (QDialog *dialog = m_feedView->openDetails(row)) {
             if (dialog->layout())

@@ -37,11 +37,13 @@ void TargetsModel::refresh(const QString &root, const QList<RunSummary> &runs,
         for (auto it = runs.crbegin(); it != runs.crend(); ++it) {
             // Which script it timed is said: the column sits beside Candidate, and a baseline's
             // time read there as the candidate's (issue 45).
-            if (it->tool == QLatin1String("bench") && it->arguments.contains(candidateFile)) {
+            if (it->kind != ToolSpec::ResultKind::Bench)
+                continue;
+            if (it->arguments.contains(candidateFile)) {
                 t.latestBench = tr("candidate: %1").arg(it->summary);
                 break;
             }
-            if (it->tool == QLatin1String("bench") && it->arguments.contains(baselineFile)) {
+            if (it->arguments.contains(baselineFile)) {
                 t.latestBench = tr("baseline: %1").arg(it->summary);
                 break;
             }

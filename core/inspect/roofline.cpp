@@ -26,24 +26,6 @@ RooflineCeilingsUsed ceilings(double peak, double bandwidth, double flops, doubl
     return c;
 }
 
-Json ceilingsJson(const RooflineCeilingsUsed &c, bool ridgeOnly)
-{
-    const auto kernel = [ridgeOnly](Json value) { return ridgeOnly ? Json(nullptr) : value; };
-    return Json{{"peak_tflops", c.peakFlopsPerSecond / 1e12},
-                {"bandwidth_gbs", c.bandwidthBytesPerSecond / 1e9},
-                {"ridge_flops_per_byte", c.ridge},
-                {"bound", kernel(toStd(c.bound))},
-                {"compute_ms", kernel(c.computeMs)},
-                {"memory_ms", kernel(c.memoryMs)},
-                {"attainable_ms", kernel(c.attainableMs)},
-                {"peak_from_spec", c.peakFromSpec}};
-}
-
-Json optionalNumber(const std::optional<double> &v)
-{
-    return v ? Json(*v) : Json(nullptr);
-}
-
 QString fmt(double v, int precision = 3)
 {
     return QString::number(v, 'g', precision);
@@ -196,34 +178,6 @@ int Roofline::addKernelPoints(RooflineData &data, const KernelTable &table, cons
                               .arg(table.kernels.size())
                               .arg(table.kernels.size() == 1 ? QString() : QStringLiteral("s"), it.key()));
     return added;
-}
-
-Json Roofline::toJson(const RooflineQuery &q, const RooflineEstimate &e)
-{
-    Json j{{"card", Json{{"id", toStd(q.card.id)}, {"name", toStd(q.card.name)}}},
-           {"dtype", toStd(q.dtype.toLower())},
-           {"flops", q.ridgeOnly ? Json(nullptr) : Json(q.flops)},
-           {"bytes", q.ridgeOnly ? Json(nullptr) : Json(q.bytes)},
-           {"intensity_flops_per_byte", q.ridgeOnly ? Json(nullptr) : Json(e.intensity)},
-           {"spec", ceilingsJson(e.spec, q.ridgeOnly)},
-           {"measured", e.measured ? ceilingsJson(*e.measured, q.ridgeOnly) : Json(nullptr)}};
-    if (q.measured && e.measured)
-        j["calibration"] = Json{{"origin", toStd(q.measured->origin)},
-                                {"measured_at", toStd(q.measured->measuredAt)},
-                                {"uuid", toStd(q.measured->uuid)},
-                                {"card", toStd(q.measured->card)},
-                                {"bandwidth_method", toStd(q.measured->bandwidthMethod)}};
-    else
-        j["calibration"] = nullptr;
-    if (q.measuredMs)
-        j["achieved"] = Json{{"ms", *q.measuredMs},
-                             {"tflops", *e.achievedFlopsPerSecond / 1e12},
-                             {"gbs", *e.achievedBytesPerSecond / 1e9},
-                             {"spec_floor_fraction", optionalNumber(e.specFloorFraction)},
-                             {"measured_floor_fraction", optionalNumber(e.measuredFloorFraction)}};
-    else
-        j["achieved"] = nullptr;
-    return j;
 }
 
 QString Roofline::toText(const RooflineQuery &q, const RooflineEstimate &e)

@@ -72,7 +72,6 @@ public:
     static RooflineEstimate estimate(const RooflineQuery &query);
     // Ceilings and the kernel's point (when flops > 0 and a time was given) for the chart view.
     static RooflineData chartData(const RooflineQuery &query, const RooflineEstimate &estimate);
-    static Json toJson(const RooflineQuery &query, const RooflineEstimate &estimate);
     // A "kernel" point (key: the kernel name) per kernel of the report that measured its FLOPs,
     // DRAM bytes and time: intensity flops / dramBytes, achieved flops / average time. Every other
     // kernel gets no point (no number is made up) and a line in data.notes counts them by reason.

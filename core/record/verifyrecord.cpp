@@ -57,6 +57,7 @@ std::optional<VerifyRecord> VerifyRecord::fromJson(const Json &json)
         when = stringField(json, "recorded_at");
     r.time = QDateTime::fromString(when, Qt::ISODate);
     r.verifiedAt = stringField(json, "finished_at");
+    r.verifyId = stringField(json, "verify_id");
     if (json.contains("contract") && json["contract"].is_object()) {
         const Json &contract = json["contract"];
         r.card = stringField(contract, "device_name");

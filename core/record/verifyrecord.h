@@ -37,6 +37,7 @@ struct VerifyRecord
     bool recorded = false;       // false for a verify of this session that no record has written yet
     QString path;                // the log, when recorded
     QString verifiedAt;          // the verify's finished_at: the same verify recorded or not
+    QString verifyId;            // the session's id for it (record takes it); empty when none was given
     std::optional<double> flops; // per call, from the contract
     std::optional<double> bytes;
 

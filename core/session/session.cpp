@@ -250,6 +250,9 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
             QStringLiteral("\nverify_id: %1 (record(target, verify_id) records this verify once)\n").arg(id);
         vouchForVerify(result.structured);
     }
+    // After the id: a verify's typed value carries it.
+    if (spec)
+        spec->attachValue(result);
     job->finish(std::move(result));
     Q_EMIT jobFinished(job);
     pruneFinished();

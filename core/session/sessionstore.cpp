@@ -86,6 +86,8 @@ RunSummary RunSummary::fromJob(const Job &job, const ToolSpec *spec)
     r.state = stateName(job.state());
     r.summary = job.state() == Job::State::Running ? job.progressMessage()
                                                    : SessionStore::summarizeResult(job.result(), spec);
+    r.kind = spec ? spec->resultKind : ToolSpec::ResultKind::Other;
+    r.value = job.result().value;
     return r;
 }
 
@@ -101,8 +103,14 @@ RunSummary RunSummary::fromRecorded(const QString &tool, const QString &client, 
                       ? structured["wall_s"].get<double>()
                       : -1.0;
     r.state = QStringLiteral("finished");
-    r.summary = SessionStore::summarizeResult(ToolResult::success(structured, text), spec);
+    ToolResult result = ToolResult::success(structured, text);
+    r.summary = SessionStore::summarizeResult(result, spec);
     r.reloaded = true;
+    if (spec) {
+        r.kind = spec->resultKind;
+        spec->attachValue(result);
+        r.value = std::move(result.value);
+    }
     r.details = Json{{"arguments", arguments}, {"isError", false}, {"structuredContent", structured}};
     r.detailsText = text;
     return r;
@@ -138,8 +146,12 @@ bool SessionStore::load(QString *error)
     }
     QList<RunSummary> runs;
     if (json->contains("runs") && (*json)["runs"].is_array()) {
-        for (const Json &r : (*json)["runs"])
-            runs.append(RunSummary::fromJson(r));
+        for (const Json &r : (*json)["runs"]) {
+            RunSummary run = RunSummary::fromJson(r);
+            if (const ToolSpec *spec = m_session.tools().find(run.tool))
+                run.kind = spec->resultKind;
+            runs.append(std::move(run));
+        }
     }
     // Runs of this session so far come after the reloaded ones.
     m_runs = runs + m_runs;

@@ -5,17 +5,18 @@
 #pragma once
 
 #include "base/json.h"
+#include "session/toolspec.h"
 
 #include <QDateTime>
 #include <QObject>
 #include <QStringList>
 
+#include <any>
+
 namespace hotkernel {
 
 class Job;
 class Session;
-struct ToolResult;
-struct ToolSpec;
 
 struct RunSummary
 {
@@ -24,9 +25,14 @@ struct RunSummary
     QString client;
     QString arguments; // one line
     QDateTime startedAt;
-    double durationS = 0;  // negative: not known (a recorded call that did not say)
-    QString state;         // "finished", "failed", "cancelled"
-    QString summary;       // first line of the result, or the error
+    double durationS = 0; // negative: not known (a recorded call that did not say)
+    QString state;        // "finished", "failed", "cancelled"
+    QString summary;      // first line of the result, or the error
+    // What front-ends know of the result without reading its JSON: the tool's kind (a reloaded
+    // run's from the tool's name), and its typed value where the run's result is at hand (a job of
+    // this session, a recorded call). Not saved.
+    ToolSpec::ResultKind kind = ToolSpec::ResultKind::Other;
+    std::any value;
     bool reloaded = false; // from an earlier session
     // A recorded call's whole result (arguments, isError, structuredContent) and its text, for the
     // details dialog. Not saved: session.json keeps the one-line summaries only.

@@ -10,7 +10,9 @@
 #include <QString>
 #include <QStringList>
 
+#include <any>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace hotkernel {
@@ -74,6 +76,22 @@ struct ToolSpec
         Record     // a verify written to results/: nothing left to record
     };
     ResultKind resultKind = ResultKind::Other;
+    // The typed value of a successful result read from its structured content (an empty std::any
+    // when it does not parse), for results that arrive as JSON: a verify (its JSON is written by
+    // VerifyRun), a joined session's reply, a recorded call. Set with readsResult<T>(); null: the
+    // tool's result has no type that front-ends read.
+    std::function<std::any(const Json &structured)> readResult;
+    template <class T> void readsResult()
+    {
+        readResult = [](const Json &structured) -> std::any {
+            if (std::optional<T> v = T::fromJson(structured))
+                return std::move(*v);
+            return {};
+        };
+    }
+    // The tool runs the user's own program (profile, torch_trace), which must see the caller's
+    // environment: the CLI runs it itself, never in a joined session.
+    bool runsUserProgram = false;
     // A successful call changes what the working directory holds (reports, records, targets,
     // listings): the window reads the directory again after it.
     bool writesWorkspace = false;
@@ -84,6 +102,13 @@ struct ToolSpec
     std::function<QString(const Json &structured)> headline;
 
     Handler handler;
+
+    // Gives a successful result its typed value when its handler did not (readResult's cases).
+    void attachValue(ToolResult &result) const
+    {
+        if (!result.isError && !result.cancelled && !result.value.has_value() && readResult)
+            result.value = readResult(result.structured);
+    }
 };
 
 } // namespace hotkernel

@@ -8,6 +8,7 @@
 #include "remote/remotehost.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
+#include "tools/gpuinforesult.h"
 #include "tools/hostgpu.h"
 
 #include <QCoroFuture>
@@ -122,11 +123,12 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
             co_return ToolResult::cancelledResult();
     }
 
-    Json structured{{"available", available},
-                    {"reason", available ? Json(nullptr) : gpu.value("reason", Json("unknown"))},
-                    {"gpu", gpu},
-                    {"card", card ? card->toJson() : Json(nullptr)},
-                    {"calibration", calibration ? calibrationJson(*calibration) : Json(nullptr)}};
+    GpuInfoResult result;
+    result.available = available;
+    result.reason = available ? QString() : stringField(gpu, "reason", QStringLiteral("unknown"));
+    result.gpu = gpu;
+    result.card = card ? card->toJson() : Json(nullptr);
+    result.calibration = calibration ? calibrationJson(*calibration) : Json(nullptr);
 
     // Which NVIDIA tools profile and disasm will use, and from where: the interpreter's wheels and
     // Triton's bundle count, which users of pip-installed PyTorch often have instead of a toolkit.
@@ -141,9 +143,9 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
         toolText += QStringLiteral(" %1: %2;")
                         .arg(QString::fromLatin1(tool), path.isEmpty() ? QStringLiteral("not found") : path);
     }
-    structured["tools"] = tools;
-    structured["tool_search"] = toJson(CudaTools::searchDirectories());
-    structured["host"] = remote ? remote->hostJson() : Json(nullptr);
+    result.tools = tools;
+    result.toolSearch = toJson(CudaTools::searchDirectories());
+    result.host = remote ? remote->hostJson() : Json(nullptr);
 
     QString text;
     if (remote)
@@ -173,7 +175,7 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
     }
     text += toolText + QLatin1Char('\n');
     job.setProgress(1, 1, QStringLiteral("done"));
-    co_return ToolResult::success(std::move(structured), text);
+    co_return ToolResult::typed(std::move(result), text);
 }
 
 } // namespace
@@ -250,6 +252,7 @@ void registerGpuInfoTool(ToolRegistry &registry)
     spec.annotations.idempotent = true;
     spec.cliVerb = QStringLiteral("gpu-info");
     spec.resultKind = ToolSpec::ResultKind::GpuInfo;
+    spec.readsResult<GpuInfoResult>();
     spec.handler = gpuInfoHandler;
     registry.add(std::move(spec));
 }

@@ -7,6 +7,7 @@
 #include "base/usererror.h"
 #include "inspect/cudatools.h"
 #include "inspect/inspectformat.h"
+#include "inspect/leadingkernel.h"
 #include "inspect/profilerunner.h"
 #include "measure/measuresetup.h"
 #include "remote/remotehost.h"
@@ -304,6 +305,8 @@ void registerProfileTool(ToolRegistry &registry)
     spec.timesGpu = true;
     spec.writesWorkspace = true;
     spec.reportFields = QStringList{QStringLiteral("report")};
+    spec.readsResult<LeadingKernel>();
+    spec.runsUserProgram = true;
     spec.handler = profile;
     registry.add(std::move(spec));
 }

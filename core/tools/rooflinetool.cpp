@@ -6,6 +6,7 @@
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
 #include "inspect/roofline.h"
+#include "inspect/rooflineresult.h"
 #include "remote/remotehost.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
@@ -21,17 +22,6 @@ namespace {
 QString knownCards()
 {
     return CardTable::builtin().ids().join(QStringLiteral(", "));
-}
-
-Json ceilingsJson(const RooflineData &data)
-{
-    Json list = Json::array();
-    for (const RooflineCeiling &c : data.ceilings)
-        list.push_back(Json{{"label", toStd(c.label)},
-                            {"kind", toStd(c.kind)},
-                            {"origin", toStd(c.origin)},
-                            {"value", c.value}});
-    return list;
 }
 
 // measured_mem_gbs / measured_tflops: ceilings the caller measured (the original hotkernel's
@@ -129,18 +119,18 @@ QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &j
         query.measured = CalibrationStore::ceilings(*calibration);
     overrideMeasured(query, arguments);
 
-    const RooflineEstimate estimate = Roofline::estimate(query);
-    const RooflineData chart = Roofline::chartData(query, estimate);
-    Json structured = Roofline::toJson(query, estimate);
-    structured["card_origin"] = cardArg.isEmpty() ? "probed" : "argument";
-    structured["ceilings"] = ceilingsJson(chart);
+    RooflineResult result;
+    result.query = query;
+    result.estimate = Roofline::estimate(query);
+    result.cardOrigin = cardArg.isEmpty() ? QStringLiteral("probed") : QStringLiteral("argument");
+    result.ceilings = Roofline::chartData(query, result.estimate).ceilings;
 
-    QString text = Roofline::toText(query, estimate);
+    QString text = Roofline::toText(query, result.estimate);
     if (calibration && uuid.isEmpty())
         text += QStringLiteral("(measured ceilings from another card of the same model: %1)\n")
                     .arg(calibration->origin);
     job.setProgress(1, 1, QStringLiteral("done"));
-    co_return ToolResult::success(std::move(structured), text);
+    co_return ToolResult::typed(std::move(result), text);
 }
 
 Json ceilingsUsedSchema(const char *description)
@@ -255,6 +245,7 @@ void registerRooflineTool(ToolRegistry &registry)
     spec.argumentAliases = {{QStringLiteral("gpu"), QStringLiteral("card"), ArgumentAlias::Kind::Rename}};
     spec.cliVerb = QStringLiteral("roofline");
     spec.resultKind = ToolSpec::ResultKind::Roofline;
+    spec.readsResult<RooflineResult>();
     spec.handler = rooflineHandler;
     registry.add(std::move(spec));
 }

@@ -6,6 +6,7 @@
 #include "base/usererror.h"
 #include "inspect/inspectformat.h"
 #include "inspect/kernelreportparser.h"
+#include "inspect/leadingkernel.h"
 #include "inspect/ncukerneldetails.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
@@ -190,6 +191,7 @@ void registerTopKernelsTool(ToolRegistry &registry)
     spec.cliVerb = QStringLiteral("top-kernels");
     spec.writesWorkspace = true;
     spec.cliPositionals = {QStringLiteral("path")};
+    spec.readsResult<LeadingKernel>();
     spec.handler = topKernels;
     registry.add(std::move(spec));
 }

@@ -5,6 +5,7 @@
 #include "base/job.h"
 #include "base/usererror.h"
 #include "inspect/inspectformat.h"
+#include "inspect/leadingkernel.h"
 #include "inspect/torchtracerunner.h"
 #include "measure/measuresetup.h"
 #include "remote/remotehost.h"
@@ -255,6 +256,8 @@ void registerTorchTraceTool(ToolRegistry &registry)
     spec.cliPositionals = {QStringLiteral("script"), QStringLiteral("args")};
     spec.timesGpu = true;
     spec.writesWorkspace = true;
+    spec.readsResult<LeadingKernel>();
+    spec.runsUserProgram = true;
     spec.handler = torchTrace;
     registry.add(std::move(spec));
 }

@@ -3,6 +3,7 @@
 
 #include "measure/uncontractedrun.h"
 #include "measure/verifyrun.h"
+#include "record/verifyrecord.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 #include "tools/measureschema.h"
@@ -255,6 +256,8 @@ void registerVerifyTool(ToolRegistry &registry)
     spec.cliPositionals = QStringList{QStringLiteral("baseline"), QStringLiteral("candidate")};
     spec.timesGpu = true;
     spec.resultKind = ToolSpec::ResultKind::Verify;
+    // Its JSON is VerifyRun's: the typed value is read from it.
+    spec.readsResult<VerifyRecord>();
     spec.handler = verifyHandler;
     registry.add(std::move(spec));
 }

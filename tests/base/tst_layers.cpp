@@ -4,6 +4,9 @@
 // is read, and an upward one fails the test. There are no exceptions: issue 40 moved the last
 // causes down (Job, JobGuard and ToolResult into base/, SessionPeers and SessionIdentity into
 // measure/, and measure's runs take a MeasureSession instead of the Session).
+// Above core, the front-ends (ui/, app/) read results as typed values (ToolResult::as<T>(),
+// RunSummary::value, ToolSpec::resultKind): a key read on a result's JSON or a comparison with a
+// tool's name there fails the test (issue 40).
 #include "base/boundedfile.h"
 
 #include <QDir>
@@ -67,6 +70,64 @@ QStringList upwardIncludes(const QString &core, QStringList *unplaced)
     return out;
 }
 
+// The names of the built-in tools, as core/tools/*.cpp registers them (spec.name = "...").
+QStringList toolNames(const QString &tools)
+{
+    static const QRegularExpression name(
+        QStringLiteral("\\bspec\\.name\\s*=\\s*QStringLiteral\\(\"([^\"]+)\"\\)"));
+    QStringList names;
+    QDirIterator it(tools, {QStringLiteral("*.cpp")}, QDir::Files);
+    while (it.hasNext()) {
+        const BoundedFile::Read read = BoundedFile::read(it.next(), BoundedFile::kScriptLimit);
+        for (const QRegularExpressionMatch &m : name.globalMatch(QString::fromUtf8(read.bytes)))
+            names << m.captured(1);
+    }
+    names.sort();
+    return names;
+}
+
+// "folder/file:line: text" for every line of the front-ends (<root>/ui, <root>/app) that reads a
+// key of a result's JSON (structured, structuredContent or a recorded run's details: indexed,
+// value(), at(), contains(), find(), or bound to a const name to be read later) or compares a
+// string with a tool's name. Passing a result's JSON on whole (dump(), a details dialog, record's
+// verify_result, a copy the CLI adds to) is not a read.
+QStringList frontEndResultReads(const QString &root, const QStringList &tools)
+{
+    static const QRegularExpression keyRead(QStringLiteral(
+        "\\b(structured\\w*|details)\\s*(\\[|(\\.|->)\\s*(value|at|contains|find|count|items)\\s*\\()"));
+    static const QRegularExpression alias(
+        QStringLiteral("\\bconst\\s+Json\\s*&?\\s*\\w+\\s*=[^;]*\\b(structured|details)\\s*;"));
+    QList<QRegularExpression> names;
+    for (const QString &tool : tools) {
+        const QString literal =
+            QStringLiteral("(QLatin1String|QStringLiteral|QString|QStringView)?\\s*\\(?\\s*u?\"") +
+            QRegularExpression::escape(tool) + QStringLiteral("\"");
+        names << QRegularExpression(QStringLiteral("(==|!=)\\s*") + literal + QLatin1Char('|') + literal +
+                                    QStringLiteral("\\s*\\)?\\s*(==|!=)"));
+    }
+    QStringList out;
+    for (const QString &folder : {QStringLiteral("ui"), QStringLiteral("app")}) {
+        QDirIterator it(root + QLatin1Char('/') + folder, {QStringLiteral("*.h"), QStringLiteral("*.cpp")},
+                        QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            const BoundedFile::Read read = BoundedFile::read(path, BoundedFile::kScriptLimit);
+            const QStringList lines = QString::fromUtf8(read.bytes).split(QLatin1Char('\n'));
+            for (qsizetype i = 0; i < lines.size(); ++i) {
+                const QString &line = lines[i];
+                bool hit = line.contains(keyRead) || line.contains(alias);
+                for (const QRegularExpression &n : std::as_const(names))
+                    hit = hit || line.contains(n);
+                if (hit)
+                    out << QDir(root).relativeFilePath(path) + QLatin1Char(':') + QString::number(i + 1) +
+                               QStringLiteral(": ") + line.trimmed();
+            }
+        }
+    }
+    out.sort();
+    return out;
+}
+
 } // namespace
 
 class TestLayers : public QObject
@@ -116,6 +177,56 @@ private Q_SLOTS:
         QCOMPARE(upwardIncludes(root.path(), &unplaced),
                  QStringList{QStringLiteral("base/token.cpp -> session/session.h")});
         QVERIFY(unplaced.isEmpty());
+    }
+
+    void frontEndsReadNoResultKeys()
+    {
+        const QStringList tools = toolNames(QStringLiteral(HOTKERNEL_SOURCE_DIR "/core/tools"));
+        QVERIFY2(tools.contains(QStringLiteral("verify")) && tools.contains(QStringLiteral("bench")),
+                 qPrintable(QStringLiteral("the tool names read from core/tools: ") +
+                            tools.join(QStringLiteral(", "))));
+        const QStringList reads = frontEndResultReads(QStringLiteral(HOTKERNEL_SOURCE_DIR), tools);
+        QVERIFY2(reads.isEmpty(),
+                 qPrintable(QStringLiteral(
+                                "front-ends read a result's JSON or match a tool's name (give the "
+                                "result a typed value in core: ToolResult::as<T>(), ToolSpec::readsResult, "
+                                "ToolSpec::resultKind):\n  ") +
+                            reads.join(QStringLiteral("\n  "))));
+    }
+
+    // The scan finds each kind of read, and passes a result's JSON handed on whole.
+    void scanFindsAFrontEndResultRead()
+    {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        const QDir dir(root.path());
+        QVERIFY(dir.mkpath(QStringLiteral("ui")) && dir.mkpath(QStringLiteral("app")));
+        const auto write = [&](const QString &name, const QByteArray &text) {
+            QFile file(dir.filePath(name));
+            return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
+        };
+        QVERIFY(write(QStringLiteral("ui/window.cpp"),
+                      "const double t = job->result().structured[\"achieved\"].value(\"tflops\", 0.0);\n"
+                      "if (run.tool == QLatin1String(\"bench\"))\n"
+                      "dialog(result.structured.dump(2));\n"
+                      "record(Json{{\"verify_result\", result.structured}});\n"
+                      "runDialog(QStringLiteral(\"verify\"));\n"));
+        QVERIFY(write(QStringLiteral("app/cli.cpp"), "const Json &verify = result->structured;\n"
+                                                     "Json both = result->structured;\n"
+                                                     "if (QStringLiteral(\"verify\") != spec.name) {}\n"
+                                                     "x = run.details.value(\"structuredContent\", Json());\n"
+                                                     "if (verb == QLatin1String(\"leaderboard\")) {}\n"));
+        const QStringList tools{QStringLiteral("bench"), QStringLiteral("verify")};
+        QCOMPARE(frontEndResultReads(root.path(), tools),
+                 (QStringList{
+                     QStringLiteral("app/cli.cpp:1: const Json &verify = result->structured;"),
+                     QStringLiteral("app/cli.cpp:3: if (QStringLiteral(\"verify\") != spec.name) {}"),
+                     QStringLiteral("app/cli.cpp:4: x = run.details.value(\"structuredContent\", Json());"),
+                     QStringLiteral(
+                         "ui/window.cpp:1: const double t = job->result().structured[\"achieved\"].value("
+                         "\"tflops\", 0.0);"),
+                     QStringLiteral("ui/window.cpp:2: if (run.tool == QLatin1String(\"bench\"))"),
+                 }));
     }
 
     // The order the test holds is the one the documentation states.

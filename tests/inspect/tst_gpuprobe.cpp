@@ -5,11 +5,13 @@
 #include "base/job.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/gpuprobe.h"
+#include "inspect/rooflineresult.h"
 #include "session/schemavalidator.h"
 #include "session/session.h"
 #include "sessionoptions.h"
 #include "testlimits.h"
 #include "tools/builtintools.h"
+#include "tools/gpuinforesult.h"
 
 #include <QCoroTask>
 #include <QSignalSpy>
@@ -89,6 +91,11 @@ void TestGpuProbe::gpuInfoWithoutGpu()
     QVERIFY(!stringField(r.structured, "reason").isEmpty());
     QVERIFY(r.structured["card"].is_null());
     QVERIFY(r.text.startsWith(QLatin1String("no GPU: ")));
+    // The typed value front-ends read is the one the JSON was written from.
+    const GpuInfoResult *typed = r.as<GpuInfoResult>();
+    QVERIFY(typed && !typed->available && typed->name().isEmpty());
+    QVERIFY(typed->toJson() == r.structured);
+    QVERIFY(GpuInfoResult::fromJson(r.structured)->toJson() == r.structured);
     const QString problem = outputProblem(session, QStringLiteral("gpu_info"), r);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
@@ -135,6 +142,11 @@ void TestGpuProbe::rooflineWithCardUsesSpecThenRecordedCalibration()
     QVERIFY2(!r.isError, qPrintable(r.text));
     QCOMPARE(r.structured["measured"]["bandwidth_gbs"].get<double>(), 4140.0);
     QVERIFY(qAbs(r.structured["achieved"]["measured_floor_fraction"].get<double>() - 0.9914) < 0.001);
+    const RooflineResult *typed = r.as<RooflineResult>();
+    QVERIFY(typed && typed->toJson() == r.structured);
+    QCOMPARE(typed->query.card.name, QStringLiteral("NVIDIA H200 SXM"));
+    QCOMPARE(*typed->intensity(), 1.0);
+    QVERIFY(qAbs(*typed->achievedFlopsPerSecond() - 4.0 * 4096 * 8192 / 0.0327e-3) < 1);
     problem = outputProblem(session, QStringLiteral("roofline"), r);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }

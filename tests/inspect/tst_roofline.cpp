@@ -4,6 +4,7 @@
 #include "base/usererror.h"
 #include "inspect/cardtable.h"
 #include "inspect/roofline.h"
+#include "inspect/rooflineresult.h"
 
 #include <QTest>
 
@@ -57,6 +58,7 @@ private Q_SLOTS:
     void chartData();
     void badInputSaysWhatToPass();
     void ridgeOnlyGivesTheRoofsAlone();
+    void resultReadsBackWhatItWrote();
 };
 
 void TestRoofline::ridgeIsPeakOverBandwidth()
@@ -152,7 +154,7 @@ void TestRoofline::achievedFigures()
     QCOMPARE(*e.achievedFlopsPerSecond, q.flops / 0.0327e-3);
     QVERIFY(qAbs(*e.measuredFloorFraction - 0.9914) < 0.001);
     QVERIFY(*e.specFloorFraction < *e.measuredFloorFraction);
-    const Json j = Roofline::toJson(q, e);
+    const Json j = RooflineResult{q, e, {}, {}}.toJson();
     QCOMPARE(j["achieved"]["ms"].get<double>(), 0.0327);
     QCOMPARE(j["spec"]["bound"].get<std::string>(), std::string("memory"));
     QVERIFY(Roofline::toText(q, e).contains(QLatin1String("of the measured floor")));
@@ -208,7 +210,7 @@ void TestRoofline::ridgeOnlyGivesTheRoofsAlone()
     QCOMPARE(e.spec.ridge, 989.5e12 / 4800e9);
     QCOMPARE(e.measured->ridge, 804e12 / 4140e9);
     QVERIFY(e.spec.bound.isEmpty() && e.measured->bound.isEmpty());
-    const Json j = Roofline::toJson(q, e);
+    const Json j = RooflineResult{q, e, {}, {}}.toJson();
     QVERIFY(j["flops"].is_null() && j["bytes"].is_null() && j["intensity_flops_per_byte"].is_null());
     QVERIFY(j["spec"]["bound"].is_null() && j["spec"]["attainable_ms"].is_null());
     QCOMPARE(j["measured"]["ridge_flops_per_byte"].get<double>(), 804e12 / 4140e9);
@@ -216,6 +218,34 @@ void TestRoofline::ridgeOnlyGivesTheRoofsAlone()
     QVERIFY(Roofline::chartData(q, e).points.empty());
     q.measuredMs = 0.5;
     QVERIFY2(errorOf(q).contains(QLatin1String("ms needs flops and bytes")), qPrintable(errorOf(q)));
+}
+
+// The tool's JSON derives from the value, and the value read back writes the same JSON: what a
+// front-end reads from a result that arrived as JSON is what the tool computed.
+void TestRoofline::resultReadsBackWhatItWrote()
+{
+    RooflineQuery q = query("h200-sxm", "bf16", 4.0 * 4096 * 8192, 2.0 * 4096 * 8192 * 2);
+    q.measured = h200Measured();
+    q.measuredMs = 0.0327;
+    RooflineResult r{q, Roofline::estimate(q), QStringLiteral("argument"),
+                     Roofline::chartData(q, Roofline::estimate(q)).ceilings};
+    const Json j = r.toJson();
+    QCOMPARE(j["card_origin"].get<std::string>(), std::string("argument"));
+    QCOMPARE(j["ceilings"].size(), size_t(4));
+    const std::optional<RooflineResult> back = RooflineResult::fromJson(j);
+    QVERIFY(back);
+    QCOMPARE(back->query.card.name, QStringLiteral("NVIDIA H200 SXM"));
+    QCOMPARE(*back->intensity(), r.estimate.intensity);
+    QVERIFY(qAbs(*back->achievedFlopsPerSecond() / *r.achievedFlopsPerSecond() - 1) < 1e-12);
+    QCOMPARE(QString::fromStdString(back->toJson().dump()), QString::fromStdString(j.dump()));
+
+    q.ridgeOnly = true;
+    q.measuredMs.reset();
+    r = RooflineResult{q, Roofline::estimate(q), QStringLiteral("probed"), {}};
+    const std::optional<RooflineResult> ridge = RooflineResult::fromJson(r.toJson());
+    QVERIFY(ridge && !ridge->intensity() && !ridge->achievedFlopsPerSecond());
+    QCOMPARE(QString::fromStdString(ridge->toJson().dump()), QString::fromStdString(r.toJson().dump()));
+    QVERIFY(!RooflineResult::fromJson(Json{{"verdict", "faster"}}));
 }
 
 QTEST_GUILESS_MAIN(TestRoofline)

@@ -6,6 +6,7 @@
 
 #include "../sessionoptions.h" // relative: bench/ includes this header too
 #include "base/job.h"
+#include "record/verifyrecord.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 
@@ -63,6 +64,7 @@ inline void installFakeVerify(Session &session)
     verify.outputSchema = Json{{"type", "object"}};
     verify.cliVerb = QStringLiteral("verify");
     verify.resultKind = ToolSpec::ResultKind::Verify;
+    verify.readsResult<VerifyRecord>();
     verify.handler = fakeVerify;
     registry.add(std::move(verify));
     session.mutableTools() = std::move(registry);

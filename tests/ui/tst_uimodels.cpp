@@ -570,6 +570,7 @@ private Q_SLOTS:
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         RunSummary bench;
         bench.tool = QStringLiteral("bench");
+        bench.kind = ToolSpec::ResultKind::Bench; // what the model reads: no tool names in ui/
         bench.arguments = QStringLiteral("script=rmsnorm_candidate.py");
         bench.summary = QStringLiteral("mean 1.0 ms");
         VerifyRecord r;

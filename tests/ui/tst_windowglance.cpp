@@ -7,6 +7,7 @@
 #include "agentfeedmodel.h"
 #include "agentfeedview.h"
 #include "faketools.h"
+#include "inspect/leadingkernel.h"
 #include "kerneltablemodel.h"
 #include "kerneltableview.h"
 #include "mainwindow.h"
@@ -191,13 +192,12 @@ private Q_SLOTS:
     void feedShowsOutcomeStepAndCancelsTheRunningJob()
     {
         // Outcomes in a few words.
-        QCOMPARE(
-            AgentFeedModel::outcome(QStringLiteral("profile"), true, Json(),
-                                    QStringLiteral("ncu is not installed: install Nsight Compute\nmore")),
-            QStringLiteral("ncu is not installed: install Nsight Compute"));
+        QCOMPARE(AgentFeedModel::outcome(
+                     true, {}, QStringLiteral("ncu is not installed: install Nsight Compute\nmore")),
+                 QStringLiteral("ncu is not installed: install Nsight Compute"));
         const Json profile{{"kernels", Json::array({{{"name", "void at::native::reduce_kernel<512, 1>(int)"},
                                                      {"share", 0.62}}})}};
-        QCOMPARE(AgentFeedModel::outcome(QStringLiteral("profile"), false, profile, QString()),
+        QCOMPARE(AgentFeedModel::outcome(false, *LeadingKernel::fromJson(profile), QString()),
                  QStringLiteral("top: reduce_kernel<…> 62%"));
 
         QTemporaryDir dir;
