@@ -4,6 +4,9 @@
 // is read, and an upward one fails the test. There are no exceptions: issue 40 moved the last
 // causes down (Job, JobGuard and ToolResult into base/, SessionPeers and SessionIdentity into
 // measure/, and measure's runs take a MeasureSession instead of the Session).
+// Each folder is a CMake library (issue 40): the links core/CMakeLists.txt wrote at configure time
+// must run down the same order and be what the folder's includes need, no more: PUBLIC for a
+// folder its headers include, PRIVATE for one only its sources include.
 // Above core, the front-ends (ui/, app/) read results as typed values (ToolResult::as<T>(),
 // RunSummary::value, ToolSpec::resultKind): a key read on a result's JSON or a comparison with a
 // tool's name there fails the test (issue 40).
@@ -12,7 +15,9 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QMap>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -30,44 +35,149 @@ const QStringList kLayerOrder = {
 };
 
 const QString kCore = QStringLiteral(HOTKERNEL_SOURCE_DIR "/core");
+// The one folder of core/ that is no library: its helpers build alone.
+const QString kNoLibrary = QStringLiteral("native");
 
-// "file -> header" for every include in core (a core/ tree) of a core folder above the including
-// file's folder.
-QStringList upwardIncludes(const QString &core, QStringList *unplaced)
+// One `#include "folder/file.h"` of a core folder, in a file of another one.
+struct Include
+{
+    QString file;   // relative to core/
+    QString from;   // the folder of file
+    QString header; // as written
+    QString to;     // the folder of header
+    bool inHeader;  // file is a header (what includes it needs the folder too)
+};
+
+// Every include of one core folder in a file of another (a core/ tree); unreadable files go to
+// *unreadable, files of folders outside the layer order to *unplaced.
+QList<Include> crossIncludes(const QString &core, QStringList *unplaced, QStringList *unreadable)
 {
     static const QRegularExpression include(QStringLiteral("^\\s*#\\s*include\\s+\"(\\w+)/[^\"]+\""));
     const QStringList folders = QDir(core).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    QStringList out;
+    QList<Include> out;
     QDirIterator it(core, {QStringLiteral("*.h"), QStringLiteral("*.cpp"), QStringLiteral("*.cu")},
                     QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString relative = QDir(core).relativeFilePath(it.next());
         const QString folder = relative.section(QLatin1Char('/'), 0, 0);
-        const qsizetype rank = kLayerOrder.indexOf(folder);
-        if (rank < 0) {
+        if (!kLayerOrder.contains(folder)) {
             unplaced->append(folder);
             continue;
         }
         const BoundedFile::Read read =
             BoundedFile::read(core + QLatin1Char('/') + relative, BoundedFile::kScriptLimit);
         if (!read.ok()) {
-            out << relative + QStringLiteral(" cannot be read: ") + read.error;
+            unreadable->append(relative + QStringLiteral(" cannot be read: ") + read.error);
             continue;
         }
         for (const QString &line : QString::fromUtf8(read.bytes).split(QLatin1Char('\n'))) {
             const QRegularExpressionMatch m = include.match(line);
-            if (!m.hasMatch() || !folders.contains(m.captured(1)))
+            if (!m.hasMatch() || !folders.contains(m.captured(1)) || m.captured(1) == folder)
                 continue;
-            if (kLayerOrder.indexOf(m.captured(1)) > rank) {
-                const qsizetype open = line.indexOf(QLatin1Char('"'));
-                out << relative + QStringLiteral(" -> ") +
-                           line.mid(open + 1, line.lastIndexOf(QLatin1Char('"')) - open - 1);
-            }
+            const qsizetype open = line.indexOf(QLatin1Char('"'));
+            out.append({relative, folder, line.mid(open + 1, line.lastIndexOf(QLatin1Char('"')) - open - 1),
+                        m.captured(1), relative.endsWith(QLatin1String(".h"))});
         }
     }
     unplaced->removeDuplicates();
+    return out;
+}
+
+// "file -> header" for every include in core (a core/ tree) of a core folder above the including
+// file's folder.
+QStringList upwardIncludes(const QString &core, QStringList *unplaced)
+{
+    QStringList out;
+    for (const Include &include : crossIncludes(core, unplaced, &out)) {
+        if (kLayerOrder.indexOf(include.to) > kLayerOrder.indexOf(include.from))
+            out << include.file + QStringLiteral(" -> ") + include.header;
+    }
     out.sort();
     return out;
+}
+
+// The links of the core libraries, one line per library as core/CMakeLists.txt writes them:
+// "FOLDER: PUBLIC-FOLDER... [private PRIVATE-FOLDER...]", each list sorted.
+using Links = QMap<QString, QString>; // folder -> the rest of its line
+
+Links parseLinks(const QByteArray &text)
+{
+    Links out;
+    for (const QString &line : QString::fromUtf8(text).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const qsizetype colon = line.indexOf(QLatin1Char(':'));
+        out.insert(line.left(colon), line.mid(colon + 1).simplified());
+    }
+    return out;
+}
+
+// "library -> library" for every link that does not run down the layer order.
+QStringList upwardLinks(const Links &links)
+{
+    QStringList out;
+    for (auto it = links.cbegin(); it != links.cend(); ++it) {
+        for (const QString &to : it.value().split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            if (to != QLatin1String("private") && kLayerOrder.indexOf(to) >= kLayerOrder.indexOf(it.key()))
+                out << QStringLiteral("hotkernel_") + it.key() + QStringLiteral(" -> hotkernel_") + to;
+        }
+    }
+    return out;
+}
+
+// The links each library of a core/ tree needs, from its includes, in the form of parseLinks: the
+// folders its headers include (PUBLIC: whoever includes the header needs them too), then
+// "private" and those only its other files include.
+Links neededLinks(const QString &core, QStringList *problems)
+{
+    QStringList unplaced;
+    QMap<QString, QSet<QString>> inHeaders, inSources;
+    for (const Include &include : crossIncludes(core, &unplaced, problems))
+        (include.inHeader ? inHeaders : inSources)[include.from].insert(include.to);
+    Links out;
+    for (const QString &folder : QDir(core).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        if (folder == kNoLibrary || !kLayerOrder.contains(folder))
+            continue;
+        QStringList publicLinks = inHeaders.value(folder).values();
+        QStringList privateLinks = (inSources.value(folder) - inHeaders.value(folder)).values();
+        publicLinks.sort();
+        privateLinks.sort();
+        QString line = publicLinks.join(QLatin1Char(' '));
+        if (!privateLinks.isEmpty())
+            line =
+                QString(line + QStringLiteral(" private ") + privateLinks.join(QLatin1Char(' '))).trimmed();
+        out.insert(folder, line);
+    }
+    return out;
+}
+
+// "FOLDER: what CMake links / what the includes need" for every library where the two differ.
+QStringList linkMismatches(const Links &linked, const Links &needed)
+{
+    QStringList out;
+    QStringList folders = linked.keys() + needed.keys();
+    folders.removeDuplicates();
+    folders.sort();
+    for (const QString &folder : folders) {
+        if (!linked.contains(folder) || !needed.contains(folder)) {
+            out << folder + QStringLiteral(": ") +
+                       (linked.contains(folder)
+                            ? QStringLiteral("a library, but no folder of core/ in the layer order")
+                            : QStringLiteral("a folder of core/ without a library"));
+        } else if (linked.value(folder) != needed.value(folder)) {
+            out << folder + QStringLiteral(": CMake links \"") + linked.value(folder) +
+                       QStringLiteral("\", the includes need \"") + needed.value(folder) + QLatin1Char('"');
+        }
+    }
+    return out;
+}
+
+// The links core/CMakeLists.txt wrote for this build.
+Links builtLinks(QString *error)
+{
+    const BoundedFile::Read read =
+        BoundedFile::read(QStringLiteral(HOTKERNEL_CORE_LINKS), BoundedFile::kScriptLimit);
+    if (!read.ok())
+        *error = read.error + QStringLiteral(" (configure the build again: core/CMakeLists.txt writes it)");
+    return parseLinks(read.bytes);
 }
 
 // The names of the built-in tools, as core/tools/*.cpp registers them (spec.name = "...").
@@ -177,6 +287,69 @@ private Q_SLOTS:
         QCOMPARE(upwardIncludes(root.path(), &unplaced),
                  QStringList{QStringLiteral("base/token.cpp -> session/session.h")});
         QVERIFY(unplaced.isEmpty());
+    }
+
+    // Every link between core libraries runs down the layer order.
+    void linksRunDownTheOrder()
+    {
+        QString error;
+        const Links links = builtLinks(&error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(links.contains(QStringLiteral("base")));
+        const QStringList upward = upwardLinks(links);
+        QVERIFY2(upward.isEmpty(),
+                 qPrintable(QStringLiteral("links that run up the layer order (docs/hacking.md, \"Layers\"; "
+                                           "core/FOLDER/CMakeLists.txt):\n  ") +
+                            upward.join(QStringLiteral("\n  "))));
+    }
+
+    // Each library links exactly what its includes need: a folder its headers include PUBLIC, one
+    // only its sources include PRIVATE, and nothing it does not include.
+    void linksAreWhatTheIncludesNeed()
+    {
+        QString error;
+        const Links links = builtLinks(&error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QStringList problems;
+        const Links needed = neededLinks(kCore, &problems);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+        const QStringList mismatches = linkMismatches(links, needed);
+        QVERIFY2(mismatches.isEmpty(),
+                 qPrintable(QStringLiteral("core libraries whose links (core/FOLDER/CMakeLists.txt, "
+                                           "target_link_libraries) differ from their includes:\n  ") +
+                            mismatches.join(QStringLiteral("\n  "))));
+    }
+
+    // Both link checks find what they look for, and only that, in a tree and links made for it.
+    void checksFindABadLink()
+    {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        const QDir dir(root.path());
+        for (const char *folder : {"base", "process", "session", "tools"})
+            QVERIFY(dir.mkpath(QString::fromLatin1(folder)));
+        const auto write = [&](const QString &name, const QByteArray &text) {
+            QFile file(dir.filePath(name));
+            return file.open(QIODevice::WriteOnly) && file.write(text) == text.size();
+        };
+        QVERIFY(write(QStringLiteral("base/token.h"), "#pragma once\n"));
+        QVERIFY(write(QStringLiteral("process/runner.h"), "#pragma once\n#include \"base/token.h\"\n"));
+        QVERIFY(write(QStringLiteral("process/runner.cpp"), "#include \"process/runner.h\"\n"));
+        QVERIFY(write(QStringLiteral("session/session.cpp"),
+                      "#include \"base/token.h\"\n#include \"process/runner.h\"\n"));
+        QVERIFY(write(QStringLiteral("tools/tool.cpp"), "#include \"session/session.h\"\n"));
+        const Links links = parseLinks("base: session\nprocess: private base\nsession: base process\n");
+        QCOMPARE(upwardLinks(links), QStringList{QStringLiteral("hotkernel_base -> hotkernel_session")});
+        QStringList problems;
+        const Links needed = neededLinks(root.path(), &problems);
+        QVERIFY(problems.isEmpty());
+        QCOMPARE(
+            linkMismatches(links, needed),
+            QStringList({QStringLiteral("base: CMake links \"session\", the includes need \"\""),
+                         QStringLiteral("process: CMake links \"private base\", the includes need \"base\""),
+                         QStringLiteral("session: CMake links \"base process\", the includes need "
+                                        "\"private base process\""),
+                         QStringLiteral("tools: a folder of core/ without a library")}));
     }
 
     void frontEndsReadNoResultKeys()
