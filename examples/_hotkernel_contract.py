@@ -289,6 +289,16 @@ def _fresh_judge_seed():
     return int.from_bytes(os.urandom(7), "big") >> 3
 
 
+def _draw_below(n):
+    """A number in [0, n), from os.urandom (n is far below 2**64, so the bias is nil)."""
+    return int.from_bytes(os.urandom(8), "big") % n
+
+
+def _draw_unit():
+    """A number in [0, 1), from os.urandom."""
+    return (int.from_bytes(os.urandom(7), "big") >> 3) / float(1 << 53)
+
+
 # --- definitions ---------------------------------------------------------------------------------
 class Input:
     """One raw input tensor: drawn with randn (floating) or randint(0, high) (integer dtypes).
@@ -1576,7 +1586,6 @@ class _InputChanges:
         specs = {spec["name"]: spec for spec in d["inputs"]}
         self.names = [n for n in d["rotate"] if n in specs] if bench.derive is None else []
         self.specs = specs
-        self.random = __import__("random").SystemRandom()
         self.state = 0  # the current change: 0 is the run's own inputs
         self.seen = {0}
         self.changed = 0
@@ -1614,7 +1623,7 @@ class _InputChanges:
             self.seen = {0, self.state}  # every change used: a long run of a tiny bound starts over
         state = 0
         while state in self.seen:
-            state = self.random.randrange(1, room)
+            state = 1 + _draw_below(room - 1)
         self.seen.add(state)
         self._apply(state)
         self.changed += 1
@@ -1629,7 +1638,7 @@ class _InputChanges:
         given probability."""
         kept = []
         for j, out in outs.items():
-            if self.random.random() < probability:
+            if _draw_unit() < probability:
                 copies = _as_list(out)
                 kept.append((self.state, j, [o.detach().clone() for o in copies] if copies is not None else out))
         return kept
@@ -1938,14 +1947,15 @@ def _guarded():
     g = [("time.perf_counter", lambda: time.perf_counter),
          ("statistics.median", lambda: statistics.median),
          ("json.dumps", lambda: json.dumps),
-         ("os.write", lambda: os.write)]
+         ("os.write", lambda: os.write),
+         ("os.urandom", lambda: os.urandom)]
     mod = sys.modules[__name__]
     for name in ("_emit", "_as_list", "_require_plain", "_l2_violation", "_l2_reset", "_graph_l2_violation",
                  "_graph_keeping_nodes", "_witness", "_witness_window", "_Bracket", "_ask_judge_seed", "_worker", "main",
                  "_integrity_violations", "_guarded", "_write_judged", "_read_judged", "_judged_header",
                  "_host_bytes", "_locked_buffer", "_judged_transport", "_share_with_judge", "_open_shared", "_Stall",
                  "_user_sources", "_source_sha256", "_copies", "_storage_address", "_storages", "_raw_bytes", "_runnable_threads", "_settle", "_last_call",
-                 "_overwritten", "_unaliased", "_InputChanges"):
+                 "_overwritten", "_unaliased", "_InputChanges", "_draw_below", "_draw_unit", "_fresh_judge_seed"):
         g.append(("contract " + name, lambda name=name: getattr(mod, name)))
     for name in ("run", "check", "check_each", "time_block", "fill", "call", "_reference", "_poison", "identity",
                  "_inputs_digest", "judge", "judged_calls", "graph_outputs", "settled"):
@@ -1957,6 +1967,10 @@ def _guarded():
         g += [("torch.Tensor", lambda: torch.Tensor),
               ("torch.Tensor.__torch_function__", lambda: torch.Tensor.__dict__.get("__torch_function__")),
               ("torch.cuda.synchronize", lambda: torch.cuda.synchronize),
+              # What _InputChanges changes the inputs with and keeps outputs by: a method made a
+              # no-op would leave every block on the same inputs again.
+              *[("torch.Tensor." + m, lambda m=m: getattr(torch.Tensor, m))
+                for m in ("bitwise_xor_", "view", "add_", "remainder_", "copy_", "to", "clone", "detach")],
               ("torch.cuda.Event", lambda: torch.cuda.Event),
               ("torch.cuda.Event.record", lambda: torch.cuda.Event.record),
               ("torch.cuda.Event.synchronize", lambda: torch.cuda.Event.synchronize),
