@@ -2,7 +2,9 @@
 #include "tools/builtintools.h"
 
 #include "base/boundedfile.h"
+#include "base/cancelaware.h"
 #include "base/job.h"
+#include "base/jobguard.h"
 #include "base/usererror.h"
 #include "inspect/disasmrunner.h"
 #include "inspect/hotinstructions.h"
@@ -22,6 +24,9 @@
 #include <QtConcurrent>
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <vector>
 
 namespace hotkernel {
 
@@ -155,15 +160,22 @@ Json functionJson(const SassFunction &function, int maxLines)
 // from the export, so no binary (and no cuobjdump) is needed.
 QCoro::Task<ToolResult> disasmSourcePage(Session &session, Json arguments, Job &job)
 {
-    QPointer<Job> guard(&job);
+    CancelAware watch(job);
     const QString path = session.workDir().absolute(stringField(arguments, "target"));
     const QString wanted = stringField(arguments, "function");
     const bool list = arguments.value("list", false);
     const int maxLines = arguments.value("max_lines", 400);
     const int hotCount = arguments.value("hot", 10);
     job.setProgress(0, std::nullopt, QStringLiteral("reading the ncu source page"));
-    const SourcePage page = co_await QtConcurrent::run(readSourcePage, path);
-    if (!guard || guard->isCancelled())
+    const QFuture<SourcePage> reading = QtConcurrent::run(readSourcePage, path); // a named future
+    SourcePage page;
+    bool cancelled = false;
+    try {
+        page = co_await watch(reading);
+    } catch (const JobCancelled &) {
+        cancelled = true;
+    }
+    if (cancelled)
         co_return ToolResult::cancelledResult();
     if (!page.error.isEmpty())
         throw UserError(page.error);
@@ -209,10 +221,14 @@ QCoro::Task<ToolResult> disasmSourcePage(Session &session, Json arguments, Job &
 
 // On a remote host: connect, and copy a binary that lies in the session's directory here (a cubin
 // built here); one that is not here is the host's own. Nothing to do on this machine.
+// A helper of a phase: its awaits are checked by the phase's await of it.
 QCoro::Task<bool> prepareBinaryHost(Session &session, QString binary, Job *job)
 {
-    const bool connected = co_await MeasureSetup::prepareHost(session, QStringList(), job);
-    if (!connected)
+    const JobGuard guard(job);
+    const QStringList noScripts; // a named argument (docs/hacking.md)
+    const bool connected =
+        co_await MeasureSetup::prepareHost(session, noScripts, guard.job()); // cancel: checked by the caller
+    if (!connected || guard.stopped())
         co_return false;
     RemoteHost *remote = session.remote();
     if (!remote)
@@ -221,7 +237,7 @@ QCoro::Task<bool> prepareBinaryHost(Session &session, QString binary, Job *job)
     QStringList files;
     if (QFileInfo(binary).isFile() && QDir::cleanPath(binary).startsWith(root + QLatin1Char('/')))
         files << QDir(root).relativeFilePath(binary);
-    co_return co_await remote->sync(files, job);
+    co_return co_await remote->sync(files, guard.job()); // cancel: checked by the caller
 }
 
 // Where the disassembler runs: here, or on the session's host.
@@ -252,171 +268,234 @@ bool isSourcePage(const Session &session, const QString &target)
     return start.bytes.contains("\"Kernel Name\"");
 }
 
-QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
+// One disasm of a binary (or of a Triton-cache kernel), in disasmBinary's frame; its phases take a
+// pointer to it. What the awaits give lives here, at the frame's scope (docs/hacking.md,
+// "Compiler rules").
+struct DisasmCall
 {
-    QPointer<Job> guard(&job);
-    const QString target = stringField(arguments, "target");
-    const QString wanted = stringField(arguments, "function");
-    const QString level = stringField(arguments, "level", QStringLiteral("sass"));
-    const QString tool = stringField(arguments, "tool", QStringLiteral("auto"));
-    const bool list = arguments.value("list", false);
-    const int maxLines = arguments.value("max_lines", 400);
-    const int hotCount = arguments.value("hot", 10);
-    const QString sourceReport = stringField(arguments, "source_report");
+    DisasmCall(Session &s, const Json &arguments, Job &j)
+        : session(&s), job(j), target(stringField(arguments, "target")),
+          wanted(stringField(arguments, "function")),
+          level(stringField(arguments, "level", QStringLiteral("sass"))),
+          tool(stringField(arguments, "tool", QStringLiteral("auto"))), list(arguments.value("list", false)),
+          maxLines(arguments.value("max_lines", 400)), hotCount(arguments.value("hot", 10)),
+          sourceReport(stringField(arguments, "source_report"))
+    {}
+    DisasmCall(const DisasmCall &) = delete;
+    DisasmCall &operator=(const DisasmCall &) = delete;
+
+    Session *session;
+    CancelAware job; // every await of the phases goes through it
+    const QString target;
+    const QString wanted;
+    const QString level;
+    const QString tool;
+    const bool list;
+    const int maxLines;
+    const int hotCount;
+    const QString sourceReport;
 
     Json out = Json::object();
     QString text;
     QString binary;
     std::optional<TritonKernel> triton;
-    // Locals that hold co_await results live at function scope (docs/hacking.md, "Compiler rules").
     std::vector<TritonKernel> found;
-    std::map<QString, std::map<QString, QString>> usage;
-    SourcePage page;
-    // Every co_await below runs unconditionally, a no-op when not needed (docs/hacking.md, "Compiler rules").
-    const bool isTriton = target == QLatin1String("triton-cache");
-    QStringList roots;
-    if (isTriton) {
-        if (wanted.isEmpty())
-            throw UserError(
-                QStringLiteral("Name the Triton kernel: disasm triton-cache --function NAME (a substring of "
-                               "the @triton.jit function's name)."));
-        if (session.remote())
-            throw UserError(
-                QStringLiteral("disasm of the Triton cache on a remote host is not built (%1): give the "
-                               "kernel's .cubin as the host has it (ls ~/.triton/cache/*/NAME.cubin there), "
-                               "or profile it with ncu and set \"full\" and disasm the source_csv that "
-                               "comes back.")
-                    .arg(session.remote()->display()));
-        roots = TritonCache::defaultRoots();
-        if (roots.isEmpty())
-            throw UserError(
-                QStringLiteral("No Triton cache here: neither $TRITON_CACHE_DIR nor ~/.triton/cache exists. "
-                               "Run the script that compiles the kernel first (or set TRITON_CACHE_DIR)."));
-        job.setProgress(0, std::nullopt, QStringLiteral("searching the Triton cache"));
-    }
-    found = co_await QtConcurrent::run(TritonCache::find, roots, wanted); // no roots: nothing to scan
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
-    if (isTriton) {
-        if (found.empty())
-            throw UserError(
-                QStringLiteral("No kernel named like '%1' in the Triton cache (%2). Run the script once so "
-                               "Triton compiles it, and check the name.")
-                    .arg(wanted, roots.join(QStringLiteral(", "))));
-        triton = found.front();
-        binary = level == QLatin1String("ptx") && !triton->ptx.isEmpty() ? triton->ptx : triton->cubin;
-        if (binary.isEmpty())
-            throw UserError(QStringLiteral("The Triton cache folder %1 has no .cubin; ask for level \"ptx\".")
-                                .arg(triton->folder));
-        out["triton"] = tritonJson(*triton);
-        text += QStringLiteral("Triton kernel %1 (%2), num_warps %3, num_stages %4, shared %5 bytes\n")
-                    .arg(triton->name, triton->folder)
-                    .arg(QString::fromStdString(triton->metadata.value("num_warps", Json()).dump()),
-                         QString::fromStdString(triton->metadata.value("num_stages", Json()).dump()),
-                         QString::fromStdString(triton->metadata.value("shared", Json()).dump()));
-    } else {
-        binary = session.workDir().absolute(target);
-    }
-    const bool hostReady = co_await prepareBinaryHost(session, binary, guard);
-    if (!guard || guard->isCancelled() || !hostReady)
-        co_return ToolResult::cancelledResult();
-
     QString command;
-    job.setProgress(0, std::nullopt, QStringLiteral("disassembling %1").arg(QFileInfo(binary).fileName()));
-    std::vector<SassFunction> functions =
-        co_await disassembleWhere(session, binary, level, tool, guard, &command);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
-    if (functions.empty())
+    std::vector<SassFunction> functions;
+    std::map<QString, std::map<QString, QString>> usage;
+    QString reportPath;
+    SourcePage page;
+};
+
+// The Triton cache's folders to search for target "triton-cache" (UserError when it cannot be
+// searched); none for any other target.
+QStringList tritonSearchRoots(const DisasmCall &s)
+{
+    if (s.target != QLatin1String("triton-cache"))
+        return {};
+    if (s.wanted.isEmpty())
+        throw UserError(
+            QStringLiteral("Name the Triton kernel: disasm triton-cache --function NAME (a substring of "
+                           "the @triton.jit function's name)."));
+    if (s.session->remote())
+        throw UserError(
+            QStringLiteral("disasm of the Triton cache on a remote host is not built (%1): give the "
+                           "kernel's .cubin as the host has it (ls ~/.triton/cache/*/NAME.cubin there), "
+                           "or profile it with ncu and set \"full\" and disasm the source_csv that "
+                           "comes back.")
+                .arg(s.session->remote()->display()));
+    const QStringList roots = TritonCache::defaultRoots();
+    if (roots.isEmpty())
+        throw UserError(
+            QStringLiteral("No Triton cache here: neither $TRITON_CACHE_DIR nor ~/.triton/cache exists. "
+                           "Run the script that compiles the kernel first (or set TRITON_CACHE_DIR)."));
+    return roots;
+}
+
+// The newest Triton kernel found is the one disassembled: its .cubin (or .ptx) and its metadata.
+void useTritonKernel(DisasmCall &s, const QStringList &roots)
+{
+    if (s.found.empty())
+        throw UserError(
+            QStringLiteral("No kernel named like '%1' in the Triton cache (%2). Run the script once so "
+                           "Triton compiles it, and check the name.")
+                .arg(s.wanted, roots.join(QStringLiteral(", "))));
+    s.triton = s.found.front();
+    const TritonKernel &triton = *s.triton;
+    s.binary = s.level == QLatin1String("ptx") && !triton.ptx.isEmpty() ? triton.ptx : triton.cubin;
+    if (s.binary.isEmpty())
+        throw UserError(QStringLiteral("The Triton cache folder %1 has no .cubin; ask for level \"ptx\".")
+                            .arg(triton.folder));
+    s.out["triton"] = tritonJson(triton);
+    s.text += QStringLiteral("Triton kernel %1 (%2), num_warps %3, num_stages %4, shared %5 bytes\n")
+                  .arg(triton.name, triton.folder)
+                  .arg(QString::fromStdString(triton.metadata.value("num_warps", Json()).dump()),
+                       QString::fromStdString(triton.metadata.value("num_stages", Json()).dump()),
+                       QString::fromStdString(triton.metadata.value("shared", Json()).dump()));
+}
+
+// The file to disassemble (the target, or the Triton kernel's), ready on the session's host.
+// Every co_await here and in the next phase runs unconditionally, a no-op when not needed
+// (docs/hacking.md, "Compiler rules").
+QCoro::Task<void> locateDisasmBinary(DisasmCall *call)
+{
+    DisasmCall &s = *call;
+    const bool isTriton = s.target == QLatin1String("triton-cache");
+    const QStringList roots = tritonSearchRoots(s);
+    if (isTriton)
+        s.job->setProgress(0, std::nullopt, QStringLiteral("searching the Triton cache"));
+    // No roots: nothing to scan. A named future (docs/hacking.md).
+    const QFuture<std::vector<TritonKernel>> search = QtConcurrent::run(TritonCache::find, roots, s.wanted);
+    s.found = co_await s.job(search);
+    if (isTriton)
+        useTritonKernel(s, roots);
+    else
+        s.binary = s.session->workDir().absolute(s.target);
+    const bool hostReady = co_await s.job(prepareBinaryHost(*s.session, s.binary, s.job.get()));
+    s.job.require(hostReady);
+}
+
+// The functions in the file, named in the answer; the registers, stack, shared and local memory as
+// the assembler reports them (SASS only) and the ncu source page, both awaited before any answer.
+QCoro::Task<void> disassembleBinary(DisasmCall *call)
+{
+    DisasmCall &s = *call;
+    s.job->setProgress(0, std::nullopt,
+                       QStringLiteral("disassembling %1").arg(QFileInfo(s.binary).fileName()));
+    s.functions =
+        co_await s.job(disassembleWhere(*s.session, s.binary, s.level, s.tool, s.job.get(), &s.command));
+    if (s.functions.empty())
         throw UserError(
             QStringLiteral("%1 holds no %2 code (`%3` printed no function). For a host executable or .so, "
                            "check it was built with device code for this level.")
-                .arg(binary, level, command));
+                .arg(s.binary, s.level, s.command));
     // A file on a remote host is named as the host has it.
-    if (const RemoteHost *remote = session.remote()) {
-        out["host"] = toStd(remote->display());
-        binary = remote->shell()->remotePath(binary);
+    if (const RemoteHost *remote = s.session->remote()) {
+        s.out["host"] = toStd(remote->display());
+        s.binary = remote->shell()->remotePath(s.binary);
     }
-    out["binary"] = toStd(binary);
-    out["command"] = toStd(command);
-    out["level"] = toStd(level);
+    s.out["binary"] = toStd(s.binary);
+    s.out["command"] = toStd(s.command);
+    s.out["level"] = toStd(s.level);
     Json names = Json::array();
-    for (const SassFunction &f : functions)
+    for (const SassFunction &f : s.functions)
         names.push_back(Json{{"name", toStd(f.name)},
                              {"demangled", toStd(f.demangled)},
                              {"arch", toStd(f.arch)},
                              {"instructions", f.instructions.size()}});
-    out["functions"] = names;
-    // Registers, stack, shared and local memory as the assembler reports them (SASS only), and the
-    // ncu source page: both awaited before any early return (see the note above).
+    s.out["functions"] = names;
     // Plain if/else, no ?: around a co_await (docs/hacking.md, "Compiler rules").
     QString usagePath;
-    if (level == QLatin1String("sass") && !list)
-        usagePath = binary;
-    usage = co_await resourceUsageWhere(session, usagePath, guard);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
-    QString reportPath;
-    if (!sourceReport.isEmpty() && !list)
-        reportPath = session.workDir().absolute(sourceReport);
-    if (!reportPath.isEmpty())
-        job.setProgress(0, std::nullopt, QStringLiteral("reading the ncu source page"));
-    page = co_await QtConcurrent::run(readSourcePage, reportPath);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
-    if (list)
-        co_return ToolResult::success(out, text + functionListText(functions, binary));
+    if (s.level == QLatin1String("sass") && !s.list)
+        usagePath = s.binary;
+    s.usage = co_await s.job(resourceUsageWhere(*s.session, usagePath, s.job.get()));
+    if (!s.sourceReport.isEmpty() && !s.list)
+        s.reportPath = s.session->workDir().absolute(s.sourceReport);
+    if (!s.reportPath.isEmpty())
+        s.job->setProgress(0, std::nullopt, QStringLiteral("reading the ncu source page"));
+    const QFuture<SourcePage> reading = QtConcurrent::run(readSourcePage, s.reportPath); // a named future
+    s.page = co_await s.job(reading);
+}
 
-    const QString match = triton ? triton->name : wanted;
-    SassFunction function = functions[pickFunction(functions, match, binary)];
-    if (const auto it = usage.find(function.name); it != usage.end()) {
-        const auto field = [&](const char *key) {
-            return it->second.count(QString::fromLatin1(key))
-                       ? it->second.at(QString::fromLatin1(key)).toInt()
-                       : 0;
-        };
-        out["resources"] = Json{{"registers", field("REG")},
-                                {"stack_bytes", field("STACK")},
-                                {"shared_bytes", field("SHARED")},
-                                {"local_bytes", field("LOCAL")}};
-        text += QStringLiteral("registers %1, stack %2 B, static shared %3 B, local %4 B per thread (spills "
-                               "land in local)\n")
-                    .arg(field("REG"))
-                    .arg(field("STACK"))
-                    .arg(field("SHARED"))
-                    .arg(field("LOCAL"));
+// The function's registers, stack, shared and local memory, when the assembler reported them.
+void describeResources(DisasmCall &s, const SassFunction &function)
+{
+    const auto it = s.usage.find(function.name);
+    if (it == s.usage.end())
+        return;
+    const auto field = [&](const char *key) {
+        return it->second.count(QString::fromLatin1(key)) ? it->second.at(QString::fromLatin1(key)).toInt()
+                                                          : 0;
+    };
+    s.out["resources"] = Json{{"registers", field("REG")},
+                              {"stack_bytes", field("STACK")},
+                              {"shared_bytes", field("SHARED")},
+                              {"local_bytes", field("LOCAL")}};
+    s.text += QStringLiteral("registers %1, stack %2 B, static shared %3 B, local %4 B per thread (spills "
+                             "land in local)\n")
+                  .arg(field("REG"))
+                  .arg(field("STACK"))
+                  .arg(field("SHARED"))
+                  .arg(field("LOCAL"));
+}
+
+// The source page's figures attached to the function, and its hottest instructions named.
+void describeSourceReport(DisasmCall &s, SassFunction &function)
+{
+    if (!s.page.error.isEmpty())
+        throw UserError(s.page.error);
+    const SourceReport *report = HotInstructions::pick(s.page.reports, function);
+    if (!report) {
+        QStringList names;
+        for (const SourceReport &r : s.page.reports)
+            names.append(r.kernelName);
+        throw UserError(
+            QStringLiteral("%1 has no kernel matching %2 (it has: %3). Pick the function with --function.")
+                .arg(s.reportPath, function.demangled, names.join(QStringLiteral("; "))));
     }
+    const AttachSummary summary = HotInstructions::attach(function, *report);
+    describeHot(function, summary, *report, s.reportPath, s.hotCount, s.out, s.text);
+    if (summary.opcodeMismatches > summary.matched / 10)
+        s.text +=
+            QStringLiteral("warning: %1 of %2 matched instructions differ in opcode: the report may come "
+                           "from another build of this kernel\n")
+                .arg(summary.opcodeMismatches)
+                .arg(summary.matched);
+}
 
-    if (!sourceReport.isEmpty()) {
-        if (!page.error.isEmpty())
-            throw UserError(page.error);
-        const SourceReport *report = HotInstructions::pick(page.reports, function);
-        if (!report) {
-            QStringList names;
-            for (const SourceReport &r : page.reports)
-                names.append(r.kernelName);
-            throw UserError(
-                QStringLiteral(
-                    "%1 has no kernel matching %2 (it has: %3). Pick the function with --function.")
-                    .arg(reportPath, function.demangled, names.join(QStringLiteral("; "))));
-        }
-        const AttachSummary summary = HotInstructions::attach(function, *report);
-        describeHot(function, summary, *report, reportPath, hotCount, out, text);
-        if (summary.opcodeMismatches > summary.matched / 10)
-            text += QStringLiteral(
-                        "warning: %1 of %2 matched instructions differ in opcode: the report may come from "
-                        "another build of this kernel\n")
-                        .arg(summary.opcodeMismatches)
-                        .arg(summary.matched);
+// The answer: the function list, or the chosen function with what is known about it.
+ToolResult disasmBinaryAnswer(DisasmCall &s)
+{
+    if (s.list)
+        return ToolResult::success(s.out, s.text + functionListText(s.functions, s.binary));
+    const QString match = s.triton ? s.triton->name : s.wanted;
+    SassFunction function = s.functions[pickFunction(s.functions, match, s.binary)];
+    describeResources(s, function);
+    if (!s.sourceReport.isEmpty())
+        describeSourceReport(s, function);
+    s.out["function"] = functionJson(function, s.maxLines);
+    s.text += QStringLiteral("%1 (%2, %3 lines) via %4\n")
+                  .arg(function.demangled, function.arch)
+                  .arg(function.instructions.size())
+                  .arg(s.command);
+    s.text += InspectFormat::functionText(function, s.maxLines);
+    return ToolResult::success(s.out, s.text);
+}
+
+QCoro::Task<ToolResult> disasmBinary(Session &session, Json arguments, Job &job)
+{
+    DisasmCall call(session, arguments, job);
+    DisasmCall *phaseCall = &call; // a named argument (docs/hacking.md)
+    bool cancelled = false;
+    try {
+        co_await call.job(locateDisasmBinary(phaseCall));
+        co_await call.job(disassembleBinary(phaseCall));
+    } catch (const JobCancelled &) {
+        cancelled = true;
     }
-
-    out["function"] = functionJson(function, maxLines);
-    text += QStringLiteral("%1 (%2, %3 lines) via %4\n")
-                .arg(function.demangled, function.arch)
-                .arg(function.instructions.size())
-                .arg(command);
-    text += InspectFormat::functionText(function, maxLines);
-    co_return ToolResult::success(out, text);
+    if (cancelled)
+        co_return ToolResult::cancelledResult();
+    co_return disasmBinaryAnswer(call);
 }
 
 // A plain function, not a coroutine: it hands the call to one of two coroutines whole (g++ 12

@@ -10,6 +10,7 @@
 #include "session/toolregistry.h"
 #include "tools/gpuinforesult.h"
 #include "tools/hostgpu.h"
+#include "tools/watchedhandler.h"
 
 #include <QCoroFuture>
 #include <QPointer>
@@ -95,17 +96,18 @@ QString gpuText(const Json &g)
     return t;
 }
 
-QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
+// The job is a child of the Session: after each await, a live job (the watch's check) means a live
+// Session too.
+QCoro::Task<ToolResult> gpuInfoWatched(Session &session, Json, const CancelAware *watching)
 {
-    const QPointer<Job> guard(&job);
-    const QPointer<Session> alive(&session);
+    const CancelAware &watch = *watching;
+    Job &job = *watch.get();
     job.setProgress(0, std::nullopt,
                     session.remote()
                         ? QStringLiteral("probing the GPU of %1").arg(session.remote()->display())
                         : QStringLiteral("probing the GPU"));
-    const Json gpu = co_await hostGpuSnapshot(session, job);
-    if (!guard || !alive || guard->isCancelled() || gpu.is_null())
-        co_return ToolResult::cancelledResult();
+    const Json gpu = co_await watch(hostGpuSnapshot(session, job));
+    watch.require(!gpu.is_null()); // null: the probe was cancelled
     const RemoteHost *remote = session.remote();
 
     const bool available = gpu.value("available", false);
@@ -117,10 +119,7 @@ QCoro::Task<ToolResult> gpuInfoHandler(Session &session, Json, Job &job)
         // A named future, no lambda temporary in the co_await (docs/hacking.md, "Compiler rules").
         QFuture<std::optional<StoredCalibration>> loading =
             QtConcurrent::run([uuid, root] { return CalibrationStore::load(uuid, root); });
-        co_await loading;
-        calibration = loading.result();
-        if (!guard || guard->isCancelled())
-            co_return ToolResult::cancelledResult();
+        calibration = co_await watch(loading);
     }
 
     GpuInfoResult result;
@@ -253,7 +252,9 @@ void registerGpuInfoTool(ToolRegistry &registry)
     spec.cliVerb = QStringLiteral("gpu-info");
     spec.resultKind = ToolSpec::ResultKind::GpuInfo;
     spec.readsResult<GpuInfoResult>();
-    spec.handler = gpuInfoHandler;
+    spec.handler = [](Session &session, Json arguments, Job &job) {
+        return watched(gpuInfoWatched, session, std::move(arguments), job);
+    };
     registry.add(std::move(spec));
 }
 

@@ -12,6 +12,7 @@
 #include "remote/remotehost.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
+#include "tools/watchedhandler.h"
 
 #include <QCoroFuture>
 #include <QDir>
@@ -156,10 +157,11 @@ TraceInput loadTrace(QString reportPath, QString displayPath, int row, QString k
     return out;
 }
 
-QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
+QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, const CancelAware *watching)
 {
+    const CancelAware &watch = *watching;
+    Job &job = *watch.get(); // alive after each await through watch
     TargetRequest request = TargetRequest::fromJson(arguments);
-    QPointer<Job> guard(&job);
     const QString fromTrace = stringField(arguments, "from_trace");
     QString reportPath;
     if (!fromTrace.isEmpty()) {
@@ -173,11 +175,10 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
             QStringLiteral("new needs a target name with --from and --shape, or --from-trace REPORT "
                            "with --op ROW (or --kernel NAME)."));
     }
-    const TraceInput trace =
-        co_await QtConcurrent::run(loadTrace, reportPath, fromTrace, arguments.value("op", 0),
-                                   stringField(arguments, "kernel"), request.name);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+    const QFuture<TraceInput> loading =
+        QtConcurrent::run(loadTrace, reportPath, fromTrace, arguments.value("op", 0),
+                          stringField(arguments, "kernel"), request.name);
+    const TraceInput trace = co_await watch(loading);
     if (!trace.error.isEmpty())
         throw UserError(trace.error);
     QString moduleWritten;
@@ -208,22 +209,20 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
     job.setProgress(0, 2, QStringLiteral("finding the Python with torch"));
     // On a remote host (issue 24) the files are written here and checked there, with its interpreter.
     const QStringList noScripts;
-    const bool hostReady = co_await MeasureSetup::prepareHost(session, noScripts, guard);
-    if (!guard || !hostReady || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+    const bool hostReady = co_await watch(MeasureSetup::prepareHost(session, noScripts, watch.get()));
+    watch.require(hostReady);
     PythonInfo python;
     if (session.remote())
         python = session.remote()->python();
     else
-        python = co_await session.python().locate(guard);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+        python = co_await watch(session.python().locate(watch.get()));
     job.setProgress(1, 2, QStringLiteral("checking that the baseline imports in %1").arg(python.path));
     ScaffoldResult written;
     QString failure;
     try {
-        written =
-            co_await TargetScaffold::write(request, session.workDir(), python.path, guard, session.remote());
+        // A cancel ends the call through watch: JobCancelled is no UserError.
+        written = co_await watch(
+            TargetScaffold::write(request, session.workDir(), python.path, watch.get(), session.remote()));
     } catch (const UserError &e) {
         failure = e.message();
     }
@@ -231,8 +230,6 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, Job &job)
         QFile::remove(moduleWritten); // nothing left behind, as for the scaffold's own files
     if (!failure.isEmpty())
         throw UserError(failure);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
     if (!moduleWritten.isEmpty())
         written.files.append(moduleWritten);
     job.setProgress(2, 2, QStringLiteral("written"));
@@ -301,8 +298,8 @@ QCoro::Task<ToolResult> newTargetHandler(Session &session, Json arguments, Job &
     const bool cli = fromCommandLine(job.client());
     QString message;
     try {
-        QCoro::Task<ToolResult> running = runNewTarget(session, std::move(arguments), job);
-        co_return co_await std::move(running);
+        QCoro::Task<ToolResult> running = watched(runNewTarget, session, std::move(arguments), job);
+        co_return co_await std::move(running); // cancel: checked by watched()
     } catch (const UserError &e) {
         if (cli)
             throw;

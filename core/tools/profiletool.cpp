@@ -14,6 +14,7 @@
 #include "remote/remoteprofile.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
+#include "tools/watchedhandler.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -86,9 +87,9 @@ QStringList localScripts(const Session &session, const QStringList &command)
     return scripts;
 }
 
-QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
+QCoro::Task<ToolResult> profileWatched(Session &session, Json arguments, const CancelAware *watching)
 {
-    QPointer<Job> guard(&job);
+    const CancelAware &watch = *watching;
     // The report's name follows the target-name rule, checked before anything runs.
     const QString givenName = stringField(arguments, "name");
     if (!givenName.isEmpty())
@@ -121,12 +122,9 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
         !request.command.isEmpty() && request.command.front().endsWith(QLatin1String(".py"));
     // On a remote host: connect, and copy the scripts (nothing here otherwise).
     const QStringList scripts = localScripts(session, request.command);
-    const bool hostReady = co_await MeasureSetup::prepareHost(session, scripts, guard);
-    if (!guard || guard->isCancelled() || !hostReady)
-        co_return ToolResult::cancelledResult();
-    const PythonInfo python = co_await interpreterFor(session, pythonScript, guard);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+    const bool hostReady = co_await watch(MeasureSetup::prepareHost(session, scripts, watch.get()));
+    watch.require(hostReady);
+    const PythonInfo python = co_await watch(interpreterFor(session, pythonScript, watch.get()));
     if (pythonScript)
         request.command.prepend(python.path);
     const QString name = givenName.isEmpty() ? reportName(request.command) : givenName;
@@ -135,9 +133,7 @@ QCoro::Task<ToolResult> profile(Session &session, Json arguments, Job &job)
     const ConfinedDir reports = ConfinedDir::open(session.workDir().root(), QStringLiteral("profiles"));
     request.reportBase = reports.filePath(name);
 
-    const ProfileOutcome outcome = co_await runProfile(session, request, guard);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+    const ProfileOutcome outcome = co_await watch(runProfile(session, request, watch.get()));
 
     Json out = InspectFormat::kernelTable(outcome.table, top);
     out["tool"] = toStd(outcome.tool);
@@ -307,7 +303,9 @@ void registerProfileTool(ToolRegistry &registry)
     spec.reportFields = QStringList{QStringLiteral("report")};
     spec.readsResult<LeadingKernel>();
     spec.runsUserProgram = true;
-    spec.handler = profile;
+    spec.handler = [](Session &session, Json arguments, Job &job) {
+        return watched(profileWatched, session, std::move(arguments), job);
+    };
     registry.add(std::move(spec));
 }
 

@@ -11,6 +11,7 @@
 #include "session/session.h"
 #include "session/toolregistry.h"
 #include "tools/hostgpu.h"
+#include "tools/watchedhandler.h"
 
 #include <QCoroFuture>
 #include <QtConcurrent/QtConcurrentRun>
@@ -54,8 +55,9 @@ void overrideMeasured(RooflineQuery &query, const Json &arguments)
     query.measured = m;
 }
 
-QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &job)
+QCoro::Task<ToolResult> rooflineWatched(Session &session, Json arguments, const CancelAware *watching)
 {
+    const CancelAware &watch = *watching;
     const QString cardArg = toQt(arguments.value("card", std::string()));
     RooflineQuery query;
     query.dtype = toQt(arguments.value("dtype", std::string("bf16")));
@@ -81,11 +83,10 @@ QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &j
     }
 
     // The session host's GPU tells the default card and which calibration (by UUID) belongs to it.
-    const QPointer<Job> guard(&job);
-    job.setProgress(0, std::nullopt, QStringLiteral("probing the GPU"));
-    const Json gpu = co_await hostGpuSnapshot(session, job);
-    if (!guard || guard->isCancelled() || gpu.is_null())
-        co_return ToolResult::cancelledResult();
+    watch->setProgress(0, std::nullopt, QStringLiteral("probing the GPU"));
+    Job &job = *watch.get();
+    const Json gpu = co_await watch(hostGpuSnapshot(session, job));
+    watch.require(!gpu.is_null()); // null: the probe was cancelled
     const bool haveGpu = gpu.value("available", false);
     const CardSpec *probedCard = haveGpu ? table.find(stringField(gpu, "name")) : nullptr;
     if (!card) {
@@ -111,10 +112,7 @@ QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &j
         return uuid.isEmpty() ? CalibrationStore::loadForCard(cardId, root)
                               : CalibrationStore::load(uuid, root);
     });
-    co_await loading;
-    const std::optional<StoredCalibration> calibration = loading.result();
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+    const std::optional<StoredCalibration> calibration = co_await watch(loading);
     if (calibration)
         query.measured = CalibrationStore::ceilings(*calibration);
     overrideMeasured(query, arguments);
@@ -129,7 +127,7 @@ QCoro::Task<ToolResult> rooflineHandler(Session &session, Json arguments, Job &j
     if (calibration && uuid.isEmpty())
         text += QStringLiteral("(measured ceilings from another card of the same model: %1)\n")
                     .arg(calibration->origin);
-    job.setProgress(1, 1, QStringLiteral("done"));
+    watch->setProgress(1, 1, QStringLiteral("done"));
     co_return ToolResult::typed(std::move(result), text);
 }
 
@@ -246,7 +244,9 @@ void registerRooflineTool(ToolRegistry &registry)
     spec.cliVerb = QStringLiteral("roofline");
     spec.resultKind = ToolSpec::ResultKind::Roofline;
     spec.readsResult<RooflineResult>();
-    spec.handler = rooflineHandler;
+    spec.handler = [](Session &session, Json arguments, Job &job) {
+        return watched(rooflineWatched, session, std::move(arguments), job);
+    };
     registry.add(std::move(spec));
 }
 

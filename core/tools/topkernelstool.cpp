@@ -10,6 +10,7 @@
 #include "inspect/ncukerneldetails.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
+#include "tools/watchedhandler.h"
 
 #include <QCoroFuture>
 #include <QFile>
@@ -49,9 +50,9 @@ Parsed readAndParse(const QString &path)
     return out;
 }
 
-QCoro::Task<ToolResult> topKernels(Session &session, Json arguments, Job &job)
+QCoro::Task<ToolResult> topKernelsWatched(Session &session, Json arguments, const CancelAware *watching)
 {
-    QPointer<Job> guard(&job);
+    const CancelAware &watch = *watching;
     const QString path = session.workDir().absolute(stringField(arguments, "path"));
     const int n = arguments.value("n", 10);
     if (!QFileInfo(path).isFile())
@@ -59,10 +60,9 @@ QCoro::Task<ToolResult> topKernels(Session &session, Json arguments, Job &job)
             QStringLiteral("%1 does not exist. Give a saved report: an ncu details or raw CSV, an nsys "
                            "kernel summary CSV, or a hotkernel trace (.trace.jsonl) from profile.")
                 .arg(path));
-    job.setProgress(0, std::nullopt, QStringLiteral("parsing %1").arg(QFileInfo(path).fileName()));
-    const Parsed parsed = co_await QtConcurrent::run(readAndParse, path);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+    watch->setProgress(0, std::nullopt, QStringLiteral("parsing %1").arg(QFileInfo(path).fileName()));
+    const QFuture<Parsed> parsing = QtConcurrent::run(readAndParse, path); // a named future
+    const Parsed parsed = co_await watch(parsing);
     if (!parsed.error.isEmpty())
         throw UserError(parsed.error);
     if (parsed.table.kernels.empty())
@@ -192,7 +192,9 @@ void registerTopKernelsTool(ToolRegistry &registry)
     spec.writesWorkspace = true;
     spec.cliPositionals = {QStringLiteral("path")};
     spec.readsResult<LeadingKernel>();
-    spec.handler = topKernels;
+    spec.handler = [](Session &session, Json arguments, Job &job) {
+        return watched(topKernelsWatched, session, std::move(arguments), job);
+    };
     registry.add(std::move(spec));
 }
 

@@ -12,6 +12,7 @@
 #include "remote/remotetorchtrace.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
+#include "tools/watchedhandler.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -106,9 +107,9 @@ QCoro::Task<Json> traceWhere(Session &session, const TorchTraceRequest &request,
     return TorchTraceRunner::run(request, job);
 }
 
-QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
+QCoro::Task<ToolResult> torchTraceWatched(Session &session, Json arguments, const CancelAware *watching)
 {
-    QPointer<Job> guard(&job);
+    const CancelAware &watch = *watching;
     const QString script = session.workDir().absolute(stringField(arguments, "script"));
     if (!QFileInfo(script).isFile())
         throw UserError(
@@ -116,12 +117,9 @@ QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
                 .arg(script));
     // On a remote host: connect and copy the script and what it imports first.
     const QStringList scripts{script};
-    const bool hostReady = co_await MeasureSetup::prepareHost(session, scripts, guard);
-    if (!guard || guard->isCancelled() || !hostReady)
-        co_return ToolResult::cancelledResult();
-    const PythonInfo python = co_await MeasureSetup::startingInterpreter(session, guard);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+    const bool hostReady = co_await watch(MeasureSetup::prepareHost(session, scripts, watch.get()));
+    watch.require(hostReady);
+    const PythonInfo python = co_await watch(MeasureSetup::startingInterpreter(session, watch.get()));
 
     TorchTraceRequest request;
     request.python = python.path;
@@ -140,9 +138,7 @@ QCoro::Task<ToolResult> torchTrace(Session &session, Json arguments, Job &job)
         request.chromeTrace = stem + QStringLiteral(".chrome-trace.json");
     if (arguments.value("execution_trace", true))
         request.executionTrace = stem + QStringLiteral(".et.json");
-    Json document = co_await traceWhere(session, request, guard);
-    if (!guard || guard->isCancelled())
-        co_return ToolResult::cancelledResult();
+    Json document = co_await watch(traceWhere(session, request, watch.get()));
     document["interpreter"] = toStd(python.path);
     // The report new --from-trace reads: this document, beside the execution trace it names.
     const QString report = stem + QStringLiteral(".torch-trace.json");
@@ -258,7 +254,9 @@ void registerTorchTraceTool(ToolRegistry &registry)
     spec.writesWorkspace = true;
     spec.readsResult<LeadingKernel>();
     spec.runsUserProgram = true;
-    spec.handler = torchTrace;
+    spec.handler = [](Session &session, Json arguments, Job &job) {
+        return watched(torchTraceWatched, session, std::move(arguments), job);
+    };
     registry.add(std::move(spec));
 }
 

@@ -43,55 +43,10 @@ QCoro::Task<ToolResult> verifyHandler(Session &session, Json arguments, Job &job
         return UncontractedRun::verify(session, std::move(arguments), job);
     return VerifyRun::run(session, std::move(arguments), job);
 }
-} // namespace
 
-void registerVerifyTool(ToolRegistry &registry)
+Json verifyInputSchema()
 {
-    const Json interval{{"type", Json::array({"array", "null"})}, {"items", {{"type", "number"}}}};
-    ToolSpec spec;
-    spec.name = QStringLiteral("verify");
-    spec.title = QStringLiteral("Verify a candidate against its baseline");
-    spec.description = QStringLiteral(
-        "Is the candidate correct and faster than the baseline? Runs both interleaved and returns "
-        "faster, slower, inconclusive, incorrect (failed the fp32 check) or invalid (contract "
-        "differs), the speedup with its 99% interval: the input of record. Other scripts than "
-        "new_target's run uncontracted. May take minutes.");
-    spec.help = QStringLiteral(
-        "Decides whether a candidate script is correct and faster than its baseline. Runs both scripts "
-        "interleaved "
-        "in pairs with alternating order (b c, c b, ...), run i of both sides on inputs from seed + i, drops "
-        "the "
-        "warm-up pairs, and returns a verdict: faster, slower, inconclusive, incorrect (a candidate run "
-        "failed the "
-        "output check against the fp32 reference, or the baseline's process, judging the outputs the "
-        "candidate wrote, found a mismatch: the candidate's own check never decides) or invalid (the two "
-        "scripts disagree on the contract: "
-        "shape, "
-        "dtype, seed, iters, rotation, flops, bytes, target or contract hash, device; or a contract other "
-        "than the "
-        "one hotkernel ships; or the baseline fails its own check). The default rule is Welch's t-test at a "
-        "1% "
-        "false-verdict rate: faster only when the 99% interval of the speedup (mean_b / mean_c, Fieller) "
-        "lies above "
-        "1, slower only when below, and inconclusive when the change is smaller than min_effect; rule = seed "
-        "applies the older 2-sigma rule for comparison. Without n, pairs are added until the 99% interval is "
-        "within "
-        "+-ci_width or max_pairs / max_seconds run out. Both scripts run in warm worker processes started in "
-        "parallel (the baseline's kept between calls while unchanged; workers_reused says which were); fresh "
-        "= "
-        "true starts a process per run. Returns the verdict with a one-sentence reason, the speedup "
-        "(mean_b / mean_c, for every verdict but incorrect and invalid) with its 95% and 99% intervals, both "
-        "sides' samples and statistics, the contract, the GPU's "
-        "state, interpreter, versions, exact commands and file hashes: the input of record. Fails with a "
-        "message "
-        "naming the run when a script crashes, hangs past timeout (its process group is killed), or prints "
-        "no or "
-        "malformed result lines. Holds the GPU for the whole call."
-        " A script that does not import the vendored contract runs uncontracted (docs/mcp.md): `python "
-        "SCRIPT ARGS...` in cwd, a process per run, its printed ms and ok taken as they are; its results are "
-        "labelled uncontracted and record refuses them. Record accepts only a result a verify of the same "
-        "session returned: on the command line add --record --note NOTE --who WHO.");
-    spec.inputSchema = Json{
+    return Json{
         {"type", "object"},
         {"properties",
          {{"baseline", {{"type", "string"}, {"description", "NAME_baseline.py: the function to beat."}}},
@@ -133,11 +88,15 @@ void registerVerifyTool(ToolRegistry &registry)
             {"description", "Adaptive n: most seconds of measuring."}}}}},
         {"required", Json::array({"baseline", "candidate"})},
         {"additionalProperties", false}};
+}
 
+// docs/verify-result.md describes each field.
+Json verifyOutputSchema()
+{
+    const Json interval{{"type", Json::array({"array", "null"})}, {"items", {{"type", "number"}}}};
     const Json str{{"type", "string"}};
     const Json strings{{"type", "array"}, {"items", {{"type", "string"}}}};
-    UncontractedRun::addSchemaProperties(spec.inputSchema);
-    spec.outputSchema = Json{
+    return Json{
         {"type", "object"},
         {"description", "The verify result; docs/verify-result.md describes every field."},
         {"properties",
@@ -251,6 +210,57 @@ void registerVerifyTool(ToolRegistry &registry)
                                   "warnings",
                                   "started_at",
                                   "finished_at"})}};
+}
+} // namespace
+
+void registerVerifyTool(ToolRegistry &registry)
+{
+    ToolSpec spec;
+    spec.name = QStringLiteral("verify");
+    spec.title = QStringLiteral("Verify a candidate against its baseline");
+    spec.description = QStringLiteral(
+        "Is the candidate correct and faster than the baseline? Runs both interleaved and returns "
+        "faster, slower, inconclusive, incorrect (failed the fp32 check) or invalid (contract "
+        "differs), the speedup with its 99% interval: the input of record. Other scripts than "
+        "new_target's run uncontracted. May take minutes.");
+    spec.help = QStringLiteral(
+        "Decides whether a candidate script is correct and faster than its baseline. Runs both scripts "
+        "interleaved "
+        "in pairs with alternating order (b c, c b, ...), run i of both sides on inputs from seed + i, drops "
+        "the "
+        "warm-up pairs, and returns a verdict: faster, slower, inconclusive, incorrect (a candidate run "
+        "failed the "
+        "output check against the fp32 reference, or the baseline's process, judging the outputs the "
+        "candidate wrote, found a mismatch: the candidate's own check never decides) or invalid (the two "
+        "scripts disagree on the contract: "
+        "shape, "
+        "dtype, seed, iters, rotation, flops, bytes, target or contract hash, device; or a contract other "
+        "than the "
+        "one hotkernel ships; or the baseline fails its own check). The default rule is Welch's t-test at a "
+        "1% "
+        "false-verdict rate: faster only when the 99% interval of the speedup (mean_b / mean_c, Fieller) "
+        "lies above "
+        "1, slower only when below, and inconclusive when the change is smaller than min_effect; rule = seed "
+        "applies the older 2-sigma rule for comparison. Without n, pairs are added until the 99% interval is "
+        "within "
+        "+-ci_width or max_pairs / max_seconds run out. Both scripts run in warm worker processes started in "
+        "parallel (the baseline's kept between calls while unchanged; workers_reused says which were); fresh "
+        "= "
+        "true starts a process per run. Returns the verdict with a one-sentence reason, the speedup "
+        "(mean_b / mean_c, for every verdict but incorrect and invalid) with its 95% and 99% intervals, both "
+        "sides' samples and statistics, the contract, the GPU's "
+        "state, interpreter, versions, exact commands and file hashes: the input of record. Fails with a "
+        "message "
+        "naming the run when a script crashes, hangs past timeout (its process group is killed), or prints "
+        "no or "
+        "malformed result lines. Holds the GPU for the whole call."
+        " A script that does not import the vendored contract runs uncontracted (docs/mcp.md): `python "
+        "SCRIPT ARGS...` in cwd, a process per run, its printed ms and ok taken as they are; its results are "
+        "labelled uncontracted and record refuses them. Record accepts only a result a verify of the same "
+        "session returned: on the command line add --record --note NOTE --who WHO.");
+    spec.inputSchema = verifyInputSchema();
+    UncontractedRun::addSchemaProperties(spec.inputSchema);
+    spec.outputSchema = verifyOutputSchema();
     spec.annotations.readOnly = true;
     spec.cliVerb = QStringLiteral("verify");
     spec.cliPositionals = QStringList{QStringLiteral("baseline"), QStringLiteral("candidate")};

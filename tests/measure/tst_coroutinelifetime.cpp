@@ -3,7 +3,7 @@
 // deleted (after cancelling) while a tool awaits a child process or a worker. Each coroutine must
 // resume to a defined end without touching freed memory; the asan preset turns a use-after-free
 // here into a failure (docs/hacking.md, "Coroutines"). And CancelAware, the await that ends a
-// handler's coroutine on cancel, which every await of verify goes through.
+// handler's coroutine on cancel, which every await of verify, bench and disasm goes through.
 #include "base/cancelaware.h"
 #include "measure/measuresetup.h"
 #include "measure/workerscriptrunner.h"
@@ -199,33 +199,47 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(JobCancelled, watch.check());
     }
 
-    // Every await in verify's phases goes through CancelAware (the state's `job`), so none can skip
-    // the check after it; a helper whose caller checks says so on its line.
-    void verifyAwaitsAreCancelAware()
+    // The handlers converted to CancelAware (issue 40): each await goes through it (a state's
+    // `job`, or a handler's `watch`), and none checks isCancelled() itself, so none can forget the
+    // check after an await. A helper whose caller checks says so on its line ("cancel: checked by").
+    void awaitsAreCancelAware()
     {
-        const QDir measure(QStringLiteral(HOTKERNEL_SOURCE_DIR "/core/measure"));
-        const QStringList files = measure.entryList({QStringLiteral("verify*.cpp")}, QDir::Files);
+        const QDir core(QStringLiteral(HOTKERNEL_SOURCE_DIR "/core"));
+        QStringList files;
+        for (const QString &name : QDir(core.filePath(QStringLiteral("measure")))
+                                       .entryList({QStringLiteral("verify*.cpp")}, QDir::Files))
+            files << QStringLiteral("measure/") + name;
         QVERIFY(files.size() >= 4);
-        const QRegularExpression aware(QStringLiteral("co_await (s|state)\\.job\\("));
+        files << QStringLiteral("measure/benchrun.cpp") << QStringLiteral("measure/uncontractedrun.cpp");
+        for (const char *tool : {"disasmtool", "topkernelstool", "rooflinetool", "gpuinfotool", "profiletool",
+                                 "torchtracetool", "newtargettool", "watchedhandler"})
+            files << QStringLiteral("tools/%1.cpp").arg(QLatin1String(tool));
+        const QRegularExpression aware(QStringLiteral("co_await ((s|state|call)\\.job|watch)\\("));
         int awaits = 0;
         for (const QString &name : files) {
-            QFile f(measure.filePath(name));
-            QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
+            QFile f(core.filePath(name));
+            QVERIFY2(f.open(QIODevice::ReadOnly | QIODevice::Text), qPrintable(name));
             const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
             for (qsizetype i = 0; i < lines.size(); ++i) {
-                if (!lines[i].contains(QStringLiteral("co_await")) ||
-                    lines[i].trimmed().startsWith(QStringLiteral("//")))
+                const QString line = lines[i].trimmed();
+                if (line.startsWith(QStringLiteral("//")))
+                    continue;
+                QVERIFY2(!line.contains(QStringLiteral("isCancelled()")),
+                         qPrintable(QStringLiteral("%1:%2: a cancel check outside CancelAware: %3")
+                                        .arg(name)
+                                        .arg(i + 1)
+                                        .arg(line)));
+                if (!line.contains(QStringLiteral("co_await")))
                     continue;
                 ++awaits;
-                QVERIFY2(aware.match(lines[i]).hasMatch() ||
-                             lines[i].contains(QStringLiteral("cancel: checked by the caller")),
+                QVERIFY2(aware.match(line).hasMatch() || line.contains(QStringLiteral("cancel: checked by")),
                          qPrintable(QStringLiteral("%1:%2: an await not through CancelAware: %3")
                                         .arg(name)
                                         .arg(i + 1)
-                                        .arg(lines[i].trimmed())));
+                                        .arg(line)));
             }
         }
-        QVERIFY(awaits > 20);
+        QVERIFY(awaits > 40);
     }
 
     void initTestCase()
