@@ -42,6 +42,12 @@ CPU_MAX_REPLAYS = 100
 # skipped its work on changed inputs is wrong there, not merely stale.
 CPU_DISTINCT_SET_BYTES = 1 << 30
 CPU_SPOT_CALLS = 6
+# The same on the GPU, within a timed replay: one rotated set per call while the sets take at most
+# this much of the card (a sixteenth of its memory, at most 4 GiB; both sides run on one card, so
+# both get the same count), and every set is drawn afresh between timed replays. A call whose set
+# an earlier call of the replay used (a target too large to fit) is named in the run's notes.
+GPU_DISTINCT_SET_BYTES = 4 << 30
+GPU_DISTINCT_SET_SHARE = 16
 # Words of each judged input sampled into its fingerprint (_Bench._inputs_digest).
 _DIGEST_SAMPLE = 1 << 16
 
@@ -614,6 +620,14 @@ class _Bench:
             raise TargetError("derive returned no %s (it returned %s)" % (missing, sorted(out)))
         return {n: out[n] for n in self.definition["call_inputs"]}
 
+    def _distinct_set_bytes(self):
+        """How much memory the rotated sets may take for one set per call (class 8)."""
+        if self.device == "cpu":
+            return CPU_DISTINCT_SET_BYTES
+        t = self.torch
+        total = t.cuda.get_device_properties(t.cuda.current_device()).total_memory
+        return min(GPU_DISTINCT_SET_BYTES, total // GPU_DISTINCT_SET_SHARE)
+
     def rotated_bytes(self):
         return sum(self.sets[0][n].numel() * self.sets[0][n].element_size() for n in self.definition["rotate"])
 
@@ -640,14 +654,22 @@ class _Bench:
                 per_call = self.definition["min_bytes"] or rotated
                 wanted = max(2, int(math.ceil(2 * self.l2_bytes / per_call)) + 1)
                 self.k = 1 if not rotate else min(wanted, MAX_ROTATED_SETS)
-                if self.device == "cpu" and rotate:
+                iters = self.definition["iters"]
+                if rotate:
                     # One set per call of a block where memory allows (class 8: a call on a set an
                     # earlier call of the block used would find its inputs unchanged).
-                    fits = max(1, CPU_DISTINCT_SET_BYTES // rotated)
-                    self.k = max(self.k, min(self.definition["iters"], MAX_ROTATED_SETS, fits))
-                self.rotate_note = None if not rotate or wanted <= MAX_ROTATED_SETS else (
-                    "rotation capped at %d copies of %d bytes (%d would exceed 2x the %d-byte cache): inputs this "
-                    "small may be timed cache-warm" % (MAX_ROTATED_SETS, per_call, wanted, self.l2_bytes))
+                    fits = max(1, self._distinct_set_bytes() // rotated)
+                    self.k = max(self.k, min(iters, MAX_ROTATED_SETS, fits))
+                notes = []
+                if rotate and wanted > MAX_ROTATED_SETS:
+                    notes.append("rotation capped at %d copies of %d bytes (%d would exceed 2x the %d-byte cache): "
+                                 "inputs this small may be timed cache-warm"
+                                 % (MAX_ROTATED_SETS, per_call, wanted, self.l2_bytes))
+                if rotate and self.k < iters:
+                    notes.append("%d rotated sets for %d calls (a set takes %d bytes, the distinct sets at most %d): "
+                                 "%d calls of each timed replay see a set an earlier call of it used, unchanged"
+                                 % (self.k, iters, rotated, self._distinct_set_bytes(), iters - self.k))
+                self.rotate_note = "; ".join(notes) or None
                 self.sets = [set0]
             for k in range(1, self.k):
                 if self.derive is None:

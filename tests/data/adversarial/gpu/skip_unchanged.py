@@ -27,6 +27,8 @@ import triton.language as tl
 
 SLOTS = 64  # call sites remembered: more than the block's calls (TARGET iters 50)
 SAMPLE = 64
+# The seen sums start at +inf, not NaN: Triton's != is an ordered compare, false against NaN, so a
+# NaN start skipped rows on the very first call (the card showed it: the run-0 check failed).
 
 
 @triton.jit
@@ -49,7 +51,7 @@ def fn(x, w):
     rows, cols = x.shape
     if not _state:
         for _ in range(SLOTS):
-            _state.append((torch.full((rows,), float("nan"), device=x.device), torch.empty_like(x)))
+            _state.append((torch.full((rows,), float("inf"), device=x.device), torch.empty_like(x)))
     seen, y = _state[_calls[0] % SLOTS]
     _calls[0] += 1
     _rmsnorm_skipping[(rows,)](x, w, y, seen, cols, 1e-6, ROUNDS=ROUNDS, BLOCK=triton.next_power_of_2(cols),
