@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden files: a parser's whole result, rendered as text, compared with a committed
+// tests/data/golden/<name>.expected.txt, so a change anywhere in the output fails a test, not only
+// in the fields a targeted assertion names. docs/hacking.md ("Golden files") says how to update.
+#pragma once
+
+#include <QDir>
+#include <QFile>
+#include <QString>
+#include <QStringList>
+#include <QTest>
+
+#include <algorithm>
+
+namespace hotkernel::golden {
+
+inline QString directory()
+{
+    return QStringLiteral(HOTKERNEL_SOURCE_DIR "/tests/data/golden");
+}
+
+// Set to 1 to rewrite the expected files from what the parsers produce now.
+inline bool updating()
+{
+    return qEnvironmentVariable("HOTKERNEL_UPDATE_GOLDEN") == QLatin1String("1");
+}
+
+inline bool writeText(const QString &path, const QString &text)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(text.toUtf8()) >= 0;
+}
+
+// At most this many differing lines in a failure message: the first few say what changed; the
+// rest is in the .actual.txt file.
+constexpr int kShownDifferences = 5;
+
+inline QString quotedLine(const QStringList &lines, qsizetype i)
+{
+    if (i >= lines.size())
+        return QStringLiteral("(past the end)");
+    return QLatin1Char('"') + lines[i] + QLatin1Char('"');
+}
+
+// "line N" with the expected and the actual text of each of the first differing lines.
+inline QString firstDifferences(const QStringList &expected, const QStringList &actual)
+{
+    QString out;
+    int shown = 0;
+    const qsizetype count = std::max(expected.size(), actual.size());
+    for (qsizetype i = 0; i < count && shown < kShownDifferences; ++i) {
+        if (i < expected.size() && i < actual.size() && expected[i] == actual[i])
+            continue;
+        out += QStringLiteral("  line %1\n    expected: %2\n    actual:   %3\n")
+                   .arg(i + 1)
+                   .arg(quotedLine(expected, i), quotedLine(actual, i));
+        ++shown;
+    }
+    return out;
+}
+
+// Empty when text is what tests/data/golden/<name>.expected.txt holds. Otherwise writes text to
+// <name>.actual.txt beside it and returns a message with the first differing lines and what to do.
+// With HOTKERNEL_UPDATE_GOLDEN=1 it writes the expected file instead and returns empty.
+inline QString mismatch(const QString &name, QString text)
+{
+    if (!text.isEmpty() && !text.endsWith(QLatin1Char('\n')))
+        text += QLatin1Char('\n');
+    const QString expectedPath = directory() + QLatin1Char('/') + name + QStringLiteral(".expected.txt");
+    const QString actualPath = directory() + QLatin1Char('/') + name + QStringLiteral(".actual.txt");
+    if (updating()) {
+        if (!QDir().mkpath(directory()) || !writeText(expectedPath, text))
+            return QStringLiteral("cannot write %1: check that the source tree is writable")
+                .arg(expectedPath);
+        QFile::remove(actualPath);
+        return {};
+    }
+    QFile file(expectedPath);
+    const bool found = file.open(QIODevice::ReadOnly);
+    const QString expected = found ? QString::fromUtf8(file.readAll()) : QString();
+    if (found && expected == text) {
+        QFile::remove(actualPath); // left by an earlier failing run
+        return {};
+    }
+    const bool wroteActual = writeText(actualPath, text);
+    const QString saved = wroteActual ? QStringLiteral("The whole output is in %1;\ncompare: diff -u %2 %1\n")
+                                            .arg(actualPath, expectedPath)
+                                      : QStringLiteral("(could not write %1)\n").arg(actualPath);
+    const QString update =
+        QStringLiteral("If the change is intended, rerun the test with HOTKERNEL_UPDATE_GOLDEN=1 and review "
+                       "the change to the expected file before committing it.");
+    if (!found)
+        return QStringLiteral("golden file %1 does not exist.\n").arg(expectedPath) + saved + update;
+    const QStringList expectedLines = expected.split(QLatin1Char('\n'));
+    const QStringList actualLines = text.split(QLatin1Char('\n'));
+    return QStringLiteral("output differs from golden file %1 (%2 lines expected, %3 produced):\n")
+               .arg(expectedPath)
+               .arg(expectedLines.size() - 1)
+               .arg(actualLines.size() - 1) +
+           firstDifferences(expectedLines, actualLines) + saved + update;
+}
+
+} // namespace hotkernel::golden
+
+// Fails the test function with golden::mismatch's message when text differs from the golden file.
+#define HK_COMPARE_GOLDEN(name, text)                                                                        \
+    do {                                                                                                     \
+        const QString hkGoldenMessage = hotkernel::golden::mismatch((name), (text));                         \
+        if (!hkGoldenMessage.isEmpty())                                                                      \
+            QFAIL(qPrintable(hkGoldenMessage));                                                              \
+    } while (false)
