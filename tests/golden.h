@@ -35,25 +35,43 @@ inline bool writeText(const QString &path, const QString &text)
 // rest is in the .actual.txt file.
 constexpr int kShownDifferences = 5;
 
-inline QString quotedLine(const QStringList &lines, qsizetype i)
+// Where a differing line starts to differ, and its text from a little before that point: the
+// lines of a record are long, and the change is often one field among twenty.
+constexpr qsizetype kExcerptBefore = 24;
+constexpr qsizetype kExcerptLength = 96;
+
+inline QString excerpt(const QStringList &lines, qsizetype i, qsizetype from)
 {
     if (i >= lines.size())
         return QStringLiteral("(past the end)");
-    return QLatin1Char('"') + lines[i] + QLatin1Char('"');
+    const QString &text = lines[i];
+    QString shown = text.mid(from, kExcerptLength);
+    if (from > 0)
+        shown.prepend(QStringLiteral("..."));
+    if (from + kExcerptLength < text.size())
+        shown += QStringLiteral("...");
+    return QLatin1Char('"') + shown + QLatin1Char('"');
 }
 
-// "line N" with the expected and the actual text of each of the first differing lines.
+// "line N, column C" with the expected and the actual text there, for the first differing lines.
 inline QString firstDifferences(const QStringList &expected, const QStringList &actual)
 {
     QString out;
     int shown = 0;
     const qsizetype count = std::max(expected.size(), actual.size());
     for (qsizetype i = 0; i < count && shown < kShownDifferences; ++i) {
-        if (i < expected.size() && i < actual.size() && expected[i] == actual[i])
+        const QString a = i < expected.size() ? expected[i] : QString();
+        const QString b = i < actual.size() ? actual[i] : QString();
+        if (i < expected.size() && i < actual.size() && a == b)
             continue;
-        out += QStringLiteral("  line %1\n    expected: %2\n    actual:   %3\n")
+        qsizetype column = 0;
+        while (column < a.size() && column < b.size() && a[column] == b[column])
+            ++column;
+        const qsizetype from = std::max<qsizetype>(0, column - kExcerptBefore);
+        out += QStringLiteral("  line %1, column %2\n    expected: %3\n    actual:   %4\n")
                    .arg(i + 1)
-                   .arg(quotedLine(expected, i), quotedLine(actual, i));
+                   .arg(column + 1)
+                   .arg(excerpt(expected, i, from), excerpt(actual, i, from));
         ++shown;
     }
     return out;
