@@ -100,15 +100,19 @@ inline QString mismatch(const QString &name, QString text)
         QFile::remove(actualPath); // left by an earlier failing run
         return {};
     }
-    const bool wroteActual = writeText(actualPath, text);
-    const QString saved = wroteActual ? QStringLiteral("The whole output is in %1;\ncompare: diff -u %2 %1\n")
-                                            .arg(actualPath, expectedPath)
-                                      : QStringLiteral("(could not write %1)\n").arg(actualPath);
+    if (!writeText(actualPath, text))
+        return QStringLiteral("output differs from %1, and %2 cannot be written: check that the source tree "
+                              "is writable")
+            .arg(expectedPath, actualPath);
+    if (!found)
+        return QStringLiteral("golden file %1 does not exist; the output is in %2.\nTo create it, rerun the "
+                              "test with HOTKERNEL_UPDATE_GOLDEN=1, read the new file through and commit it.")
+            .arg(expectedPath, actualPath);
+    const QString saved =
+        QStringLiteral("The whole output is in %1;\ncompare: diff -u %2 %1\n").arg(actualPath, expectedPath);
     const QString update =
         QStringLiteral("If the change is intended, rerun the test with HOTKERNEL_UPDATE_GOLDEN=1 and review "
                        "the change to the expected file before committing it.");
-    if (!found)
-        return QStringLiteral("golden file %1 does not exist.\n").arg(expectedPath) + saved + update;
     const QStringList expectedLines = expected.split(QLatin1Char('\n'));
     const QStringList actualLines = text.split(QLatin1Char('\n'));
     return QStringLiteral("output differs from golden file %1 (%2 lines expected, %3 produced):\n")
