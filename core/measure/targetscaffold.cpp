@@ -5,6 +5,7 @@
 #include "base/confinedwrite.h"
 #include "base/targetname.h"
 #include "base/usererror.h"
+#include "measure/pythonliteral.h"
 #include "process/processrunner.h"
 #include "remote/remotehost.h"
 #include "remote/syncset.h"
@@ -15,7 +16,6 @@
 #include <QRegularExpression>
 #include <QScopeGuard>
 
-#include <cmath>
 #include <optional>
 
 namespace hotkernel {
@@ -60,101 +60,6 @@ void requireFunctionSpec(const QString &spec, const QString &what)
         QStringLiteral("%1 '%2' is not a function: write module:function (e.g. torch.nn.functional:gelu) "
                        "or ./file.py:function (a path relative to the out dir, or absolute).")
             .arg(what, spec));
-}
-
-bool isFileSpec(const QString &spec)
-{
-    return spec.left(spec.lastIndexOf(QLatin1Char(':'))).endsWith(QLatin1String(".py"));
-}
-
-QString pyString(const QString &s)
-{
-    return toQt(Json(toStd(s)).dump(-1, ' ', true));
-}
-
-QString pyNumber(double v)
-{
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15)
-        return QString::number(qint64(v));
-    return toQt(Json(v).dump()); // shortest text that reads back as the same double
-}
-
-QString pyIntList(const QList<qint64> &values)
-{
-    QStringList parts;
-    for (qint64 v : values)
-        parts.append(QString::number(v));
-    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
-
-QString pyStringList(const QStringList &values)
-{
-    QStringList parts;
-    for (const QString &v : values)
-        parts.append(pyString(v));
-    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
-
-// The `hotkernel new` command that makes this target again (kept in the baseline's docstring).
-QString commandLine(const TargetRequest &r)
-{
-    QStringList a = {QStringLiteral("hotkernel"),
-                     QStringLiteral("new"),
-                     r.name,
-                     QStringLiteral("--from"),
-                     r.from,
-                     QStringLiteral("--shape"),
-                     r.shape};
-    if (!r.extra.isEmpty())
-        a << QStringLiteral("--extra") << r.extra.join(QLatin1Char(','));
-    if (!r.rotate.isEmpty())
-        a << QStringLiteral("--rotate") << r.rotate.join(QLatin1Char(','));
-    if (r.flops)
-        a << QStringLiteral("--flops") << pyNumber(*r.flops);
-    if (!r.reference.isEmpty())
-        a << QStringLiteral("--reference") << r.reference;
-    if (!r.derive.isEmpty())
-        a << QStringLiteral("--derive") << r.derive << QStringLiteral("--inputs")
-          << r.inputs.join(QLatin1Char(','));
-    if (r.minBytes)
-        a << QStringLiteral("--min-bytes") << QString::number(*r.minBytes);
-    a << QStringLiteral("--dtype") << r.dtype;
-    if (r.seed != 0)
-        a << QStringLiteral("--seed") << QString::number(r.seed);
-    if (r.atol)
-        a << QStringLiteral("--atol") << pyNumber(*r.atol);
-    if (r.rtol)
-        a << QStringLiteral("--rtol") << pyNumber(*r.rtol);
-    if (r.iters != 50)
-        a << QStringLiteral("--iters") << QString::number(r.iters);
-    if (!r.device.isEmpty())
-        a << QStringLiteral("--device") << r.device;
-    QStringList quoted;
-    for (const QString &part : std::as_const(a))
-        quoted.append(shellQuote(part));
-    return quoted.join(QLatin1Char(' '));
-}
-
-// How fn's module-level helper is imported, in both scripts.
-QString implImport(const QString &from)
-{
-    const int colon = from.lastIndexOf(QLatin1Char(':'));
-    const QString where = from.left(colon);
-    const QString attr = from.mid(colon + 1);
-    if (!isFileSpec(from) && !attr.contains(QLatin1Char('.')))
-        return QStringLiteral("from %1 import %2 as baseline_impl\n").arg(where, attr);
-    return QStringLiteral("baseline_impl = load_function(%1, __file__)\n").arg(pyString(from));
-}
-
-QString fnSource(const TargetPlan &plan, const QString &comment)
-{
-    const QString params = plan.callInputs.join(QStringLiteral(", "));
-    return QStringLiteral("def fn(%1):\n%2    return baseline_impl(%1)\n").arg(params, comment);
-}
-
-QString optionalNumber(const std::optional<double> &v)
-{
-    return v ? pyNumber(*v) : QStringLiteral("None");
 }
 
 } // namespace
@@ -219,7 +124,7 @@ void TargetScaffold::requireIdentifier(const QString &name, const QString &what)
         if (c.category() == QChar::Other_Control)
             throw UserError(
                 QStringLiteral("%1 %2 contains a control character: use letters, digits and underscores.")
-                    .arg(what, pyString(name)));
+                    .arg(what, PythonLiteral::string(name)));
     }
     if (!identifierPattern().match(name).hasMatch() || isPythonKeyword(name))
         throw UserError(
@@ -383,75 +288,6 @@ QString TargetScaffold::candidateFileName(const QString &target)
 QString TargetScaffold::contractFileName()
 {
     return QStringLiteral("_hotkernel_contract.py");
-}
-
-QString TargetScaffold::baselineSource(const TargetPlan &plan)
-{
-    const TargetRequest &r = plan.request;
-    QStringList inputs;
-    for (const TargetInputSpec &spec : plan.rawInputs) {
-        inputs.append(spec.dtype.isEmpty()
-                          ? QStringLiteral("Input(%1, %2)").arg(pyString(spec.name), pyIntList(spec.shape))
-                          : QStringLiteral("Input(%1, %2, dtype=%3)")
-                                .arg(pyString(spec.name), pyIntList(spec.shape), pyString(spec.dtype)));
-    }
-    QString s;
-    s += QStringLiteral(
-             "\"\"\"Target %1: the function to beat and the target definition (made by `hotkernel new`).\n\n"
-             "python %2 [--run I] [--device cuda|cpu] prints one JSON result line; --worker serves runs on "
-             "stdin;\n"
-             "--check-import only imports. Made with:\n    %3\n\"\"\"\n")
-             .arg(r.name, baselineFileName(r.name),
-                  commandLine(r).replace(QLatin1Char('\\'), QStringLiteral("\\\\")));
-    s += QStringLiteral("from _hotkernel_contract import Input, Target, load_function, main  # first: keeps "
-                        "stdout for the protocol\n\n");
-    s += implImport(r.from) + QStringLiteral("\n\n");
-    s += fnSource(plan, {}) + QStringLiteral("\n\n");
-    s += QStringLiteral("TARGET = Target(\n");
-    s += QStringLiteral("    name=%1,\n").arg(pyString(r.name));
-    s += QStringLiteral("    inputs=[%1],\n").arg(inputs.join(QStringLiteral(", ")));
-    s += QStringLiteral("    dtype=%1,\n").arg(pyString(r.dtype));
-    s += QStringLiteral("    seed=%1,\n").arg(r.seed);
-    s += QStringLiteral("    iters=%1,\n").arg(r.iters);
-    s += QStringLiteral("    rotate=%1,  # None: the first input (all derived inputs with derive)\n")
-             .arg(r.rotate.isEmpty() ? QStringLiteral("None") : pyStringList(r.rotate));
-    s += QStringLiteral("    flops=%1,\n").arg(optionalNumber(r.flops));
-    s += QStringLiteral("    min_bytes=%1,  # None: the bytes of the call's inputs\n")
-             .arg(r.minBytes ? QString::number(*r.minBytes) : QStringLiteral("None"));
-    s += QStringLiteral("    atol=%1,  # None: the dtype's default (fp32 1e-4, tf32 1e-3, bf16/fp16 1e-2)\n")
-             .arg(optionalNumber(r.atol));
-    s += QStringLiteral("    rtol=%1,\n").arg(optionalNumber(r.rtol));
-    s += QStringLiteral("    reference=%1,  # None: this file's fn on fp32 copies of the inputs\n")
-             .arg(r.reference.isEmpty() ? QStringLiteral("None") : pyString(r.reference));
-    s += QStringLiteral("    derive=%1,\n")
-             .arg(r.derive.isEmpty() ? QStringLiteral("None") : pyString(r.derive));
-    s += QStringLiteral("    call_inputs=%1,\n")
-             .arg(r.derive.isEmpty() ? QStringLiteral("None") : pyStringList(plan.callInputs));
-    s +=
-        QStringLiteral("    device=%1,  # None: cuda when torch sees a GPU, else cpu (decided at run time)\n")
-            .arg(r.device.isEmpty() ? QStringLiteral("None") : pyString(r.device));
-    s += QStringLiteral(")\n\nif __name__ == \"__main__\":\n    main(TARGET, fn)\n");
-    return s;
-}
-
-QString TargetScaffold::candidateSource(const TargetPlan &plan)
-{
-    const TargetRequest &r = plan.request;
-    QString s;
-    s +=
-        QStringLiteral(
-            "\"\"\"Candidate for target %1: only fn lives here; the definition is %2.TARGET.\n\n"
-            "It starts as the baseline. Make fn faster, keep its parameters and its outputs (shape, dtype);\n"
-            "then: hotkernel verify %3 %4\n\"\"\"\n")
-            .arg(r.name, r.name + QStringLiteral("_baseline"), baselineFileName(r.name),
-                 candidateFileName(r.name));
-    s += QStringLiteral(
-        "from _hotkernel_contract import load_function, main  # first: keeps stdout for the protocol\n");
-    s += QStringLiteral("from %1_baseline import TARGET\n\n").arg(r.name);
-    s += implImport(r.from) + QStringLiteral("\n\n");
-    s += fnSource(plan, QStringLiteral("    # Replace this body with the faster kernel.\n"));
-    s += QStringLiteral("\n\nif __name__ == \"__main__\":\n    main(TARGET, fn)\n");
-    return s;
 }
 
 QByteArray TargetScaffold::contractSource()

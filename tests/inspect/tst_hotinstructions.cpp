@@ -4,6 +4,8 @@
 #include "inspect/sassparser.h"
 
 #include "fixtures.h"
+#include "golden.h"
+#include "parsertext.h"
 
 #include <QTest>
 
@@ -73,6 +75,26 @@ private Q_SLOTS:
         const auto hot = HotInstructions::hottest(functions[0], 2);
         QCOMPARE(functions[0].instructions[hot[0]].address.value(), quint64(0x1f0));
         QCOMPARE(functions[0].instructions[hot[1]].opcode, QStringLiteral("LDS"));
+    }
+
+    // Every source page's whole parse against tests/data/golden/<tag>.expected.txt: per kernel,
+    // each instruction's address, text, samples, count and stall reasons.
+    void golden_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        for (const char *fixture : {"templated.ncu-source-sass.csv", "triton-rmsnorm.ncu-source-sass.csv",
+                                    "journey-gelu.ncu-source-sass.csv"}) {
+            QString golden = QString::fromLatin1(fixture);
+            golden.chop(4); // ".csv"
+            QTest::newRow(qPrintable(golden)) << QString::fromLatin1(fixture);
+        }
+    }
+
+    void golden()
+    {
+        QFETCH(QString, fixture);
+        HK_COMPARE_GOLDEN(QString::fromLatin1(QTest::currentDataTag()),
+                          parsertext::sourceReports(NcuSourceParser::parse(readInspectFixture(fixture))));
     }
 
     void baseName()

@@ -3,6 +3,8 @@
 // kernel filter and its no-match list, hot instructions from a source page alone, the execution
 // trace's arguments, a target made from an op row, and where the CUDA tools are found.
 #include "fixtures.h"
+#include "golden.h"
+#include "parsertext.h"
 
 #include "base/json.h"
 #include "base/usererror.h"
@@ -227,6 +229,16 @@ private Q_SLOTS:
         }));
         QVERIFY_THROWS_EXCEPTION(UserError,
                                  TorchTraceReportParser::parse("{\"tool\": \"torch_trace\"}", report));
+    }
+
+    // The torch_trace report's whole kernel table against
+    // tests/data/golden/journey.torch-trace.expected.txt.
+    void torchTraceReportGolden()
+    {
+        const QString fixture = QStringLiteral("journey.torch-trace.json");
+        HK_COMPARE_GOLDEN(
+            QStringLiteral("journey.torch-trace"),
+            parsertext::kernelTable(TorchTraceReportParser::parse(readInspectFixture(fixture), fixture)));
     }
 
     void executionTraceKeepsNonTensorArguments()

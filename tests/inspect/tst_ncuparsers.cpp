@@ -8,6 +8,8 @@
 #include "inspect/traceparser.h"
 
 #include "fixtures.h"
+#include "golden.h"
+#include "parsertext.h"
 
 #include <QDir>
 #include <QTest>
@@ -237,6 +239,56 @@ private Q_SLOTS:
             const KernelTable table = TraceParser::parse(data, file);
             QCOMPARE(table.kernels[0].boundHint, QString()); // a trace has no throughput figures
         }
+    }
+
+    // Every capture's whole result against tests/data/golden/<golden>.expected.txt: the launches
+    // as the parser read them, then the table they fold into.
+    void golden_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QString>("parser");
+        const auto row = [](const char *fixture, const char *parser) {
+            QString golden = QString::fromLatin1(fixture);
+            golden.truncate(golden.lastIndexOf(QLatin1Char('.'))); // the golden file's name
+            QTest::newRow(qPrintable(golden)) << QString::fromLatin1(fixture) << QString::fromLatin1(parser);
+        };
+        for (const char *details : {"templated.ncu-details.csv", "eager.ncu-details.csv",
+                                    "eager.ncu-details-base-units.csv", "triton-rmsnorm.ncu-details.csv",
+                                    "journey-gelu.ncu-details.csv", "journey-two.ncu-details.csv"})
+            row(details, "details");
+        row("eager.ncu-details-stdout.csv", "detect"); // found by KernelReportParser past ncu's noise
+        row("eager.ncu-summary-per-kernel.csv", "summary");
+        for (const char *raw : {"templated.ncu-raw.csv", "eager.ncu-raw.csv", "triton-rmsnorm.ncu-raw.csv",
+                                "journey-gelu.ncu-raw.csv"})
+            row(raw, "raw");
+        for (const char *trace : {"trace-native.jsonl", "trace-torch.jsonl"})
+            row(trace, "trace");
+        // many.trace.jsonl (900 launches of 500 kernels) has no golden file: its table alone would
+        // be 270 kB, for no line of the parser the two above do not reach; trace() checks it.
+    }
+
+    void golden()
+    {
+        QFETCH(QString, fixture);
+        QFETCH(QString, parser);
+        const QByteArray data = readInspectFixture(fixture);
+        QString text;
+        if (parser == QLatin1String("details"))
+            text = parsertext::launches(NcuDetailsParser::launches(data)) +
+                   parsertext::kernelTable(NcuDetailsParser::parse(data, fixture));
+        else if (parser == QLatin1String("detect"))
+            text = QStringLiteral("format: ") +
+                   KernelReportParser::formatName(KernelReportParser::detect(data)) + QLatin1Char('\n') +
+                   parsertext::kernelTable(KernelReportParser::parse(data, fixture));
+        else if (parser == QLatin1String("summary"))
+            text = parsertext::kernelTable(NcuDetailsParser::parse(data, fixture));
+        else if (parser == QLatin1String("raw"))
+            text = parsertext::launches(NcuRawParser::launches(data)) +
+                   parsertext::kernelTable(NcuRawParser::parse(data, fixture));
+        else
+            text = parsertext::traceSummary(TraceParser::read(data)) +
+                   parsertext::kernelTable(TraceParser::parse(data, fixture));
+        HK_COMPARE_GOLDEN(QString::fromLatin1(QTest::currentDataTag()), text);
     }
 };
 

@@ -4,6 +4,9 @@
 #include "inspect/cardtable.h"
 #include "inspect/nvidiasmiparser.h"
 
+#include "golden.h"
+#include "parsertext.h"
+
 #include <QFile>
 #include <QRegularExpression>
 #include <QTest>
@@ -38,6 +41,8 @@ private Q_SLOTS:
     void computeAppsHeaderOnly();
     void withUnitsMatchesNoUnits();
     void clockEventReasonBits();
+    void golden_data();
+    void golden();
 };
 
 void TestNvidiaSmi::queryWithoutHeader()
@@ -129,6 +134,37 @@ void TestNvidiaSmi::clockEventReasonBits()
     QCOMPARE(NvidiaSmiParser::clockEventReasons(0x1 | 0x4),
              (QStringList{QStringLiteral("gpu_idle"), QStringLiteral("sw_power_cap")}));
     QCOMPARE(NvidiaSmiParser::clockEventReasons(0x40), QStringList{QStringLiteral("hw_thermal_slowdown")});
+}
+
+// Every capture's whole parse against tests/data/golden/<tag>.expected.txt, one JSON object a line.
+void TestNvidiaSmi::golden_data()
+{
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QStringList>("fields"); // empty: --query-compute-apps
+    // The first capture's twelve fields (CAPTURE.md), as withUnitsMatchesNoUnits names them.
+    const QStringList firstCapture =
+        QStringLiteral("name,uuid,driver_version,memory.total,power.limit,compute_cap,clocks.max.sm,"
+                       "clocks.sm,clocks.mem,temperature.gpu,clocks_event_reasons.active,pci.bus_id")
+            .split(QLatin1Char(','));
+    QTest::newRow("nvidia-smi-query-noheader")
+        << QStringLiteral("nvidia-smi-query-noheader.csv") << NvidiaSmiParser::queryFields();
+    QTest::newRow("nvidia-smi-query-header")
+        << QStringLiteral("nvidia-smi-query-header.csv") << NvidiaSmiParser::queryFields();
+    QTest::newRow("nvidia-smi-query") << QStringLiteral("nvidia-smi-query.csv") << firstCapture;
+    QTest::newRow("nvidia-smi-query-nounits")
+        << QStringLiteral("nvidia-smi-query-nounits.csv") << firstCapture;
+    QTest::newRow("nvidia-smi-apps") << QStringLiteral("nvidia-smi-apps.csv") << QStringList();
+}
+
+void TestNvidiaSmi::golden()
+{
+    QFETCH(QString, fixture);
+    QFETCH(QStringList, fields);
+    const QByteArray csv = capture(qPrintable(fixture));
+    QVERIFY2(!csv.isEmpty(), qPrintable(fixture + QStringLiteral(" is missing or empty")));
+    const std::vector<Json> records =
+        fields.isEmpty() ? NvidiaSmiParser::parseApps(csv) : NvidiaSmiParser::parseGpus(csv, fields);
+    HK_COMPARE_GOLDEN(QString::fromLatin1(QTest::currentDataTag()), parsertext::jsonRecords(records));
 }
 
 QTEST_GUILESS_MAIN(TestNvidiaSmi)

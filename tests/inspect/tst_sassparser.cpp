@@ -3,6 +3,8 @@
 #include "inspect/sassparser.h"
 
 #include "fixtures.h"
+#include "golden.h"
+#include "parsertext.h"
 
 #include <QTest>
 
@@ -144,6 +146,44 @@ private Q_SLOTS:
         QCOMPARE(triton.at(QStringLiteral("rmsnorm_kernel")).at(QStringLiteral("REG")), QStringLiteral("64"));
         QCOMPARE(triton.at(QStringLiteral("rmsnorm_kernel")).at(QStringLiteral("SHARED")),
                  QStringLiteral("1024"));
+    }
+
+    // Every listing's whole parse against tests/data/golden/<tag>.expected.txt: each function's
+    // header, then each instruction and label in listing order.
+    void golden_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QString>("parser");
+        QTest::newRow("templated.cuobjdump-sass")
+            << QStringLiteral("templated.cuobjdump-sass.txt") << QStringLiteral("sass");
+        QTest::newRow("templated.nvdisasm")
+            << QStringLiteral("templated.nvdisasm.txt") << QStringLiteral("sass");
+        QTest::newRow("triton-rmsnorm.cuobjdump-sass")
+            << QStringLiteral("triton-rmsnorm.cuobjdump-sass.txt") << QStringLiteral("sass");
+        QTest::newRow("triton-rmsnorm.nvdisasm")
+            << QStringLiteral("triton-rmsnorm.nvdisasm.txt") << QStringLiteral("sass");
+        QTest::newRow("triton-rmsnorm.ptx")
+            << QStringLiteral("triton-cache-rmsnorm/rmsnorm_kernel.ptx") << QStringLiteral("ptx");
+        QTest::newRow("local-kernels.ptx") << QStringLiteral("local/kernels.ptx") << QStringLiteral("ptx");
+        QTest::newRow("templated.res-usage")
+            << QStringLiteral("templated.res-usage.txt") << QStringLiteral("res-usage");
+        QTest::newRow("triton-rmsnorm.res-usage")
+            << QStringLiteral("triton-rmsnorm.res-usage.txt") << QStringLiteral("res-usage");
+    }
+
+    void golden()
+    {
+        QFETCH(QString, fixture);
+        QFETCH(QString, parser);
+        const QByteArray data = readInspectFixture(fixture);
+        QString text;
+        if (parser == QLatin1String("sass"))
+            text = parsertext::sassFunctions(SassParser::parseSass(data));
+        else if (parser == QLatin1String("ptx"))
+            text = parsertext::sassFunctions(SassParser::parsePtx(data));
+        else
+            text = parsertext::resourceUsage(DisasmRunner::parseResourceUsage(data));
+        HK_COMPARE_GOLDEN(QString::fromLatin1(QTest::currentDataTag()), text);
     }
 };
 
