@@ -7,6 +7,14 @@
 
 namespace hotkernel {
 
+long long integerField(const Json &object, const char *key, long long fallback)
+{
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_number_integer())
+        return fallback;
+    return it->get<long long>();
+}
+
 QString stringField(const Json &object, const char *key, const QString &fallback)
 {
     if (!object.is_object())

@@ -23,6 +23,8 @@ inline QString toQt(const std::string &s)
 
 // A string field of an object, or fallback when absent or not a string.
 QString stringField(const Json &object, const char *key, const QString &fallback = {});
+// An integer field of an object, or fallback when absent or not an integer.
+long long integerField(const Json &object, const char *key, long long fallback);
 QStringList toStringList(const Json &array);
 Json toJson(const QStringList &list);
 
