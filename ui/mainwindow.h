@@ -4,7 +4,9 @@
 // Actions start tools through Session::start like the CLI and MCP do (client "window"). GUI thread.
 #pragma once
 
+#include "agentslabel.h"
 #include "base/json.h"
+#include "panedocks.h"
 #include "workspace/workspace.h"
 
 #include <QFutureWatcher>
@@ -74,6 +76,9 @@ public:
     void focusNextPane(int step);
     // What the Source pane says above the text (why there are no per-line samples).
     QString sourceNote() const;
+    // Diff SASS: the selected target's baseline and candidate listings side by side, else two
+    // builds of the selected kernel; else the SASS pane's note says what is missing.
+    void showTargetDiff();
 
     // Agents attached through the session's listener (app/ connects SessionListener here): the
     // feed and the status bar say who is attached, who left and how many of its jobs ended.
@@ -110,33 +115,29 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
-    QDockWidget *addDock(QWidget *widget, const QString &title, const QString &name, Qt::DockWidgetArea area);
-    void applyDefaultLayout();
-    void createActions();
+    void createPanes();
+    void createStatusBar();
     void createMenus();
-    void addRecent(const QString &key, const QString &path);
-    void fillRecentMenu();
+    // The saved session's reloaded runs (the feed) and verifies (history, Record).
+    void loadStore();
     void showSourceOf(const QString &target);
     void onJobFinished(Job *job);
+    // A verify this window saw finish: in the history, and offered to Record (result: its JSON).
+    void addVerify(const VerifyRecord &r, const Json &result);
     void updateStatus();
-    void updateAgentsLabel();
     void onKernelSelected(const QString &name);
     void onTargetSelected(const QString &name);
     void refreshRoofline();
-    void showTargetDiff();
     void openScript(const QString &path);
-    // Keeps the wanted arguments the tool's schema knows (all when the schema lists none).
-    Json forTool(const QString &tool, const Json &wanted) const;
 
     Session *m_session;
     SessionStore *m_store;
     Workspace m_workspace;
     std::vector<VerifyRecord> m_sessionVerifies; // verified here or in a saved session, not recorded
     std::vector<RooflinePoint> m_extraPoints;
-    QHash<QString, Json> m_verifyResults; // verify results by finished_at, for Record
-    QStringList m_openedReports;          // File > Open report, without a saved session
-    QString m_explicitCard;               // named by gpu_info or a roofline call: its ceilings show
-    QMenu *m_recentMenu = nullptr;
+    QHash<QString, Json> m_verifyResults;  // verify results by finished_at, for Record
+    QStringList m_openedReports;           // File > Open report, without a saved session
+    QString m_explicitCard;                // named by gpu_info or a roofline call: its ceilings show
     QPushButton *m_recordButton = nullptr; // in the status bar after a verify nobody recorded
     HostSelector *m_hostSelector = nullptr;
     QFutureWatcher<Workspace> m_loader;
@@ -152,14 +153,11 @@ private:
     QLabel *m_sourceNote;
     VerifyHistoryView *m_historyView;
     AgentFeedView *m_feedView;
-    QList<QDockWidget *> m_docks;
     QLabel *m_cardLabel;
     QLabel *m_pythonLabel;
     QLabel *m_jobsLabel;
-    QLabel *m_agentsLabel;
-    QStringList m_agents; // attached now, in order of arrival
-    bool m_agentsCanAttach = false;
-    QString m_agentAccess;
+    AgentsLabel *m_agentsLabel;
+    PaneDocks m_panes;
 };
 
 } // namespace hotkernel

@@ -3,6 +3,8 @@
 
 #include "rooflinelabellayout.h"
 #include "rooflinescale.h"
+#include "rooflineseries.h"
+#include "rooflinetext.h"
 
 #include <QChart>
 #include <QChartView>
@@ -33,28 +35,8 @@
 
 namespace hotkernel {
 
-using RooflineScale::bandwidthEnd;
-using RooflineScale::computeStart;
 using RooflineScale::Roofs;
 using RooflineScale::roofsOf;
-
-namespace {
-
-bool positive(double v)
-{
-    return std::isfinite(v) && v > 0;
-}
-
-QString flopsText(double v)
-{
-    if (v >= 1e12)
-        return QStringLiteral("%1 TFLOP/s").arg(v / 1e12, 0, 'g', 4);
-    if (v >= 1e9)
-        return QStringLiteral("%1 GFLOP/s").arg(v / 1e9, 0, 'g', 4);
-    return QStringLiteral("%1 FLOP/s").arg(v, 0, 'g', 4);
-}
-
-} // namespace
 
 RooflineChartView::RooflineChartView(QWidget *parent)
     : QWidget(parent), m_view(new QChartView(new QChart, this)), m_status(new QLabel(this)),
@@ -120,25 +102,7 @@ QChart *RooflineChartView::chart() const
 
 RooflineData RooflineChartView::validated(const RooflineData &data, QStringList *rejected)
 {
-    RooflineData out = data;
-    out.ceilings.clear();
-    out.points.clear();
-    for (const RooflineCeiling &c : data.ceilings) {
-        if (positive(c.value))
-            out.ceilings.push_back(c);
-        else if (rejected)
-            rejected->append(QStringLiteral("ceiling %1 (%2)").arg(c.label).arg(c.value));
-    }
-    for (const RooflinePoint &p : data.points) {
-        if (positive(p.intensity) && positive(p.flopsPerSecond))
-            out.points.push_back(p);
-        else if (rejected)
-            rejected->append(QStringLiteral("point %1 (%2 FLOP/B, %3 FLOP/s)")
-                                 .arg(p.label)
-                                 .arg(p.intensity)
-                                 .arg(p.flopsPerSecond));
-    }
-    return out;
+    return RooflineScale::plottable(data, rejected);
 }
 
 void RooflineChartView::setData(const RooflineData &data)
@@ -157,53 +121,17 @@ void RooflineChartView::changeEvent(QEvent *event)
 
 QColor RooflineChartView::kindColor(const QString &kind)
 {
-    // Mid-tone hues that read on white and on the dark theme's near-black alike.
-    if (kind == QLatin1String("baseline"))
-        return QColor(235, 125, 20);
-    if (kind == QLatin1String("candidate"))
-        return QColor(40, 165, 75);
-    return QColor(45, 125, 210); // kernels
+    return RooflineSeries::kindColor(kind);
 }
-
-namespace {
-
-// One colour and one dash per ceiling, in order; none of them the point colours.
-const QColor kCeilingColors[] = {QColor(200, 40, 60), QColor(150, 90, 210), QColor(20, 160, 170),
-                                 QColor(190, 140, 0), QColor(220, 80, 170), QColor(110, 120, 135)};
-const Qt::PenStyle kCeilingDashes[] = {Qt::SolidLine, Qt::DashLine,       Qt::DashDotLine,
-                                       Qt::DotLine,   Qt::DashDotDotLine, Qt::SolidLine};
-
-} // namespace
 
 RooflineChartView::RoofAbove RooflineChartView::roofAbove(const RooflinePoint &p) const
 {
-    const RooflineCeiling *compute = nullptr;
-    const RooflineCeiling *bandwidth = nullptr;
-    for (const RooflineCeiling &c : m_data.ceilings) {
-        const RooflineCeiling *&best = c.kind == QLatin1String("compute") ? compute : bandwidth;
-        if (!best || c.value > best->value)
-            best = &c;
-    }
-    if (compute && (!bandwidth || compute->value <= bandwidth->value * p.intensity))
-        return {compute->value, compute->label};
-    if (bandwidth)
-        return {bandwidth->value * p.intensity, bandwidth->label};
-    return {};
+    return RooflineText::roofAbove(m_data, p);
 }
 
 QString RooflineChartView::describe(const RooflinePoint &p) const
 {
-    const RoofAbove roof = roofAbove(p);
-    QString text = QStringLiteral("%1 (%2)\n%3 FLOP/B\n%4\n%5 GB/s")
-                       .arg(p.label, p.kind)
-                       .arg(p.intensity, 0, 'g', 3)
-                       .arg(flopsText(p.flopsPerSecond))
-                       .arg(p.flopsPerSecond / p.intensity / 1e9, 0, 'f', 1);
-    if (roof.value > 0)
-        text += tr("\n%1 % of the roof here: %2 (%3)")
-                    .arg(100 * p.flopsPerSecond / roof.value, 0, 'f', 1)
-                    .arg(roof.label, flopsText(roof.value));
-    return text;
+    return RooflineText::describe(m_data, p);
 }
 
 const RooflinePoint *RooflineChartView::selectedPoint() const
@@ -222,17 +150,7 @@ QString RooflineChartView::selectedText() const
     const RooflinePoint *selected = selectedPoint();
     if (!selected)
         return {};
-    const RoofAbove roof = roofAbove(*selected);
-    QString text = tr("<b>%1</b> (%2): %3 FLOP/B, %4, %5 GB/s")
-                       .arg(selected->label.toHtmlEscaped(), selected->kind)
-                       .arg(selected->intensity, 0, 'g', 3)
-                       .arg(flopsText(selected->flopsPerSecond))
-                       .arg(selected->flopsPerSecond / selected->intensity / 1e9, 0, 'f', 0);
-    if (roof.value > 0)
-        text += tr(": <b>%1% of the %2 roof</b>")
-                    .arg(100 * selected->flopsPerSecond / roof.value, 0, 'f', 0)
-                    .arg(roof.label.toHtmlEscaped());
-    return text;
+    return RooflineText::selected(m_data, *selected);
 }
 
 void RooflineChartView::updateSelectedInfo()
@@ -244,6 +162,32 @@ void RooflineChartView::updateSelectedInfo()
 }
 
 void RooflineChartView::rebuild()
+{
+    clearChart();
+    if (m_data.ceilings.empty() && m_data.points.empty()) {
+        m_title = tr("Roofline");
+        m_view->chart()->setTitle(m_title);
+        QStringList status{
+            tr("No roofline yet: it needs the card's ceilings (gpu_info, calibrate) and kernels "
+               "or verify results with flops and bytes per call.")};
+        status += m_data.notes;
+        m_status->setTextFormat(Qt::PlainText);
+        m_status->setText(status.join(QLatin1Char('\n')));
+        return;
+    }
+    m_title = tr("Roofline: %1 %2").arg(m_data.card, m_data.dtype);
+    updateCompact();
+    m_ranges = fittedRanges(m_data);
+    addAxes();
+    addCeilings();
+    addPoints();
+    addSelectionRing();
+    updateStatus();
+    selectKey(m_selectedKey);
+    placeLabels();
+}
+
+void RooflineChartView::clearChart()
 {
     QChart *chart = m_view->chart();
     chart->setTheme(palette().color(QPalette::Base).lightness() < 128 ? QChart::ChartThemeDark
@@ -260,23 +204,11 @@ void RooflineChartView::rebuild()
     for (LineLabel &l : m_lineLabels)
         delete l.item;
     m_lineLabels.clear();
+}
 
-    if (m_data.ceilings.empty() && m_data.points.empty()) {
-        m_title = tr("Roofline");
-        chart->setTitle(m_title);
-        QStringList status{
-            tr("No roofline yet: it needs the card's ceilings (gpu_info, calibrate) and kernels "
-               "or verify results with flops and bytes per call.")};
-        status += m_data.notes;
-        m_status->setTextFormat(Qt::PlainText);
-        m_status->setText(status.join(QLatin1Char('\n')));
-        return;
-    }
-    m_title = tr("Roofline: %1 %2").arg(m_data.card, m_data.dtype);
-    updateCompact();
-    m_ranges = fittedRanges(m_data);
-    const Roofs roofs = roofsOf(m_data);
-
+void RooflineChartView::addAxes()
+{
+    QChart *chart = m_view->chart();
     auto *x = new QLogValueAxis;
     x->setTitleText(tr("Arithmetic intensity (FLOP/byte)"));
     x->setLabelFormat(QStringLiteral("%g"));
@@ -290,149 +222,77 @@ void RooflineChartView::rebuild()
     m_yAxis = y;
     m_compact = false;
     updateCompact();
+}
 
-    auto attach = [&](QAbstractSeries *series) {
-        chart->addSeries(series);
-        series->attachAxis(x);
-        series->attachAxis(y);
-    };
+void RooflineChartView::attach(QAbstractSeries *series, bool inLegend)
+{
+    QChart *chart = m_view->chart();
+    chart->addSeries(series);
+    for (QAbstractAxis *axis : chart->axes()) // x, then y
+        series->attachAxis(axis);
+    for (QLegendMarker *marker : chart->legend()->markers(series))
+        marker->setVisible(inLegend);
+}
+
+void RooflineChartView::addCeilings()
+{
+    const Roofs roofs = roofsOf(m_data);
     int index = 0;
     int computeLabels = 0, bandwidthLabels = 0;
     for (const RooflineCeiling &c : m_data.ceilings) {
-        auto *line = new QLineSeries;
-        line->setName(c.label);
-        QPointF from, to;
-        if (c.kind == QLatin1String("compute")) {
-            from = QPointF(computeStart(c.value, roofs, m_ranges.xMin), c.value);
-            to = QPointF(m_ranges.xMax, c.value);
-        } else {
-            const double end = bandwidthEnd(c.value, roofs, m_ranges.xMax);
-            from = QPointF(m_ranges.xMin, c.value * m_ranges.xMin);
-            to = QPointF(end, c.value * end);
-        }
-        line->append(from);
-        line->append(to);
-        const int n = int(std::size(kCeilingColors));
-        QPen pen(kCeilingColors[index % n]);
-        pen.setWidthF(2);
-        pen.setStyle(kCeilingDashes[index % n]);
-        line->setPen(pen);
-        attach(line);
+        const QLineF line = RooflineScale::ceilingLine(c, roofs, m_ranges);
+        QLineSeries *series = RooflineSeries::ceiling(c.label, line, index++);
         // The label on the line says which roof it is; the legend keeps to the points.
-        for (QLegendMarker *marker : chart->legend()->markers(line))
-            marker->setVisible(false);
-        auto *label = new QGraphicsSimpleTextItem(c.label, chart);
-        label->setBrush(pen.color());
+        attach(series, false);
+        auto *label = new QGraphicsSimpleTextItem(c.label, m_view->chart());
+        label->setBrush(series->pen().color());
         label->setZValue(5);
         // Compute roofs near the right end, bandwidth roofs near the left, staggered so that
         // close roofs start apart; placeLabels() moves any that would still overlap.
         const bool compute = c.kind == QLatin1String("compute");
-        m_lineLabels.push_back({label, from, to,
+        m_lineLabels.push_back({label, line.p1(), line.p2(),
                                 compute ? 0.97 - 0.45 * computeLabels++ : 0.06 + 0.3 * bandwidthLabels++,
                                 compute, c.value});
-        ++index;
     }
-    // Baselines first and larger, hollow: a candidate on the same spot sits inside, not on top.
-    QMap<QString, QScatterSeries *> byKind;
-    for (const QString &kind :
-         {QStringLiteral("baseline"), QStringLiteral("kernel"), QStringLiteral("candidate")}) {
-        if (std::none_of(m_data.points.begin(), m_data.points.end(),
-                         [&kind](const RooflinePoint &p) { return p.kind == kind; }))
-            continue;
-        auto *series = new QScatterSeries;
-        series->setName(kind);
-        const QColor color = kindColor(kind);
-        if (kind == QLatin1String("baseline")) {
-            series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-            series->setMarkerSize(16);
-            series->setColor(Qt::transparent);
-            series->setPen(QPen(color, 3));
-        } else if (kind == QLatin1String("kernel")) {
-            series->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
-            series->setMarkerSize(13);
-            series->setColor(color);
-            series->setPen(QPen(color.darker(140), 1));
-        } else {
-            series->setMarkerShape(QScatterSeries::MarkerShapeCircle);
-            series->setMarkerSize(9);
-            series->setColor(color);
-            series->setPen(QPen(color.darker(140), 1));
-        }
-        byKind.insert(kind, series);
-    }
-    for (const RooflinePoint &p : m_data.points) {
-        QScatterSeries *&series = byKind[p.kind];
-        if (!series) {
-            series = new QScatterSeries;
-            series->setName(p.kind);
-            series->setMarkerSize(10);
-            series->setColor(kindColor(p.kind));
-        }
-        series->append(p.intensity, p.flopsPerSecond);
-    }
-    QList<QScatterSeries *> ordered;
-    for (const QString &kind :
-         {QStringLiteral("baseline"), QStringLiteral("kernel"), QStringLiteral("candidate")})
-        if (byKind.contains(kind))
-            ordered.append(byKind.value(kind));
-    for (auto it = byKind.cbegin(); it != byKind.cend(); ++it)
-        if (!ordered.contains(it.value()))
-            ordered.append(it.value());
-    for (QScatterSeries *series : std::as_const(ordered)) {
-        attach(series);
-        connect(series, &QScatterSeries::clicked, this, [this](const QPointF &value) {
+}
+
+void RooflineChartView::addPoints()
+{
+    const QList<QScatterSeries *> series = RooflineSeries::points(m_data);
+    for (QScatterSeries *s : series) {
+        attach(s);
+        connect(s, &QScatterSeries::clicked, this, [this](const QPointF &value) {
             if (const RooflinePoint *hit = pointNear(value)) {
                 selectKey(hit->key);
                 Q_EMIT pointSelected(hit->key);
             }
         });
-        connect(series, &QScatterSeries::hovered, this, &RooflineChartView::showCallout);
+        connect(s, &QScatterSeries::hovered, this, &RooflineChartView::showCallout);
     }
-    // One kernel (or script) on both sides: a line from its baseline to its candidate point.
-    QMap<QString, std::pair<const RooflinePoint *, const RooflinePoint *>> sides;
-    for (const RooflinePoint &p : m_data.points) {
-        if (p.kind == QLatin1String("baseline"))
-            sides[p.key].first = &p;
-        else if (p.kind == QLatin1String("candidate"))
-            sides[p.key].second = &p;
-    }
-    for (auto it = sides.cbegin(); it != sides.cend(); ++it) {
-        if (!it->first || !it->second)
-            continue;
-        auto *join = new QLineSeries;
-        join->setName(tr("change"));
-        join->append(it->first->intensity, it->first->flopsPerSecond);
-        join->append(it->second->intensity, it->second->flopsPerSecond);
-        QPen pen(palette().color(QPalette::Text));
-        pen.setWidthF(1.2);
-        pen.setStyle(Qt::DashLine);
-        join->setPen(pen);
-        attach(join);
-        for (QLegendMarker *marker : chart->legend()->markers(join))
-            marker->setVisible(false);
-    }
-    m_selectedSeries = new QScatterSeries;
-    m_selectedSeries->setName(tr("selected"));
-    m_selectedSeries->setMarkerSize(22);
-    m_selectedSeries->setColor(Qt::transparent);
-    m_selectedSeries->setBorderColor(QColor(220, 30, 30));
-    QPen pen(QColor(220, 30, 30));
-    pen.setWidth(3);
-    m_selectedSeries->setPen(pen);
+    for (QLineSeries *join : RooflineSeries::changes(m_data, palette().color(QPalette::Text), tr("change")))
+        attach(join, false);
+}
+
+void RooflineChartView::addSelectionRing()
+{
+    m_selectedSeries = RooflineSeries::selectionRing(tr("selected"));
     attach(m_selectedSeries);
     // The ring lies over the selected point: hovering it describes the point under it.
     connect(m_selectedSeries, &QScatterSeries::hovered, this, &RooflineChartView::showCallout);
     // A hollow marker's legend swatch is its transparent fill, invisible on a dark plot: the
-    // swatches of the hollow series take their outline's colour.
-    for (QScatterSeries *hollow : {byKind.value(QStringLiteral("baseline")), m_selectedSeries}) {
-        if (!hollow)
-            continue;
-        for (QLegendMarker *marker : m_view->chart()->legend()->markers(hollow))
-            marker->setBrush(hollow->pen().color());
+    // swatches of the hollow series (baselines, the ring) take their outline's colour.
+    const QList<QAbstractSeries *> all = m_view->chart()->series();
+    for (QAbstractSeries *series : all) {
+        auto *scatter = qobject_cast<QScatterSeries *>(series);
+        if (scatter && (scatter == m_selectedSeries || scatter->name() == QLatin1String("baseline")))
+            showOutlineInLegend(scatter);
     }
-    updateStatus();
-    selectKey(m_selectedKey);
-    placeLabels();
+}
+
+void RooflineChartView::showOutlineInLegend(QScatterSeries *hollow)
+{
+    for (QLegendMarker *marker : m_view->chart()->legend()->markers(hollow))
+        marker->setBrush(hollow->pen().color());
 }
 
 void RooflineChartView::updateStatus()
@@ -668,12 +528,7 @@ void RooflineChartView::showCalloutFor(const RooflinePoint &p)
     m_callout->setText(describe(p));
     if (m_callout->boundingRect().height() + 2 * pad > plot.height() / 2) {
         // The five lines would hide half a short plot (1280x720): two, the numbers in one.
-        const RoofAbove roof = roofAbove(p);
-        QString numbers =
-            QStringLiteral("%1 FLOP/B, %2").arg(p.intensity, 0, 'g', 3).arg(flopsText(p.flopsPerSecond));
-        if (roof.value > 0)
-            numbers += tr(": %1 % of %2").arg(100 * p.flopsPerSecond / roof.value, 0, 'f', 0).arg(roof.label);
-        m_callout->setText(QStringLiteral("%1 (%2)\n%3").arg(p.label, p.kind, numbers));
+        m_callout->setText(RooflineText::describeShort(m_data, p));
     }
     if (m_callout->boundingRect().width() + 2 * pad > plot.width()) {
         // A demangled template name can be wider than the plot: each line cut at its end.

@@ -6,6 +6,7 @@
 
 #include "inspect/rooflinemodel.h"
 #include "rooflinescale.h"
+#include "rooflinetext.h"
 
 #include <QLineF>
 #include <QList>
@@ -13,6 +14,7 @@
 #include <QPolygonF>
 #include <QWidget>
 
+class QAbstractSeries;
 class QChart;
 class QChartView;
 class QGraphicsRectItem;
@@ -55,11 +57,7 @@ public:
     QString describe(const RooflinePoint &point) const;
     // The roof a point sits under: the lower of the highest compute roof and the highest bandwidth
     // roof at its intensity, and that ceiling's label (empty label: no roof).
-    struct RoofAbove
-    {
-        double value = 0;
-        QString label;
-    };
+    using RoofAbove = RooflineText::RoofAbove;
     RoofAbove roofAbove(const RooflinePoint &point) const;
     // "_rmsnorm_kernel (candidate): 0.25 FLOP/B, 1.06 TFLOP/s, 4,231 GB/s: 88% of copy 4.17 TB/s
     // (measured)": the selected point's numbers, always shown above the plot (no hover needed).
@@ -92,7 +90,16 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    // Rebuilt from m_data in steps: chart cleared, axes, ceilings, points, selection ring.
     void rebuild();
+    void clearChart();
+    void addAxes();
+    void addCeilings();
+    void addPoints();
+    void addSelectionRing();
+    // Adds series to the chart on both axes; inLegend false: no legend entry (lines with labels).
+    void attach(QAbstractSeries *series, bool inLegend = true);
+    void showOutlineInLegend(QScatterSeries *hollow);
     void placeLabels();
     void fitTicks();
     void updateCompact();

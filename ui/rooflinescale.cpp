@@ -7,6 +7,38 @@
 
 namespace hotkernel::RooflineScale {
 
+namespace {
+
+bool positive(double v)
+{
+    return std::isfinite(v) && v > 0;
+}
+
+} // namespace
+
+RooflineData plottable(const RooflineData &data, QStringList *rejected)
+{
+    RooflineData out = data;
+    out.ceilings.clear();
+    out.points.clear();
+    for (const RooflineCeiling &c : data.ceilings) {
+        if (positive(c.value))
+            out.ceilings.push_back(c);
+        else if (rejected)
+            rejected->append(QStringLiteral("ceiling %1 (%2)").arg(c.label).arg(c.value));
+    }
+    for (const RooflinePoint &p : data.points) {
+        if (positive(p.intensity) && positive(p.flopsPerSecond))
+            out.points.push_back(p);
+        else if (rejected)
+            rejected->append(QStringLiteral("point %1 (%2 FLOP/B, %3 FLOP/s)")
+                                 .arg(p.label)
+                                 .arg(p.intensity)
+                                 .arg(p.flopsPerSecond));
+    }
+    return out;
+}
+
 Roofs roofsOf(const RooflineData &data)
 {
     Roofs r;
@@ -75,6 +107,15 @@ Ranges fitted(const RooflineData &data)
     r.yMin = std::pow(10, std::log10(yLo) - 0.25);
     r.yMax = std::pow(10, std::log10(yHi) + 0.6); // room for the labels of the close top roofs
     return r;
+}
+
+QLineF ceilingLine(const RooflineCeiling &ceiling, const Roofs &roofs, const Ranges &ranges)
+{
+    if (ceiling.kind == QLatin1String("compute"))
+        return QLineF(computeStart(ceiling.value, roofs, ranges.xMin), ceiling.value, ranges.xMax,
+                      ceiling.value);
+    const double end = bandwidthEnd(ceiling.value, roofs, ranges.xMax);
+    return QLineF(ranges.xMin, ceiling.value * ranges.xMin, end, ceiling.value * end);
 }
 
 } // namespace hotkernel::RooflineScale

@@ -5,7 +5,13 @@
 
 #include "inspect/rooflinemodel.h"
 
+#include <QLineF>
+
 namespace hotkernel::RooflineScale {
+
+// data without the ceilings and points a log-log plot cannot hold (a value <= 0 or not finite:
+// Qt Charts blanks the whole series), each one left out named in rejected when given.
+RooflineData plottable(const RooflineData &data, QStringList *rejected);
 
 struct Roofs
 {
@@ -25,5 +31,9 @@ struct Ranges
     double xMin = 0.01, xMax = 1000, yMin = 1e9, yMax = 1e15;
 };
 Ranges fitted(const RooflineData &data);
+
+// A ceiling's line in chart values: a compute roof from where it meets the highest bandwidth roof
+// to the right edge, a bandwidth roof from the left edge to where it meets the highest compute roof.
+QLineF ceilingLine(const RooflineCeiling &ceiling, const Roofs &roofs, const Ranges &ranges);
 
 } // namespace hotkernel::RooflineScale
