@@ -371,9 +371,9 @@ Json interpreterJson(const PythonInfo &python)
 Json contractJson(const RunLine &line)
 {
     Json c = Json::object();
-    for (const char *key :
-         {"protocol", "target", "shape", "dtype", "seed", "iters", "rotate", "rotate_k", "flops", "bytes",
-          "device", "device_name", "l2_bytes", "timer", "timer_note", "target_sha256", "contract_sha256"}) {
+    for (const char *key : {"protocol", "target", "shape", "dtype", "seed", "iters", "calls", "rotate",
+                            "rotate_k", "flops", "bytes", "device", "device_name", "l2_bytes", "timer",
+                            "timer_note", "target_sha256", "contract_sha256"}) {
         c[key] = line.json.contains(key) ? line.json[key] : Json();
     }
     return c;

@@ -3,6 +3,7 @@
 
 #include "base/json.h"
 #include "measure/bracketclock.h"
+#include "measure/runline.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,12 +19,6 @@ double medianOf(std::vector<double> values)
     std::sort(values.begin(), values.end());
     const size_t n = values.size();
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-long long iterationsOf(const Json &line)
-{
-    const auto it = line.find("iters");
-    return it != line.end() && it->is_number_integer() ? it->get<long long>() : 0;
 }
 
 Json optionalJson(std::optional<double> v)
@@ -81,7 +76,7 @@ namespace {
 double witnessedCalls(const RunOutcome &o)
 {
     const long long replays = o.line.json.value("witness_replays", 0LL);
-    const long long iters = o.line.json.value("iters", 0LL);
+    const long long iters = RunLineParser::blockCalls(o.line.json);
     return replays > 0 && iters > 0 ? double(replays * iters) : 0.0;
 }
 
@@ -119,7 +114,7 @@ void PairChecks::addWitnessRatios(Json &ratios, const RunOutcome &o)
     // timed windows' time per call over the bracketed one's (BracketClock's two GPU bounds).
     const std::optional<double> timed = WitnessTrace::timedMsPerCall(o.witness, o.line.json);
     const long long replays = o.line.json.value("witness_replays", 0LL);
-    const long long iters = iterationsOf(o.line.json);
+    const long long iters = RunLineParser::blockCalls(o.line.json);
     if (timed && o.bracketSeconds > 0 && replays > 0 && iters > 0) {
         const double spanMs = double(o.witness.back().spanNs) / 1e6;
         ratios["witnessed_over_bracket"].push_back(spanMs / (o.bracketSeconds * 1e3));
@@ -204,7 +199,7 @@ QString PairChecks::bracketed(const RunOutcome &o, const QString &side, int pair
                               "something in the process kept those lines from hotkernel")
             .arg(side)
             .arg(pair);
-    const long long iters = iterationsOf(o.line.json);
+    const long long iters = RunLineParser::blockCalls(o.line.json);
     const double bracketMs = o.bracketSeconds * 1e3;
     // A GPU run whose replays were witnessed: the bracket was around the judged replay's window
     // (the last one), replayed back to back; a CPU run: around the reported samples. A GPU run

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "measure/runline.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hotkernel {
@@ -48,11 +49,17 @@ QString compact(const Json &v)
 
 } // namespace
 
+long long RunLineParser::blockCalls(const Json &line)
+{
+    const long long calls = integerField(line, "calls", 0);
+    return calls > 0 ? calls : std::max(0LL, integerField(line, "iters", 0));
+}
+
 const std::vector<const char *> &RunLineParser::identityFields()
 {
     static const std::vector<const char *> fields{
-        "protocol", "target", "shape",         "dtype",           "seed",  "iters", "rotate", "rotate_k",
-        "flops",    "bytes",  "target_sha256", "contract_sha256", "device"};
+        "protocol", "target",   "shape", "dtype", "seed",          "iters",           "calls",
+        "rotate",   "rotate_k", "flops", "bytes", "target_sha256", "contract_sha256", "device"};
     return fields;
 }
 

@@ -43,6 +43,10 @@ public:
 
     // The fields two lines must agree on for a pair to be valid (docs/contract.md).
     static const std::vector<const char *> &identityFields();
+    // The calls of one timed replay: "calls" where the line has it (a timed replay makes one call
+    // per rotated set, at most the target's iters: issue 41, class 8), else the target's "iters".
+    // 0 when neither is a positive integer.
+    static long long blockCalls(const Json &line);
 
     // Parses one line. run is the index that was requested; the line must carry the same.
     // On failure returns std::nullopt and sets *error to a sentence that names script and run.

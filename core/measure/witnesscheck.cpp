@@ -3,6 +3,8 @@
 // against the witnessed one, and (protocol 5) the time per call the windows themselves give.
 #include "measure/witnesstrace.h"
 
+#include "measure/runline.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -117,7 +119,7 @@ QString WitnessTrace::violation(const std::vector<WitnessWindow> &windows, const
         if (const QString why = windowFault(windows[i], which, graph); !why.isEmpty())
             return why;
     }
-    const long long iters = integerField(line, "iters", 0);
+    const long long iters = RunLineParser::blockCalls(line);
     const auto ms = line.find("ms");
     if (time != Time::Compared || iters <= 0 || ms == line.end() || !ms->is_number())
         return {};
@@ -149,7 +151,7 @@ std::optional<double> WitnessTrace::timedMsPerCall(const std::vector<WitnessWind
                                                    const Json &line)
 {
     const long long timed = integerField(line, "timed_windows", 0);
-    const long long iters = integerField(line, "iters", 0);
+    const long long iters = RunLineParser::blockCalls(line);
     if (timed <= 0 || iters <= 0 || windows.size() < size_t(timed))
         return std::nullopt;
     std::vector<double> perCall;

@@ -44,8 +44,10 @@ CPU_DISTINCT_SET_BYTES = 1 << 30
 CPU_SPOT_CALLS = 6
 # The same on the GPU, within a timed replay: one rotated set per call while the sets take at most
 # this much of the card (a sixteenth of its memory, at most 4 GiB; both sides run on one card, so
-# both get the same count), and every set is drawn afresh between timed replays. A call whose set
-# an earlier call of the replay used (a target too large to fit) is named in the run's notes.
+# both get the same count), and every set is drawn afresh between timed replays. Where iters sets
+# do not fit, a timed replay makes as many calls as there are sets ("calls" in the line), never
+# more: a call on a set an earlier call of the replay used would find it unchanged, and its output
+# would be overwritten before anyone saw it.
 GPU_DISTINCT_SET_BYTES = 4 << 30
 GPU_DISTINCT_SET_SHARE = 16
 # Words of each judged input sampled into its fingerprint (_Bench._inputs_digest).
@@ -665,10 +667,12 @@ class _Bench:
                     notes.append("rotation capped at %d copies of %d bytes (%d would exceed 2x the %d-byte cache): "
                                  "inputs this small may be timed cache-warm"
                                  % (MAX_ROTATED_SETS, per_call, wanted, self.l2_bytes))
-                if rotate and self.k < iters:
-                    notes.append("%d rotated sets for %d calls (a set takes %d bytes, the distinct sets at most %d): "
-                                 "%d calls of each timed replay see a set an earlier call of it used, unchanged"
-                                 % (self.k, iters, rotated, self._distinct_set_bytes(), iters - self.k))
+                # Without rotated inputs every call sees the same set: the target's own choice.
+                self.calls = min(iters, self.k) if rotate else iters
+                if self.calls < iters:
+                    notes.append("timed replays of %d calls, not the target's %d: one call per rotated set, and no "
+                                 "more sets fit (%d bytes each; at most %d sets and %d bytes)"
+                                 % (self.calls, iters, rotated, MAX_ROTATED_SETS, self._distinct_set_bytes()))
                 self.rotate_note = "; ".join(notes) or None
                 self.sets = [set0]
             for k in range(1, self.k):
@@ -772,7 +776,7 @@ class _Bench:
         its own witness window when the core asked for a witness, and the inputs are drawn afresh
         between timed replays (protocol 5)."""
         t = self.torch
-        iters, k = self.definition["iters"], self.k
+        iters, k = self.calls, self.k
         if self.device == "cpu":
             # A tuple, never a list: nothing another thread holds can change a sample in place.
             samples = ()
@@ -920,7 +924,7 @@ class _Bench:
         fn is called again (what the contract promises about an output's lifetime, docs/contract.md).
         kept becomes {set: (call index, returned outputs, their copies)}; "owners" maps each returned
         storage to the last call that returned it."""
-        iters, k = self.definition["iters"], self.k
+        iters, k = self.calls, self.k
         kept.clear()
         owners = {}
         for i in range(iters):
@@ -933,7 +937,7 @@ class _Bench:
     def graph_outputs(self, outs):
         """kept (as judged_calls makes it) for a graph's judged replay: its outputs are the graph's
         own memory, which no later call writes (_StaticOutputs keeps such blocks off the graph)."""
-        iters, k = self.definition["iters"], self.k
+        iters, k = self.calls, self.k
         kept = {s: (_last_call(s, iters, k), out, _copies(out)) for s, out in outs.items()}
         kept["owners"] = {}
         return kept
@@ -1047,7 +1051,7 @@ class _Bench:
             sets = {}
             for k, j, tensor in tensors:
                 sets.setdefault(k, []).append((j, tensor))
-            expected = list(range(min(self.definition["iters"], self.k)))
+            expected = list(range(min(self.calls, self.k)))
             if sorted(sets) != expected:
                 raise _JudgedFileError("%s holds rotated sets %s, the timed block returns sets %s"
                                        % (path, sorted(sets), expected))
@@ -1100,7 +1104,7 @@ class _Bench:
         line.update({"max_err": None, "mismatch": None, "invalid": None,
                      "judge_seed": None if judge_seed == "late" else judge_seed,
                      "judge_inputs_sha256": None, "judge_file": None, "witness_replays": 0, "witness_note": None,
-                     "timed_windows": 0})
+                     "timed_windows": 0, "calls": self.calls})
         ok, worst, mismatch = False, 0.0, None
         dtype_ctx = _Tf32(t, self.definition["dtype"] == "tf32")
         try:
@@ -1604,7 +1608,7 @@ class _InputChanges:
         self.bench = bench
         self.torch = bench.torch
         d = bench.definition
-        self.used = [bench.sets[j] for j in range(min(bench.k, d["iters"]))]
+        self.used = [bench.sets[j] for j in range(min(bench.k, bench.calls))]
         specs = {spec["name"]: spec for spec in d["inputs"]}
         self.names = [n for n in d["rotate"] if n in specs] if bench.derive is None else []
         self.specs = specs

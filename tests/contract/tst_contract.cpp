@@ -123,33 +123,12 @@ private Q_SLOTS:
     void standaloneRunPrintsOneCompleteLine()
     {
         const QJsonObject line = runOnce(QStringLiteral("gelu_baseline.py"), 2);
-        const char *fields[] = {"protocol",
-                                "ok",
-                                "ms",
-                                "timer",
-                                "timer_note",
-                                "samples_ms",
-                                "run",
-                                "target",
-                                "shape",
-                                "dtype",
-                                "seed",
-                                "iters",
-                                "rotate",
-                                "rotate_k",
-                                "flops",
-                                "bytes",
-                                "max_err",
-                                "mismatch",
-                                "device",
-                                "device_name",
-                                "l2_bytes",
-                                "target_sha256",
-                                "contract_sha256",
-                                "torch",
-                                "triton",
-                                "cuda",
-                                "python"};
+        const char *fields[] = {
+            "protocol", "ok",     "ms",          "timer",    "timer_note",    "samples_ms",
+            "run",      "target", "shape",       "dtype",    "seed",          "iters",
+            "calls",    "rotate", "rotate_k",    "flops",    "bytes",         "max_err",
+            "mismatch", "device", "device_name", "l2_bytes", "target_sha256", "contract_sha256",
+            "torch",    "triton", "cuda",        "python"};
         for (const char *field : fields)
             QVERIFY2(line.contains(QLatin1String(field)), field);
         QCOMPARE(line.value(QLatin1String("protocol")).toInt(), 5);

@@ -146,6 +146,19 @@ private Q_SLOTS:
         c = b;
         c["bytes"] = 134217728.0; // same number written as a float
         QVERIFY(RunLineParser::identityMismatches(b, c).isEmpty());
+        // A side that claims more calls per replay than the other divides its GPU time by more.
+        c = b;
+        c["calls"] = 100;
+        QCOMPARE(RunLineParser::identityMismatches(b, c).size(), 1);
+    }
+
+    void blockCalls()
+    {
+        // Protocol 5's lines say how many calls a timed replay made; older ones only iters.
+        QCOMPARE(RunLineParser::blockCalls(Json{{"iters", 50}, {"calls", 16}}), 16LL);
+        QCOMPARE(RunLineParser::blockCalls(Json{{"iters", 50}}), 50LL);
+        QCOMPARE(RunLineParser::blockCalls(Json{{"iters", 50}, {"calls", 0}}), 50LL);
+        QCOMPARE(RunLineParser::blockCalls(Json{{"iters", "50"}}), 0LL);
     }
 };
 
