@@ -47,6 +47,15 @@ public:
     // environment variable that overrides the search here. Throws UserError saying where it looked
     // and how to point hotkernel at it. Empty when the job was cancelled.
     virtual QCoro::Task<QString> findTool(QString tool, QString variable, Job *job) = 0;
+    // The path of one of NVIDIA's tools that is used only where it is found at once, without
+    // connecting (nsys, for profile's "auto"); empty where it is not found or not looked for (a
+    // remote host).
+    virtual QString lookForTool(const QString &tool, const QString &variable) const = 0;
+    // The path there of one of hotkernel's native helpers (NativeHelpers::calibrateFileName(),
+    // tracerFileName()): the one built with hotkernel here; built there from the sources this binary
+    // carries, once per host and version. Throws UserError saying where it looked or why the build
+    // failed. Empty when the job was cancelled.
+    virtual QCoro::Task<QString> nativeHelper(QString fileName, Job *job) = 0;
     // Runs one step (a program found by findTool, with its arguments; paths under the session's
     // directory are mapped as pathThere does) and returns what it did. A lost connection throws
     // UserError; a cancel gives ProcessResult::Status::Cancelled.

@@ -6,6 +6,7 @@
 #include "inspect/cudatools.h"
 #include "inspect/gpuprobe.h"
 #include "inspect/tritoncache.h"
+#include "process/nativehelpers.h"
 #include "process/processrunner.h"
 
 #include <QCoroFuture>
@@ -94,6 +95,24 @@ QCoro::Task<bool> LocalHost::prepareFiles(QStringList, Job *)
 QCoro::Task<QString> LocalHost::findTool(QString tool, QString variable, Job *)
 {
     co_return CudaTools::require(tool, variable);
+}
+
+QString LocalHost::lookForTool(const QString &tool, const QString &variable) const
+{
+    return CudaTools::find(tool, variable);
+}
+
+QCoro::Task<QString> LocalHost::nativeHelper(QString fileName, Job *)
+{
+    const QString helper = NativeHelpers::locate(fileName);
+    if (helper.isEmpty())
+        throw UserError(
+            QStringLiteral(
+                "%1 was not found (looked in: %2). It is built with hotkernel when the CUDA Toolkit "
+                "is found; or build it alone with `cmake -S core/native -B build-native && cmake "
+                "--build build-native` and set HOTKERNEL_NATIVE_DIR.")
+                .arg(fileName, NativeHelpers::searchDirectories().join(QStringLiteral(", "))));
+    co_return helper;
 }
 
 QCoro::Task<ProcessResult> LocalHost::runTool(ProcessSpec spec, Job *job)

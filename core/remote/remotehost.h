@@ -136,6 +136,8 @@ public:
     QStringList tritonCacheRoots() const override;
     QCoro::Task<bool> prepareFiles(QStringList relativeFiles, Job *job) override;
     QCoro::Task<QString> findTool(QString tool, QString variable, Job *job) override;
+    QString lookForTool(const QString &tool, const QString &variable) const override;
+    QCoro::Task<QString> nativeHelper(QString fileName, Job *job) override;
     QCoro::Task<ProcessResult> runTool(ProcessSpec spec, Job *job) override;
     QCoro::Task<std::optional<QByteArray>> readBack(QString path, Job *job) override;
     QCoro::Task<PythonInfo> interpreter(Job *job) override;

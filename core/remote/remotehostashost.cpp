@@ -49,6 +49,20 @@ QCoro::Task<QString> RemoteHost::findTool(QString tool, QString, Job *job)
     co_return co_await RemoteToolbox::locate(this, tool, job);
 }
 
+QString RemoteHost::lookForTool(const QString &, const QString &) const
+{
+    return {}; // not looked for there (docs/remote.md): "auto" means the tracer, built there
+}
+
+QCoro::Task<QString> RemoteHost::nativeHelper(QString fileName, Job *job)
+{
+    const QPointer<RemoteHost> alive(this);
+    const std::shared_ptr<const RemoteShell> shell = co_await connect(job);
+    if (!shell || !alive)
+        co_return QString();
+    co_return co_await RemoteToolbox::nativeHelper(alive, fileName, job);
+}
+
 QCoro::Task<ProcessResult> RemoteHost::runTool(ProcessSpec spec, Job *job)
 {
     co_return co_await RemoteToolbox::run(this, std::move(spec), job);

@@ -5,7 +5,6 @@
 #include "base/job.h"
 #include "base/targetname.h"
 #include "base/usererror.h"
-#include "inspect/cudatools.h"
 #include "inspect/host.h"
 #include "inspect/inspectformat.h"
 #include "inspect/leadingkernel.h"
@@ -93,8 +92,7 @@ QCoro::Task<ToolResult> profileWatched(Session &session, Json arguments, const C
     // nsys is not looked for on a remote host; the tracer is built there.
     if (request.tool == QLatin1String("auto"))
         request.tool =
-            session.remote() ||
-                    CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
+            session.host().lookForTool(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
                 ? QStringLiteral("trace")
                 : QStringLiteral("nsys");
     request.kernelRegex = stringField(arguments, "kernel_regex");

@@ -244,10 +244,15 @@ QStringList frontEndResultReads(const QString &root, const QStringList &tools)
 // The files that run their steps through the session's Host (docs/hosts.md); each entry leaves the
 // list only with a reason in that document.
 const QStringList kHostAgnostic = {
-    QStringLiteral("core/inspect/disasmrunner.h"), QStringLiteral("core/inspect/disasmrunner.cpp"),
-    QStringLiteral("core/tools/disasmtool.cpp"),   QStringLiteral("core/tools/gpuinfotool.cpp"),
-    QStringLiteral("core/tools/hostgpu.h"),        QStringLiteral("core/tools/hostgpu.cpp"),
+    QStringLiteral("core/inspect/disasmrunner.h"),
+    QStringLiteral("core/inspect/disasmrunner.cpp"),
+    QStringLiteral("core/tools/disasmtool.cpp"),
+    QStringLiteral("core/tools/gpuinfotool.cpp"),
+    QStringLiteral("core/tools/hostgpu.h"),
+    QStringLiteral("core/tools/hostgpu.cpp"),
     QStringLiteral("core/tools/rooflinetool.cpp"),
+    QStringLiteral("core/inspect/calibraterunner.h"),
+    QStringLiteral("core/inspect/calibraterunner.cpp"),
 };
 
 // "file:line: text" for every line (comments left out) of files, relative to root, that asks whether

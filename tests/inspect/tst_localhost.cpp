@@ -126,6 +126,18 @@ private Q_SLOTS:
         QVERIFY2(fetched->error.contains(QStringLiteral("FIFO")), qPrintable(fetched->error));
     }
 
+    // A helper or tool that is not here says where it was looked for; the optional one is empty.
+    void missingHelperSaysWhereItLooked()
+    {
+        const QString name = QStringLiteral("hotkernel-no-such-helper");
+        auto helper = capture(m_host.nativeHelper(name, nullptr));
+        QTRY_VERIFY_WITH_TIMEOUT(helper->done, kWaitMs);
+        QVERIFY2(helper->error.contains(name) && helper->error.contains(QStringLiteral("looked in")) &&
+                     helper->error.contains(QStringLiteral("HOTKERNEL_NATIVE_DIR")),
+                 qPrintable(helper->error));
+        QVERIFY(m_host.lookForTool(QStringLiteral("hotkernel-no-such-tool"), {}).isEmpty());
+    }
+
     void interpreterIsTheSessionsOwn()
     {
         auto python = capture(m_host.interpreter(nullptr));
