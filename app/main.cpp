@@ -4,14 +4,13 @@
 #include "clifrontend.h"
 #include "demosession.h"
 #include "inspect/calibraterunner.h"
+#include "inspect/host.h"
 #include "mainwindow.h"
 #include "mcp/sessionlistener.h"
 #include "mcpfrontend.h"
 #include "process/nativehelpers.h"
 #include "record/leaderboardcommand.h"
 #include "remote/hosturl.h"
-#include "remote/remotecalibrate.h"
-#include "remote/remotehost.h"
 #include "servefrontend.h"
 #include "session/session.h"
 #include "session/sessionstore.h"
@@ -127,14 +126,12 @@ int main(int argc, char **argv)
             return 0;
         }
         if (verb == QLatin1String("calibrate")) { // a native helper, not one of the MCP tools
-            // Here, or on the session's host, where the helper is built from the sources hotkernel carries.
-            RemoteHost *remote = session.remote();
-            CalibrateRunner::Measure measure = [remote](QStringList helperArguments) {
-                if (remote)
-                    return RemoteCalibrate::run(helperArguments, remote);
-                return CalibrateRunner::run(helperArguments);
+            // On the session's host; a remote one builds the helper from the sources hotkernel carries.
+            Host *host = &session.host();
+            CalibrateRunner::Measure measure = [host](QStringList helperArguments) {
+                return CalibrateRunner::run(*host, helperArguments);
             };
-            const QString where = remote ? remote->display() : QStringLiteral("this machine");
+            const QString where = host->name();
             return shutdown.exitCode(runCoroutine(app, [&] {
                 return CalibrateRunner::runCli(options.rest.mid(1), session.workDir().root(), options.json,
                                                measure, where);

@@ -3,28 +3,31 @@
 
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
+#include "inspect/host.h"
 #include "process/nativehelpers.h"
-#include "process/processrunner.h"
 
 #include <cstdio>
 
 namespace hotkernel {
 
-QCoro::Task<Json> CalibrateRunner::run(QStringList helperArguments, Job *job)
+QCoro::Task<Json> CalibrateRunner::run(Host &host, QStringList helperArguments, Job *job)
 {
-    const QString helper = NativeHelpers::locate(NativeHelpers::calibrateFileName());
+    const QString helper = co_await host.nativeHelper(NativeHelpers::calibrateFileName(), job);
     if (helper.isEmpty())
-        throw UserError(
-            QStringLiteral("hotkernel-calibrate was not found (looked in: %1). It is built with hotkernel "
-                           "when the CUDA Toolkit is found; or build it alone with `cmake -S core/native -B "
-                           "build-native && cmake --build build-native` and set HOTKERNEL_NATIVE_DIR.")
-                .arg(NativeHelpers::searchDirectories().join(QStringLiteral(", "))));
+        throw UserError(QStringLiteral("calibration cancelled"));
     ProcessSpec spec;
     spec.program = helper;
     spec.arguments = helperArguments;
     spec.timeout = std::chrono::minutes(5);
-    const ProcessResult result = co_await ProcessRunner::run(spec, job);
-    co_return interpret(result, spec.commandLine());
+    // "... on ssh://host/dir" for a host: the messages say where it failed.
+    const QString shown = spec.commandLine() + QLatin1Char(' ') + host.where();
+    const ProcessResult result = co_await host.runTool(spec, job);
+    Json data = interpret(result, shown);
+    // Where it measured, as results record it (nothing for this machine).
+    const Json where = host.record();
+    if (where.is_object())
+        data["host"] = where;
+    co_return data;
 }
 
 Json CalibrateRunner::interpret(const ProcessResult &result, const QString &commandLine)

@@ -14,19 +14,21 @@
 
 namespace hotkernel {
 
+class Host;
 class Job;
 
 class CalibrateRunner
 {
 public:
-    // Runs the helper (extra arguments passed on, e.g. --quick) and returns its JSON object.
-    // Throws UserError when the helper is missing, fails or prints no usable result.
-    static QCoro::Task<Json> run(QStringList helperArguments, Job *job = nullptr);
+    // Runs the helper on the host (extra arguments passed on, e.g. --quick) and returns its JSON
+    // object, with the host's record ("host") when it is not this machine. Throws UserError when
+    // the helper is missing, fails or prints no usable result, naming where it ran.
+    static QCoro::Task<Json> run(Host &host, QStringList helperArguments, Job *job = nullptr);
     // The helper's JSON object from its run; throws UserError when it failed or printed no usable
     // result (commandLine: the helper as the message shows it).
     static Json interpret(const ProcessResult &result, const QString &commandLine);
 
-    // What measures: run() here, or the same helper on a session's remote host.
+    // What measures: run() on the session's host.
     using Measure = std::function<QCoro::Task<Json>(QStringList helperArguments)>;
     // `hotkernel calibrate [--record] [--quick] [--device N]`: measure, store under the user's
     // data directory (and results/calibration/ with --record), print a table (JSON with json).

@@ -1,69 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "inspect/disasmrunner.h"
 
-#include "base/boundedfile.h"
 #include "base/job.h"
 #include "base/usererror.h"
-#include "inspect/cudatools.h"
+#include "inspect/host.h"
 #include "inspect/sassparser.h"
-#include "process/processrunner.h"
 
 #include <QCoroFuture>
-#include <QFile>
-#include <QFileInfo>
 #include <QtConcurrent>
 
 namespace hotkernel {
 
 namespace {
 
-QCoro::Task<QByteArray> runTool(QString program, QStringList arguments, Job *job, QString *commandLine)
-{
-    ProcessSpec spec;
-    spec.program = program;
-    spec.arguments = arguments;
-    spec.timeout = std::chrono::minutes(5);
-    if (commandLine)
-        *commandLine = spec.commandLine();
-    const ProcessResult result = co_await ProcessRunner::run(spec, job);
-    if (result.status == ProcessResult::Status::Cancelled)
-        co_return QByteArray();
-    if (result.status == ProcessResult::Status::FailedToStart)
-        throw UserError(QStringLiteral("Could not start %1: %2.").arg(program, result.errorString));
-    if (result.status == ProcessResult::Status::TimedOut)
-        throw UserError(
-            QStringLiteral("`%1` ran for over 5 minutes and was stopped; disassemble a smaller file "
-                           "(a single .cubin) instead.")
-                .arg(spec.commandLine()));
-    if (!result.succeeded())
-        throw DisasmRunner::failure(spec.commandLine(), result.exitCode, result.stderrTail(6).trimmed());
-    co_return result.standardOutput;
-}
-
 bool isCubin(const QString &path)
 {
     return path.endsWith(QLatin1String(".cubin"));
-}
-
-} // namespace
-
-namespace {
-
-struct Parsed
-{
-    std::vector<SassFunction> functions;
-    QString error;
-};
-
-Parsed readAndParsePtx(const QString &path)
-{
-    Parsed out;
-    const BoundedFile::Read file = BoundedFile::read(path, BoundedFile::kReportLimit);
-    if (!file.ok())
-        out.error = path + QLatin1Char(' ') + file.error + QStringLiteral(": give a PTX file or a binary.");
-    else
-        out.functions = SassParser::parsePtx(file.bytes);
-    return out;
 }
 
 std::vector<SassFunction> parseListing(const QByteArray &output, bool ptx)
@@ -71,29 +23,60 @@ std::vector<SassFunction> parseListing(const QByteArray &output, bool ptx)
     return ptx ? SassParser::parsePtx(output) : SassParser::parseSass(output);
 }
 
-// These coroutines await unconditionally; plain functions choose which one runs (docs/hacking.md, "Compiler
-// rules").
-QCoro::Task<std::vector<SassFunction>> ptxFile(QString path)
+// The tool's output on the host; empty when the job was cancelled. The host is the session's, which
+// outlives the job (setHost is refused while a job runs); a cancel or an ended session shows as an
+// empty program or a cancelled step.
+QCoro::Task<QByteArray> runOnHost(Host &host, DisasmPlan plan, Job *job, QString *commandLine)
 {
-    const Parsed parsed = co_await QtConcurrent::run(readAndParsePtx, path);
-    if (!parsed.error.isEmpty())
-        throw UserError(parsed.error);
-    co_return parsed.functions;
+    const QString program = co_await host.findTool(plan.tool, plan.variable, job);
+    if (program.isEmpty())
+        co_return QByteArray();
+    ProcessSpec spec;
+    spec.program = program;
+    spec.arguments = plan.arguments;
+    spec.timeout = std::chrono::minutes(5);
+    const QString shown = host.commandLine(spec);
+    if (commandLine)
+        *commandLine = shown;
+    const ProcessResult r = co_await host.runTool(spec, job);
+    if (r.status == ProcessResult::Status::Cancelled)
+        co_return QByteArray();
+    if (r.status == ProcessResult::Status::TimedOut)
+        throw UserError(
+            QStringLiteral("`%1` ran for over 5 minutes and was stopped; disassemble a smaller file "
+                           "(a single .cubin) instead.")
+                .arg(shown));
+    if (!r.succeeded())
+        throw DisasmRunner::failure(shown, r.exitCode, r.stderrTail(6).trimmed());
+    co_return r.standardOutput;
 }
 
-QCoro::Task<std::vector<SassFunction>> runAndParse(QString program, QStringList arguments, bool ptx, Job *job,
+// These coroutines await unconditionally; plain functions choose which one runs (docs/hacking.md,
+// "Compiler rules").
+QCoro::Task<std::vector<SassFunction>> toolListing(Host &host, DisasmPlan plan, Job *job,
                                                    QString *commandLine)
 {
-    const QByteArray output = co_await runTool(program, arguments, job, commandLine);
+    const QByteArray output = co_await runOnHost(host, plan, job, commandLine);
     // Parsed also after a cancel (the output is then empty).
-    co_return co_await DisasmRunner::parseOffThread(output, ptx);
+    co_return co_await DisasmRunner::parseOffThread(output, plan.ptx);
 }
 
-QCoro::Task<std::map<QString, std::map<QString, QString>>> runResourceUsage(QString program, QString path,
-                                                                            Job *job)
+QCoro::Task<std::vector<SassFunction>> ptxText(Host &host, QString path, Job *job)
 {
-    const QStringList arguments = DisasmRunner::resourceUsageArguments(path);
-    const QByteArray output = co_await runTool(program, arguments, job, nullptr);
+    const std::optional<QByteArray> text = co_await host.readBack(path, job);
+    if (!text)
+        throw UserError(QStringLiteral("%1 is not a file on %2: give a PTX file or a binary.")
+                            .arg(host.pathThere(path), host.name()));
+    co_return co_await DisasmRunner::parseOffThread(*text, true);
+}
+
+QCoro::Task<std::map<QString, std::map<QString, QString>>> usageOnHost(Host &host, QString path, Job *job)
+{
+    DisasmPlan plan;
+    plan.tool = QStringLiteral("cuobjdump");
+    plan.variable = QStringLiteral("HOTKERNEL_CUOBJDUMP");
+    plan.arguments = DisasmRunner::resourceUsageArguments(path);
+    const QByteArray output = co_await runOnHost(host, plan, job, nullptr);
     co_return DisasmRunner::parseResourceUsage(output);
 }
 
@@ -104,20 +87,16 @@ QCoro::Task<std::map<QString, std::map<QString, QString>>> noResourceUsage()
 
 } // namespace
 
-QCoro::Task<std::vector<SassFunction>> DisasmRunner::disassemble(QString path, QString level, QString tool,
-                                                                 Job *job, QString *commandLine)
+QCoro::Task<std::vector<SassFunction>> DisasmRunner::disassemble(Host &host, QString path, QString level,
+                                                                 QString tool, Job *job, QString *commandLine)
 {
-    if (!QFileInfo(path).isFile())
-        throw UserError(
-            QStringLiteral("%1 does not exist or is not a file. Give a .cubin, .ptx, .so or executable.")
-                .arg(path));
     const DisasmPlan p = plan(path, level, tool);
     if (p.tool.isEmpty()) {
         if (commandLine)
-            *commandLine = QStringLiteral("read %1").arg(path);
-        return ptxFile(path);
+            *commandLine = QStringLiteral("read %1 on %2").arg(host.pathThere(path), host.name());
+        return ptxText(host, path, job);
     }
-    return runAndParse(CudaTools::require(p.tool, p.variable), p.arguments, p.ptx, job, commandLine);
+    return toolListing(host, p, job, commandLine);
 }
 
 DisasmPlan DisasmRunner::plan(const QString &path, const QString &level, QString tool)
@@ -171,12 +150,12 @@ UserError DisasmRunner::failure(const QString &commandLine, int exitCode, const 
                          .arg(stderrTail));
 }
 
-QCoro::Task<std::map<QString, std::map<QString, QString>>> DisasmRunner::resourceUsage(QString path, Job *job)
+QCoro::Task<std::map<QString, std::map<QString, QString>>> DisasmRunner::resourceUsage(Host &host,
+                                                                                       QString path, Job *job)
 {
     if (path.isEmpty())
         return noResourceUsage();
-    return runResourceUsage(
-        CudaTools::require(QStringLiteral("cuobjdump"), QStringLiteral("HOTKERNEL_CUOBJDUMP")), path, job);
+    return usageOnHost(host, path, job);
 }
 
 std::map<QString, std::map<QString, QString>> DisasmRunner::parseResourceUsage(QByteArrayView text)

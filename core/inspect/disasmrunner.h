@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runs cuobjdump / nvdisasm as coroutines (cancellable through the job) and parses their output
-// on a worker thread. Lives on the caller's thread; never blocks it.
+// Runs cuobjdump / nvdisasm on the session's host (this machine or a remote one, docs/hosts.md) as
+// coroutines, cancellable through the job, and parses their output on a worker thread. Lives on
+// the caller's thread; never blocks it.
 #pragma once
 
 #include "base/usererror.h"
@@ -14,9 +15,10 @@
 
 namespace hotkernel {
 
+class Host;
 class Job;
 
-// Which program disassembles a file, and how (pure; shared with a remote host's disasm).
+// Which program disassembles a file, and how (pure).
 struct DisasmPlan
 {
     QString tool;          // "cuobjdump" or "nvdisasm"; empty: a .ptx file, read as it is
@@ -38,15 +40,19 @@ public:
     // The error for a disassembler that ran and failed (commandLine: as shown to the user).
     static UserError failure(const QString &commandLine, int exitCode, const QString &stderrTail);
 
-    // SASS ("sass") or PTX ("ptx") of a .cubin, .ptx, .so or executable. tool: "cuobjdump",
+    // SASS ("sass") or PTX ("ptx") of a .cubin, .ptx, .so or executable on the host (path as the
+    // session names it; one under the session's directory is the host's copy). tool: "cuobjdump",
     // "nvdisasm" (SASS of a cubin only) or "auto" (nvdisasm for a cubin, cuobjdump otherwise:
-    // nvdisasm prints branch labels). A .ptx file is read directly.
-    // Throws UserError when a tool is missing or fails, naming the command and its stderr.
-    static QCoro::Task<std::vector<SassFunction>> disassemble(QString path, QString level, QString tool,
-                                                              Job *job, QString *commandLine = nullptr);
-    // `cuobjdump -res-usage`: per function REG, STACK, SHARED, LOCAL, ... as printed; an empty
-    // map at once for an empty path (so callers can await it unconditionally).
-    static QCoro::Task<std::map<QString, std::map<QString, QString>>> resourceUsage(QString path, Job *job);
+    // nvdisasm prints branch labels). A .ptx file is read directly. Throws UserError when a tool is
+    // missing or fails, naming the command (and the host) and its stderr. Empty when the job was
+    // cancelled.
+    static QCoro::Task<std::vector<SassFunction>> disassemble(Host &host, QString path, QString level,
+                                                              QString tool, Job *job,
+                                                              QString *commandLine = nullptr);
+    // `cuobjdump -res-usage` on the host: per function REG, STACK, SHARED, LOCAL, ... as printed;
+    // an empty map at once for an empty path (so callers can await it unconditionally).
+    static QCoro::Task<std::map<QString, std::map<QString, QString>>> resourceUsage(Host &host, QString path,
+                                                                                    Job *job);
     // Parses `cuobjdump -res-usage` output. Pure.
     static std::map<QString, std::map<QString, QString>> parseResourceUsage(QByteArrayView text);
 };

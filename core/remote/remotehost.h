@@ -8,6 +8,7 @@
 #pragma once
 
 #include "base/json.h"
+#include "inspect/host.h"
 #include "process/processspec.h"
 #include "process/pythonlocator.h"
 #include "remote/remoteshell.h"
@@ -30,7 +31,9 @@ namespace hotkernel {
 class Job;
 class SlurmAllocation;
 
-class RemoteHost : public QObject
+// The Host the session hands its runners when it has a remote host (docs/hosts.md): its overrides
+// (remotehostashost.cpp) connect first, and run through RemoteToolbox.
+class RemoteHost : public QObject, public Host
 {
     Q_OBJECT
 public:
@@ -66,7 +69,7 @@ public:
     // candidate's scratch there, which its supervisor may not have made yet: issue 41).
     QCoro::Task<QString> makePrivateDir(Job *job, QString purpose, QString parent = {});
     // Copies one remote file here (0600); false when it does not exist there.
-    QCoro::Task<bool> fetch(QString remoteFile, QString localFile, Job *job);
+    QCoro::Task<bool> fetch(QString remoteFile, QString localFile, Job *job) override;
     // Removes a remote path (rm -rf); an ssh failure throws UserError.
     QCoro::Task<void> remove(QString remotePath, Job *job);
     // Removes a remote path without waiting for it.
@@ -123,6 +126,22 @@ public:
                                    std::chrono::milliseconds timeout = std::chrono::seconds(120));
     // What RemoteToolbox found or built on this host, by name; forgotten when the host is left.
     QHash<QString, QString> &toolCache() { return m_toolCache; }
+
+    // Host (remotehostashost.cpp).
+    QString name() const override { return display(); }
+    QString where() const override { return QStringLiteral("on ") + display(); }
+    Json record() const override { return hostJson(); }
+    QString pathThere(const QString &path) const override;
+    QString commandLine(const ProcessSpec &spec) const override;
+    QStringList tritonCacheRoots() const override;
+    QCoro::Task<bool> prepareFiles(QStringList relativeFiles, Job *job) override;
+    QCoro::Task<QString> findTool(QString tool, QString variable, Job *job) override;
+    QString lookForTool(const QString &tool, const QString &variable) const override;
+    QCoro::Task<QString> nativeHelper(QString fileName, Job *job) override;
+    QCoro::Task<ProcessResult> runTool(ProcessSpec spec, Job *job) override;
+    QCoro::Task<std::optional<QByteArray>> readBack(QString path, Job *job) override;
+    QCoro::Task<PythonInfo> interpreter(Job *job) override;
+    QCoro::Task<Json> probeGpu(Job *job) override;
 
 private:
     QCoro::Task<bool> startMaster(Job *job);

@@ -3,6 +3,7 @@
 
 #include "base/logging.h"
 #include "base/usererror.h"
+#include "inspect/localhost.h"
 #include "measure/measuresetup.h"
 #include "measure/workerpool.h"
 #include "remote/remotehost.h"
@@ -49,7 +50,8 @@ nlohmann::json canonical(const Json &value)
 Session::Session(ToolRegistry tools, SessionOptions options, QObject *parent)
     : QObject(parent), m_options(std::move(options)),
       m_workDir(m_options.workDir.isEmpty() ? QDir::currentPath() : m_options.workDir),
-      m_tools(std::move(tools)), m_python(m_options.python), m_workers(std::make_unique<WorkerPool>(this))
+      m_tools(std::move(tools)), m_python(m_options.python), m_workers(std::make_unique<WorkerPool>(this)),
+      m_localHost(std::make_unique<LocalHost>(m_python))
 {
     useHost(m_options.host.isEmpty() ? qEnvironmentVariable("HOTKERNEL_HOST") : m_options.host);
     bool given = false;
@@ -135,6 +137,14 @@ bool Session::setHost(const QString &host, QString *error)
 Session::~Session()
 {
     cancelAll();
+}
+
+Host &Session::host()
+{
+    // The one place that chooses (issue 40): the runners take the Host and never ask which.
+    if (m_remote)
+        return *m_remote;
+    return *m_localHost;
 }
 
 WorkerPool &Session::workers()

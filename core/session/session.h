@@ -21,6 +21,8 @@
 
 namespace hotkernel {
 
+class Host;
+class LocalHost;
 class RemoteHost;
 class WorkerPool;
 
@@ -59,6 +61,10 @@ public:
     // given cannot be used (a bad URL): measuring then fails with that message.
     RemoteHost *remote() const override { return m_remote; }
     const QString &hostError() const override { return m_hostError; }
+    // Where the tools run, for their runners (docs/hosts.md): the remote host when there is one,
+    // else this machine. Valid while the session lives; setHost() is refused while a job runs, so a
+    // job's host does not change under it.
+    Host &host();
     QObject *lifetime() override { return this; }
     // The host as the user wrote it ("local" when the workers run here).
     QString hostDisplay() const;
@@ -128,6 +134,7 @@ private:
     GpuLock m_gpuLock;
     std::unique_ptr<WorkerPool> m_workers;
     RemoteHost *m_remote = nullptr; // a child: ends (ssh -O exit) with the session
+    std::unique_ptr<LocalHost> m_localHost;
     QString m_hostError;
     QString m_shutdownReason; // set once, by beginShutdown()
     QString m_hostText;       // as given; empty: local

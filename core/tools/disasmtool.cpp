@@ -7,13 +7,12 @@
 #include "base/jobguard.h"
 #include "base/usererror.h"
 #include "inspect/disasmrunner.h"
+#include "inspect/host.h"
 #include "inspect/hotinstructions.h"
 #include "inspect/inspectformat.h"
 #include "inspect/ncusourceparser.h"
 #include "inspect/tritoncache.h"
 #include "measure/measuresetup.h"
-#include "remote/remotedisasm.h"
-#include "remote/remotehost.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 
@@ -219,8 +218,8 @@ QCoro::Task<ToolResult> disasmSourcePage(Session &session, Json arguments, Job &
     co_return ToolResult::success(out, text);
 }
 
-// On a remote host: connect, and copy a binary that lies in the session's directory here (a cubin
-// built here); one that is not here is the host's own. Nothing to do on this machine.
+// Connects to the session's host and copies a binary that lies in the session's directory there (a
+// cubin built here); one that is not here is the host's own. Nothing to copy on this machine.
 // A helper of a phase: its awaits are checked by the phase's await of it.
 QCoro::Task<bool> prepareBinaryHost(Session &session, QString binary, Job *job)
 {
@@ -230,32 +229,11 @@ QCoro::Task<bool> prepareBinaryHost(Session &session, QString binary, Job *job)
         co_await MeasureSetup::prepareHost(session, noScripts, guard.job()); // cancel: checked by the caller
     if (!connected || guard.stopped())
         co_return false;
-    RemoteHost *remote = session.remote();
-    if (!remote)
-        co_return true;
     const QString root = QDir::cleanPath(session.workDir().root());
     QStringList files;
     if (QFileInfo(binary).isFile() && QDir::cleanPath(binary).startsWith(root + QLatin1Char('/')))
         files << QDir(root).relativeFilePath(binary);
-    co_return co_await remote->sync(files, guard.job()); // cancel: checked by the caller
-}
-
-// Where the disassembler runs: here, or on the session's host.
-QCoro::Task<std::vector<SassFunction>> disassembleWhere(Session &session, const QString &binary,
-                                                        const QString &level, const QString &tool, Job *job,
-                                                        QString *command)
-{
-    if (RemoteHost *remote = session.remote())
-        return RemoteDisasm::disassemble(binary, level, tool, remote, job, command);
-    return DisasmRunner::disassemble(binary, level, tool, job, command);
-}
-
-QCoro::Task<std::map<QString, std::map<QString, QString>>> resourceUsageWhere(Session &session,
-                                                                              const QString &binary, Job *job)
-{
-    if (RemoteHost *remote = session.remote())
-        return RemoteDisasm::resourceUsage(binary, remote, job);
-    return DisasmRunner::resourceUsage(binary, job);
+    co_return co_await session.host().prepareFiles(files, guard.job()); // cancel: checked by the caller
 }
 
 bool isSourcePage(const Session &session, const QString &target)
@@ -317,14 +295,7 @@ QStringList tritonSearchRoots(const DisasmCall &s)
         throw UserError(
             QStringLiteral("Name the Triton kernel: disasm triton-cache --function NAME (a substring of "
                            "the @triton.jit function's name)."));
-    if (s.session->remote())
-        throw UserError(
-            QStringLiteral("disasm of the Triton cache on a remote host is not built (%1): give the "
-                           "kernel's .cubin as the host has it (ls ~/.triton/cache/*/NAME.cubin there), "
-                           "or profile it with ncu and set \"full\" and disasm the source_csv that "
-                           "comes back.")
-                .arg(s.session->remote()->display()));
-    const QStringList roots = TritonCache::defaultRoots();
+    const QStringList roots = s.session->host().tritonCacheRoots();
     if (roots.isEmpty())
         throw UserError(
             QStringLiteral("No Triton cache here: neither $TRITON_CACHE_DIR nor ~/.triton/cache exists. "
@@ -382,18 +353,19 @@ QCoro::Task<void> disassembleBinary(DisasmCall *call)
     DisasmCall &s = *call;
     s.job->setProgress(0, std::nullopt,
                        QStringLiteral("disassembling %1").arg(QFileInfo(s.binary).fileName()));
+    Host &host = s.session->host();
     s.functions =
-        co_await s.job(disassembleWhere(*s.session, s.binary, s.level, s.tool, s.job.get(), &s.command));
+        co_await s.job(DisasmRunner::disassemble(host, s.binary, s.level, s.tool, s.job.get(), &s.command));
     if (s.functions.empty())
         throw UserError(
             QStringLiteral("%1 holds no %2 code (`%3` printed no function). For a host executable or .so, "
                            "check it was built with device code for this level.")
                 .arg(s.binary, s.level, s.command));
-    // A file on a remote host is named as the host has it.
-    if (const RemoteHost *remote = s.session->remote()) {
-        s.out["host"] = toStd(remote->display());
-        s.binary = remote->shell()->remotePath(s.binary);
-    }
+    // The file is named as the host has it, and a remote host by its URL.
+    s.binary = host.pathThere(s.binary);
+    const Json where = host.record();
+    if (where.contains("url"))
+        s.out["host"] = where["url"];
     s.out["binary"] = toStd(s.binary);
     s.out["command"] = toStd(s.command);
     s.out["level"] = toStd(s.level);
@@ -408,7 +380,7 @@ QCoro::Task<void> disassembleBinary(DisasmCall *call)
     QString usagePath;
     if (s.level == QLatin1String("sass") && !s.list)
         usagePath = s.binary;
-    s.usage = co_await s.job(resourceUsageWhere(*s.session, usagePath, s.job.get()));
+    s.usage = co_await s.job(DisasmRunner::resourceUsage(host, usagePath, s.job.get()));
     if (!s.sourceReport.isEmpty() && !s.list)
         s.reportPath = s.session->workDir().absolute(s.sourceReport);
     if (!s.reportPath.isEmpty())

@@ -5,7 +5,7 @@
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
 #include "inspect/cudatools.h"
-#include "remote/remotehost.h"
+#include "inspect/host.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 #include "tools/gpuinforesult.h"
@@ -102,13 +102,10 @@ QCoro::Task<ToolResult> gpuInfoWatched(Session &session, Json, const CancelAware
 {
     const CancelAware &watch = *watching;
     Job &job = *watch.get();
-    job.setProgress(0, std::nullopt,
-                    session.remote()
-                        ? QStringLiteral("probing the GPU of %1").arg(session.remote()->display())
-                        : QStringLiteral("probing the GPU"));
+    const Host &host = session.host();
+    job.setProgress(0, std::nullopt, QStringLiteral("probing the GPU of %1").arg(host.name()));
     const Json gpu = co_await watch(hostGpuSnapshot(session, job));
     watch.require(!gpu.is_null()); // null: the probe was cancelled
-    const RemoteHost *remote = session.remote();
 
     const bool available = gpu.value("available", false);
     const CardSpec *card = available ? CardTable::builtin().find(stringField(gpu, "name")) : nullptr;
@@ -144,13 +141,9 @@ QCoro::Task<ToolResult> gpuInfoWatched(Session &session, Json, const CancelAware
     }
     result.tools = tools;
     result.toolSearch = toJson(CudaTools::searchDirectories());
-    result.host = remote ? remote->hostJson() : Json(nullptr);
+    result.host = host.record();
 
     QString text;
-    if (remote)
-        text += QStringLiteral("host        %1 (the card below is there; the tools listed are this "
-                               "machine's)\n")
-                    .arg(remote->display());
     if (!available) {
         text += QStringLiteral("no GPU: %1\n").arg(stringField(gpu, "reason"));
     } else {
@@ -173,6 +166,8 @@ QCoro::Task<ToolResult> gpuInfoWatched(Session &session, Json, const CancelAware
         }
     }
     text += toolText + QLatin1Char('\n');
+    text +=
+        QStringLiteral("host        the card is %1; the tools listed are this machine's\n").arg(host.where());
     job.setProgress(1, 1, QStringLiteral("done"));
     co_return ToolResult::typed(std::move(result), text);
 }

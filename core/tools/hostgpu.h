@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The card of the session's host, for the tools that describe it (gpu_info, roofline's default
-// card): this machine's through NVML, a remote host's through nvidia-smi over its ssh master
+// card): Host::probeGpu, this machine's through NVML, a remote host's through nvidia-smi there
 // (issue 24), so a session on a GPU box never reports the laptop's missing GPU.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include "base/boundedfile.h"
 #include "base/job.h"
 #include "base/usererror.h"
+#include "inspect/host.h"
 #include "measure/measuresetup.h"
 #include "measure/runline.h"
 #include "measure/targetscaffold.h"
@@ -211,11 +212,7 @@ QCoro::Task<ToolResult> runNewTarget(Session &session, Json arguments, const Can
     const QStringList noScripts;
     const bool hostReady = co_await watch(MeasureSetup::prepareHost(session, noScripts, watch.get()));
     watch.require(hostReady);
-    PythonInfo python;
-    if (session.remote())
-        python = session.remote()->python();
-    else
-        python = co_await watch(session.python().locate(watch.get()));
+    const PythonInfo python = co_await watch(session.host().interpreter(watch.get()));
     job.setProgress(1, 2, QStringLiteral("checking that the baseline imports in %1").arg(python.path));
     ScaffoldResult written;
     QString failure;

@@ -5,7 +5,7 @@
 #include "base/job.h"
 #include "base/targetname.h"
 #include "base/usererror.h"
-#include "inspect/cudatools.h"
+#include "inspect/host.h"
 #include "inspect/inspectformat.h"
 #include "inspect/leadingkernel.h"
 #include "inspect/profilerunner.h"
@@ -52,18 +52,10 @@ QCoro::Task<PythonInfo> noPython()
     co_return PythonInfo();
 }
 
-QCoro::Task<PythonInfo> locatePython(Session &session, bool needed, Job *job)
-{
-    return needed ? session.python().locate(job) : noPython();
-}
-
-// The interpreter a .py command runs in: the host's on a remote session (probed when it
-// connected), else the user's torch interpreter here.
+// The interpreter a .py command runs in: the host's (Host::interpreter); none for another program.
 QCoro::Task<PythonInfo> interpreterFor(Session &session, bool needed, Job *job)
 {
-    if (session.remote() && needed)
-        return MeasureSetup::startingInterpreter(session, job);
-    return locatePython(session, needed, job);
+    return needed ? session.host().interpreter(job) : noPython();
 }
 
 // Where the profile runs: this machine, or the session's host (its reports come back here).
@@ -100,8 +92,7 @@ QCoro::Task<ToolResult> profileWatched(Session &session, Json arguments, const C
     // nsys is not looked for on a remote host; the tracer is built there.
     if (request.tool == QLatin1String("auto"))
         request.tool =
-            session.remote() ||
-                    CudaTools::find(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
+            session.host().lookForTool(QStringLiteral("nsys"), QStringLiteral("HOTKERNEL_NSYS")).isEmpty()
                 ? QStringLiteral("trace")
                 : QStringLiteral("nsys");
     request.kernelRegex = stringField(arguments, "kernel_regex");

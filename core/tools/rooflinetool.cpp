@@ -5,9 +5,9 @@
 #include "base/usererror.h"
 #include "inspect/calibrationstore.h"
 #include "inspect/cardtable.h"
+#include "inspect/host.h"
 #include "inspect/roofline.h"
 #include "inspect/rooflineresult.h"
-#include "remote/remotehost.h"
 #include "session/session.h"
 #include "session/toolregistry.h"
 #include "tools/hostgpu.h"
@@ -92,14 +92,11 @@ QCoro::Task<ToolResult> rooflineWatched(Session &session, Json arguments, const 
     if (!card) {
         if (!haveGpu)
             throw UserError(QStringLiteral("no card given and no GPU %1 (%2); pass --card, one of: %3.")
-                                .arg(session.remote() ? QStringLiteral("on ") + session.remote()->display()
-                                                      : QStringLiteral("here"),
-                                     stringField(gpu, "reason"), knownCards()));
+                                .arg(session.host().where(), stringField(gpu, "reason"), knownCards()));
         if (!probedCard)
-            throw UserError(
-                QStringLiteral("the GPU here, '%1', is not in the card table; pass --card with the "
-                               "closest one of: %2.")
-                    .arg(stringField(gpu, "name"), knownCards()));
+            throw UserError(QStringLiteral("the GPU %1, '%2', is not in the card table; pass --card with the "
+                                           "closest one of: %3.")
+                                .arg(session.host().where(), stringField(gpu, "name"), knownCards()));
         card = probedCard;
     }
     query.card = *card;

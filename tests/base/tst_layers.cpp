@@ -10,6 +10,9 @@
 // Above core, the front-ends (ui/, app/) read results as typed values (ToolResult::as<T>(),
 // RunSummary::value, ToolSpec::resultKind): a key read on a result's JSON or a comparison with a
 // tool's name there fails the test (issue 40).
+// The runners and tools converted to the Host interface (docs/hosts.md, issue 40) take the
+// session's Host and never ask which one it is: a `session.remote()`, an `if (remote`, a RemoteHost
+// or a Remote* runner twin back in one of them fails the test.
 #include "base/boundedfile.h"
 
 #include <QDir>
@@ -238,6 +241,46 @@ QStringList frontEndResultReads(const QString &root, const QStringList &tools)
     return out;
 }
 
+// The files that run their steps through the session's Host (docs/hosts.md); each entry leaves the
+// list only with a reason in that document.
+const QStringList kHostAgnostic = {
+    QStringLiteral("core/inspect/disasmrunner.h"),
+    QStringLiteral("core/inspect/disasmrunner.cpp"),
+    QStringLiteral("core/tools/disasmtool.cpp"),
+    QStringLiteral("core/tools/gpuinfotool.cpp"),
+    QStringLiteral("core/tools/hostgpu.h"),
+    QStringLiteral("core/tools/hostgpu.cpp"),
+    QStringLiteral("core/tools/rooflinetool.cpp"),
+    QStringLiteral("core/inspect/calibraterunner.h"),
+    QStringLiteral("core/inspect/calibraterunner.cpp"),
+};
+
+// "file:line: text" for every line (comments left out) of files, relative to root, that asks whether
+// the host is remote, or names the remote host or a remote runner twin; an unreadable file is one
+// such line too.
+QStringList hostBranches(const QString &root, const QStringList &files)
+{
+    static const QRegularExpression branch(
+        QStringLiteral("\\bremote\\(\\)|\\bif\\s*\\(\\s*!?\\s*(const\\s+)?(RemoteHost\\b|remote\\b)|"
+                       "\\bRemoteHost\\b|\\bRemote(Disasm|Profile|TorchTrace|Calibrate)\\b|\"remote/"));
+    QStringList out;
+    for (const QString &file : files) {
+        const BoundedFile::Read read =
+            BoundedFile::read(root + QLatin1Char('/') + file, BoundedFile::kScriptLimit);
+        if (!read.ok()) {
+            out << file + QStringLiteral(": ") + read.error;
+            continue;
+        }
+        const QStringList lines = QString::fromUtf8(read.bytes).split(QLatin1Char('\n'));
+        for (qsizetype i = 0; i < lines.size(); ++i) {
+            const QString code = lines[i].left(lines[i].indexOf(QStringLiteral("//")));
+            if (branch.match(code).hasMatch())
+                out << QStringLiteral("%1:%2: %3").arg(file).arg(i + 1).arg(lines[i].trimmed());
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 class TestLayers : public QObject
@@ -400,6 +443,41 @@ private Q_SLOTS:
                          "\"tflops\", 0.0);"),
                      QStringLiteral("ui/window.cpp:2: if (run.tool == QLatin1String(\"bench\"))"),
                  }));
+    }
+
+    void convertedFilesAskNoHost()
+    {
+        const QStringList branches = hostBranches(QStringLiteral(HOTKERNEL_SOURCE_DIR), kHostAgnostic);
+        QVERIFY2(branches.isEmpty(),
+                 qPrintable(QStringLiteral("a file that runs through the session's Host asks which host it "
+                                           "has (docs/hosts.md: give Host a method instead):\n  ") +
+                            branches.join(QStringLiteral("\n  "))));
+    }
+
+    // The scan finds each way of asking, and passes the Host's own calls and comments.
+    void scanFindsAHostBranch()
+    {
+        QTemporaryDir root;
+        QVERIFY(root.isValid());
+        QFile file(root.filePath(QStringLiteral("tool.cpp")));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("#include \"remote/remotehost.h\"\n"
+                   "if (session.remote())\n"
+                   "if (RemoteHost *remote = s.session->remote())\n"
+                   "if (!remote)\n"
+                   "return RemoteProfile::run(request, host, job);\n"
+                   "co_await session.host().runTool(spec, job); // not on a remote host: Host decides\n"
+                   "const QString remoteFile = host.pathThere(path);\n");
+        file.close();
+        QCOMPARE(hostBranches(root.path(), {QStringLiteral("tool.cpp")}),
+                 (QStringList{
+                     QStringLiteral("tool.cpp:1: #include \"remote/remotehost.h\""),
+                     QStringLiteral("tool.cpp:2: if (session.remote())"),
+                     QStringLiteral("tool.cpp:3: if (RemoteHost *remote = s.session->remote())"),
+                     QStringLiteral("tool.cpp:4: if (!remote)"),
+                     QStringLiteral("tool.cpp:5: return RemoteProfile::run(request, host, job);"),
+                 }));
+        QCOMPARE(hostBranches(root.path(), {QStringLiteral("missing.cpp")}).size(), 1);
     }
 
     // The order the test holds is the one the documentation states.

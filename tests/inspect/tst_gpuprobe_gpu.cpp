@@ -4,7 +4,9 @@
 #include "inspect/calibraterunner.h"
 #include "inspect/cardtable.h"
 #include "inspect/gpuprobe.h"
+#include "inspect/localhost.h"
 #include "process/nativehelpers.h"
+#include "process/pythonlocator.h"
 #include "testlimits.h"
 
 #include <QCoroTask>
@@ -53,9 +55,11 @@ void TestGpuProbeGpu::quickCalibration()
     std::optional<Json> result;
     QString error;
     const QStringList quick(QStringLiteral("--quick"));
+    PythonLocator python;
+    LocalHost host(python);
     auto run = [&]() -> QCoro::Task<void> {
         try {
-            result = co_await CalibrateRunner::run(quick);
+            result = co_await CalibrateRunner::run(host, quick);
         } catch (const std::exception &e) {
             error = QString::fromUtf8(e.what());
             result = Json();
