@@ -260,42 +260,206 @@ bool openDescriptor(const char *text, int *fd)
     return true;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+// What the command line asks for; `first` is PROGRAM's index in argv.
+struct Options
 {
     int first = 1;
     int lifeline = -1;
     int report = -1;
     bool confine = false;
     std::vector<const char *> writable;
-    for (; first < argc && std::strncmp(argv[first], "--", 2) == 0 && argv[first][2] != '\0'; ++first) {
-        const char *option = argv[first];
+};
+
+// The options before PROGRAM; an exit status (2) when they are wrong, else -1.
+int parseOptions(int argc, char **argv, Options &o)
+{
+    for (; o.first < argc && std::strncmp(argv[o.first], "--", 2) == 0 && argv[o.first][2] != '\0';
+         ++o.first) {
+        const char *option = argv[o.first];
         if (std::strncmp(option, "--lifeline=", 11) == 0) {
-            if (!openDescriptor(option + 11, &lifeline)) {
+            if (!openDescriptor(option + 11, &o.lifeline)) {
                 std::fprintf(stderr, "hotkernel-supervise: --lifeline=%s is not an open descriptor\n",
                              option + 11);
                 return 2;
             }
         } else if (std::strncmp(option, "--confine-report=", 17) == 0) {
-            if (!openDescriptor(option + 17, &report)) {
+            if (!openDescriptor(option + 17, &o.report)) {
                 std::fprintf(stderr, "hotkernel-supervise: --confine-report=%s is not an open descriptor\n",
                              option + 17);
                 return 2;
             }
         } else if (std::strncmp(option, "--confine-writes=", 17) == 0 && option[17] == '/') {
-            confine = true;
-            writable.push_back(option + 17);
+            o.confine = true;
+            o.writable.push_back(option + 17);
         } else {
             std::fprintf(stderr, "hotkernel-supervise: unknown option %s (directories must be absolute)\n",
                          option);
             return usage();
         }
     }
-    if (first < argc && std::strcmp(argv[first], "--") == 0)
-        ++first;
-    if (first >= argc)
+    if (o.first < argc && std::strcmp(argv[o.first], "--") == 0)
+        ++o.first;
+    if (o.first >= argc)
         return usage();
+    return -1;
+}
+
+// Forks PROGRAM (confined first, when asked) and waits until its exec succeeded: its pid, or -1
+// after saying why on stderr. The child restores `original`, the signal mask before ours.
+pid_t startProgram(char **argv, const Options &o, const sigset_t &original)
+{
+    int execStatus[2];
+    if (pipe2(execStatus, O_CLOEXEC) != 0) {
+        std::fprintf(stderr, "hotkernel-supervise: pipe: %s\n", std::strerror(errno));
+        return -1;
+    }
+    const char *program = argv[o.first];
+    const pid_t child = fork();
+    if (child < 0) {
+        std::fprintf(stderr, "hotkernel-supervise: cannot start %s: fork: %s\n", program,
+                     std::strerror(errno));
+        return -1;
+    }
+    if (child == 0) {
+        sigprocmask(SIG_SETMASK, &original, nullptr);
+        if (o.confine || o.report >= 0) {
+            const std::string line =
+                (o.confine ? confineWrites(o.writable) : std::string("none: not asked to confine")) + '\n';
+            if (o.report >= 0) {
+                ssize_t ignored = write(o.report, line.data(), line.size());
+                (void)ignored;
+            }
+        }
+        execvp(program, argv + o.first);
+        const int error = errno;
+        ssize_t ignored = write(execStatus[1], &error, sizeof error);
+        (void)ignored;
+        _exit(127);
+    }
+    close(execStatus[1]);
+    if (o.report >= 0)
+        close(o.report); // only the child writes it: EOF for the reader once PROGRAM has started
+    int execError = 0;
+    ssize_t got;
+    do
+        got = read(execStatus[0], &execError, sizeof execError);
+    while (got < 0 && errno == EINTR);
+    close(execStatus[0]);
+    if (got == sizeof execError) {
+        waitpid(child, nullptr, 0);
+        std::fprintf(stderr, "hotkernel-supervise: cannot start %s: %s\n", program, std::strerror(execError));
+        return -1;
+    }
+    return child;
+}
+
+// The subtree below us, from PROGRAM's start until nothing of it is left: ends it when PROGRAM
+// exits, a signal comes or the lifeline breaks, then exits as PROGRAM did. Never returns.
+class Watch
+{
+public:
+    Watch(pid_t child, int signals, int lifeline) : m_child(child), m_signals(signals), m_lifeline(lifeline)
+    {}
+
+    [[noreturn]] void run()
+    {
+        pollfd fds[2] = {{m_signals, POLLIN, 0}, {m_lifeline, POLLIN, 0}};
+        while (true) {
+            reap();
+            if (m_childDone)
+                beginEnding(); // what PROGRAM left behind goes too
+            if (poll(fds, 2, nextTimeout()) < 0 && errno != EINTR)
+                beginEnding();
+            if (fds[0].revents & POLLIN)
+                readSignals();
+            if (fds[1].fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) &&
+                lifelineBroke())
+                fds[1].fd = -1; // hotkernel is gone
+        }
+    }
+
+private:
+    // Reaps whatever ended; ECHILD means no process is left below us (see descendants()).
+    void reap()
+    {
+        while (true) {
+            int status = 0;
+            const pid_t reaped = waitpid(-1, &status, WNOHANG);
+            if (reaped > 0) {
+                if (reaped == m_child) {
+                    m_childDone = true;
+                    m_childStatus = status;
+                }
+                continue;
+            }
+            if (reaped < 0 && errno == ECHILD) {
+                if (!m_childDone)
+                    _exit(125); // cannot happen: PROGRAM is our child until we reap it
+                exitLike(m_childStatus);
+            }
+            return;
+        }
+    }
+
+    void beginEnding()
+    {
+        if (m_ending)
+            return;
+        m_ending = true;
+        signalDescendants(SIGTERM);
+        m_killAt = nowMs() + GraceMs;
+    }
+
+    // How long poll() may wait: forever until the ending, then until the next SIGKILL round.
+    int nextTimeout()
+    {
+        if (!m_ending)
+            return -1;
+        const long long now = nowMs();
+        if (now >= m_killAt) {
+            signalDescendants(SIGKILL);
+            m_killAt = now + KillPollMs;
+        }
+        return static_cast<int>(m_killAt - now > 0 ? m_killAt - now : KillPollMs);
+    }
+
+    void readSignals()
+    {
+        signalfd_siginfo info{};
+        while (read(m_signals, &info, sizeof info) == sizeof info) {
+            if (info.ssi_signo != SIGCHLD)
+                beginEnding();
+        }
+    }
+
+    // True (and the ending begun) when the lifeline reached EOF or failed.
+    bool lifelineBroke()
+    {
+        char byte;
+        const ssize_t n = read(m_lifeline, &byte, 1);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+            beginEnding();
+            return true;
+        }
+        return false;
+    }
+
+    const pid_t m_child;
+    const int m_signals;
+    const int m_lifeline;
+    bool m_childDone = false;
+    int m_childStatus = 0;
+    bool m_ending = false;
+    long long m_killAt = 0;
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Options o;
+    if (const int status = parseOptions(argc, argv, o); status >= 0)
+        return status;
 
     prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L);
     sigset_t handled, original;
@@ -308,118 +472,19 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "hotkernel-supervise: signalfd: %s\n", std::strerror(errno));
         return 127;
     }
-    if (lifeline >= 0)
-        fcntl(lifeline, F_SETFD, FD_CLOEXEC); // PROGRAM never sees it
-    if (report >= 0)
-        fcntl(report, F_SETFD, FD_CLOEXEC); // written before the exec, which closes it
+    if (o.lifeline >= 0)
+        fcntl(o.lifeline, F_SETFD, FD_CLOEXEC); // PROGRAM never sees it
+    if (o.report >= 0)
+        fcntl(o.report, F_SETFD, FD_CLOEXEC); // written before the exec, which closes it
 
-    int execStatus[2];
-    if (pipe2(execStatus, O_CLOEXEC) != 0) {
-        std::fprintf(stderr, "hotkernel-supervise: pipe: %s\n", std::strerror(errno));
+    const pid_t child = startProgram(argv, o, original);
+    if (child < 0)
         return 127;
-    }
-    const pid_t child = fork();
-    if (child < 0) {
-        std::fprintf(stderr, "hotkernel-supervise: cannot start %s: fork: %s\n", argv[first],
-                     std::strerror(errno));
-        return 127;
-    }
-    if (child == 0) {
-        sigprocmask(SIG_SETMASK, &original, nullptr);
-        if (confine || report >= 0) {
-            const std::string line =
-                (confine ? confineWrites(writable) : std::string("none: not asked to confine")) + '\n';
-            if (report >= 0) {
-                ssize_t ignored = write(report, line.data(), line.size());
-                (void)ignored;
-            }
-        }
-        execvp(argv[first], argv + first);
-        const int error = errno;
-        ssize_t ignored = write(execStatus[1], &error, sizeof error);
-        (void)ignored;
-        _exit(127);
-    }
-    close(execStatus[1]);
-    if (report >= 0)
-        close(report); // only the child writes it: EOF for the reader once PROGRAM has started
-    int execError = 0;
-    ssize_t got;
-    do
-        got = read(execStatus[0], &execError, sizeof execError);
-    while (got < 0 && errno == EINTR);
-    close(execStatus[0]);
-    if (got == sizeof execError) {
-        waitpid(child, nullptr, 0);
-        std::fprintf(stderr, "hotkernel-supervise: cannot start %s: %s\n", argv[first],
-                     std::strerror(execError));
-        return 127;
-    }
     // Only PROGRAM keeps the caller's stdin and stdout, so their EOF means what it meant before.
     if (const int null = open("/dev/null", O_RDWR | O_CLOEXEC); null >= 0) {
         dup2(null, STDIN_FILENO);
         dup2(null, STDOUT_FILENO);
         close(null);
     }
-
-    bool childDone = false;
-    int childStatus = 0;
-    bool ending = false;
-    long long killAt = 0;
-    const auto beginEnding = [&] {
-        if (ending)
-            return;
-        ending = true;
-        signalDescendants(SIGTERM);
-        killAt = nowMs() + GraceMs;
-    };
-    pollfd fds[2] = {{signals, POLLIN, 0}, {lifeline, POLLIN, 0}};
-    while (true) {
-        // Reap first: ECHILD means no process is left below us (see descendants()).
-        while (true) {
-            int status = 0;
-            const pid_t reaped = waitpid(-1, &status, WNOHANG);
-            if (reaped > 0) {
-                if (reaped == child) {
-                    childDone = true;
-                    childStatus = status;
-                }
-                continue;
-            }
-            if (reaped < 0 && errno == ECHILD) {
-                if (!childDone)
-                    _exit(125); // cannot happen: PROGRAM is our child until we reap it
-                exitLike(childStatus);
-            }
-            break;
-        }
-        if (childDone)
-            beginEnding(); // what PROGRAM left behind goes too
-        int timeout = -1;
-        if (ending) {
-            const long long now = nowMs();
-            if (now >= killAt) {
-                signalDescendants(SIGKILL);
-                killAt = now + KillPollMs;
-            }
-            timeout = static_cast<int>(killAt - now > 0 ? killAt - now : KillPollMs);
-        }
-        if (poll(fds, 2, timeout) < 0 && errno != EINTR)
-            beginEnding();
-        if (fds[0].revents & POLLIN) {
-            signalfd_siginfo info{};
-            while (read(signals, &info, sizeof info) == sizeof info) {
-                if (info.ssi_signo != SIGCHLD)
-                    beginEnding();
-            }
-        }
-        if (fds[1].fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL))) {
-            char byte;
-            const ssize_t n = read(lifeline, &byte, 1);
-            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-                fds[1].fd = -1; // hotkernel is gone
-                beginEnding();
-            }
-        }
-    }
+    Watch(child, signals, o.lifeline).run();
 }
