@@ -142,7 +142,7 @@ QCoro::Task<bool> RemoteHost::takeAllocation(Job *job)
     } catch (const UserError &e) {
         if (self)
             m_allocation.reset();
-        throw UserError(QStringLiteral("host %1: %2").arg(m_url.toString(), e.message()));
+        throw UserError(QStringLiteral("host %1: %2").arg(m_url.toString(), e.message()), e.kind());
     }
     if (!self || !alive || !running) {
         if (self)

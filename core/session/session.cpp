@@ -219,10 +219,12 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
             result = ToolResult::cancelledResult();
         } else {
             QString userError;
+            UserError::Kind errorKind = UserError::Kind::General;
             try {
                 result = co_await spec->handler(*this, arguments, *job);
             } catch (const UserError &e) {
                 userError = e.message();
+                errorKind = e.kind();
             } catch (const std::exception &e) {
                 qCWarning(lcSession) << toolName << "failed:" << e.what();
                 result = ToolResult::error(
@@ -235,12 +237,10 @@ QCoro::Task<void> Session::runJob(Job *jobPointer, const ToolSpec *spec)
                 // allocation knows why (a time limit, scancel, preemption) and what to do.
                 // No ?: around a co_await (docs/hacking.md).
                 QString ended;
-                if (self && m_remote)
+                if (self && m_remote && errorKind != UserError::Kind::HostEnded)
                     ended = co_await m_remote->whyEnded(userError);
-                result = ToolResult::error(ended.isEmpty() ||
-                                                   userError.contains(QLatin1String("The Slurm allocation"))
-                                               ? userError
-                                               : ended + QStringLiteral(" What failed: ") + userError);
+                result = ToolResult::error(
+                    ended.isEmpty() ? userError : ended + QStringLiteral(" What failed: ") + userError);
             }
         }
         if (!self)

@@ -116,8 +116,9 @@ QCoro::Task<bool> SlurmAllocation::acquire(Job *job)
     case State::Running:
         co_return true;
     case State::Failed:
-    case State::Ended:
         throw UserError(m_error);
+    case State::Ended:
+        throw UserError(m_error, UserError::Kind::HostEnded);
     default: // cancelled, released, or destroyed while waiting
         co_return false;
     }
@@ -358,7 +359,8 @@ ProcessSpec SlurmAllocation::wrap(const ProcessSpec &spec) const
                 ? QStringLiteral("No Slurm allocation is running for %1 (it is %2); take one first")
                       .arg(m_host.toUrl(), QString::fromLatin1(QMetaEnum::fromType<State>().valueToKey(
                                                static_cast<int>(m_state))))
-                : m_error);
+                : m_error,
+            m_state == State::Ended ? UserError::Kind::HostEnded : UserError::Kind::General);
     }
     ProcessSpec wrapped = spec;
     wrapped.program = QStringLiteral("srun");

@@ -43,13 +43,15 @@ CPU_MAX_REPLAYS = 100
 CPU_DISTINCT_SET_BYTES = 1 << 30
 CPU_SPOT_CALLS = 6
 # The same on the GPU, within a timed replay: one rotated set per call while the sets take at most
-# this much of the card (a sixteenth of its memory, at most 4 GiB; both sides run on one card, so
-# both get the same count), and every set is drawn afresh between timed replays. Where iters sets
-# do not fit, a timed replay makes as many calls as there are sets ("calls" in the line), never
-# more: a call on a set an earlier call of the replay used would find it unchanged, and its output
-# would be overwritten before anyone saw it.
-GPU_DISTINCT_SET_BYTES = 4 << 30
-GPU_DISTINCT_SET_SHARE = 16
+# GPU_DISTINCT_SET_L2 times the card's L2 (both sides run on one card, so both get the same count),
+# and every set is drawn afresh between timed replays. Where iters sets do not fit, a timed replay
+# makes as many calls as there are sets ("calls" in the line), never more: a call on a set an
+# earlier call of the replay used would find it unchanged, and its output would be overwritten
+# before anyone saw it. A worker holds each set about five times over (the set, its fp32
+# reference, the graph's output, the judged copy): at a sixteenth of an H100's memory per set,
+# 50 sets of a 64 MiB rmsnorm took 15 GB a worker and a session's four workers did not fit
+# (2026-12-08); 8 x L2 keeps a worker near 2 GB and a replay still far past the cache.
+GPU_DISTINCT_SET_L2 = 8
 # Words of each judged input sampled into its fingerprint (_Bench._inputs_digest).
 _DIGEST_SAMPLE = 1 << 16
 
@@ -626,9 +628,7 @@ class _Bench:
         """How much memory the rotated sets may take for one set per call (class 8)."""
         if self.device == "cpu":
             return CPU_DISTINCT_SET_BYTES
-        t = self.torch
-        total = t.cuda.get_device_properties(t.cuda.current_device()).total_memory
-        return min(GPU_DISTINCT_SET_BYTES, total // GPU_DISTINCT_SET_SHARE)
+        return GPU_DISTINCT_SET_L2 * self.l2_bytes
 
     def rotated_bytes(self):
         return sum(self.sets[0][n].numel() * self.sets[0][n].element_size() for n in self.definition["rotate"])

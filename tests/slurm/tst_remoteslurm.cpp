@@ -18,6 +18,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -436,6 +437,11 @@ private Q_SLOTS:
         QCOMPARE(verify.exitCode(), 1);
         // QTest keeps a message's first kilobyte or so: the end of stderr is what says why.
         QVERIFY2(err.contains(host.toUtf8()) && err.contains("time limit") && err.contains("?time="),
+                 err.right(900).constData());
+        // Not said twice: the allocation's own error carries UserError::Kind::HostEnded, so the
+        // session does not ask the host why it ended and put the same sentence in front of it.
+        QVERIFY2(!QString::fromUtf8(err).contains(
+                     QRegularExpression(QStringLiteral("What failed: [^\n]*The Slurm allocation"))),
                  err.right(900).constData());
         verifyNothingLeft();
     }
