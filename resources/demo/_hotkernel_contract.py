@@ -887,7 +887,10 @@ class _Bench:
             block_s = time.perf_counter() - warm_start
             timer = "events"
         # How many back-to-back replays the bracketed judged replay makes (_witness).
-        self.bracket_replays = max(1, min(MAX_REPLAYS, int(math.ceil(BRACKET_S / max(block_s, 1e-6)))))
+        # A replay of fewer calls than iters (calls) may be replayed as many more times, so that a
+        # small block still fills the bracket as one of iters calls would.
+        most = MAX_REPLAYS * max(1, self.definition["iters"] // max(1, iters))
+        self.bracket_replays = max(1, min(most, int(math.ceil(BRACKET_S / max(block_s, 1e-6)))))
         window = _witness_window(t, self.device)[0]
         refs = self.refs
         samples = ()
