@@ -218,9 +218,8 @@ QCoro::Task<ToolResult> disasmSourcePage(Session &session, Json arguments, Job &
     co_return ToolResult::success(out, text);
 }
 
-// Connects to the session's host and copies a binary that lies in the session's directory there (a
-// cubin built here); one that is not here is the host's own. Nothing to copy on this machine.
-// A helper of a phase: its awaits are checked by the phase's await of it.
+// Connects to the session's host and copies there a binary in the session's directory (one not here
+// is the host's own). A helper of a phase: its awaits are checked by the phase's await of it.
 QCoro::Task<bool> prepareBinaryHost(Session &session, QString binary, Job *job)
 {
     const JobGuard guard(job);
@@ -342,6 +341,11 @@ QCoro::Task<void> locateDisasmBinary(DisasmCall *call)
         useTritonKernel(s, roots);
     else
         s.binary = s.session->workDir().absolute(s.target);
+    // Here a missing file is said before any tool is looked for (record() is null only here).
+    if (!isTriton && s.session->host().record().is_null() && !QFileInfo(s.binary).isFile())
+        throw UserError(
+            s.binary +
+            QStringLiteral(" does not exist or is not a file: give a .cubin, .ptx, .so or executable."));
     const bool hostReady = co_await s.job(prepareBinaryHost(*s.session, s.binary, s.job.get()));
     s.job.require(hostReady);
 }
